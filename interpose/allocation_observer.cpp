@@ -1,0 +1,111 @@
+//===- allocation_observer.cpp - operator new tells ownsan ---------------===//
+//
+// Every LLVM object (values, modules, contexts, type slabs, buffers) is
+// allocated with C++ operator new. ownsan replaces the global operator new
+// (a replacement the C++ standard allows) so that it learns when memory is
+// handed out again at an address it remembers as freed: from then on that
+// address may name a new object made by code the runtime does not see (C++
+// inside a binding), so the shadow entry stops matching. This is what makes
+// a report on a freed address free of false positives. The cost when
+// nothing is tracked nearby is one lock-free bit test.
+//
+// The replacements allocate with malloc / posix_memalign exactly as
+// libstdc++ does, so libstdc++'s operator delete (free) stays correct.
+//
+//===----------------------------------------------------------------------===//
+
+#include "wrapper_api.h"
+
+#include <cstdlib>
+#include <new>
+
+void OwnsanOnAllocation(const void *p, size_t n);
+
+namespace {
+
+void *Allocate(std::size_t n) {
+  if (n == 0)
+    n = 1;
+  for (;;) {
+    if (void *p = malloc(n)) {
+      OwnsanOnAllocation(p, n);
+      return p;
+    }
+    std::new_handler handler = std::get_new_handler();
+    if (!handler)
+      return nullptr;
+    handler();
+  }
+}
+
+void *AllocateAligned(std::size_t n, std::size_t align) {
+  if (n == 0)
+    n = 1;
+  if (align < sizeof(void *))
+    align = sizeof(void *);
+  for (;;) {
+    void *p = nullptr;
+    if (posix_memalign(&p, align, n) == 0) {
+      OwnsanOnAllocation(p, n);
+      return p;
+    }
+    std::new_handler handler = std::get_new_handler();
+    if (!handler)
+      return nullptr;
+    handler();
+  }
+}
+
+} // namespace
+
+OWNSAN_EXPORT void *operator new(std::size_t n) {
+  if (void *p = Allocate(n))
+    return p;
+  throw std::bad_alloc();
+}
+OWNSAN_EXPORT void *operator new[](std::size_t n) {
+  if (void *p = Allocate(n))
+    return p;
+  throw std::bad_alloc();
+}
+OWNSAN_EXPORT void *operator new(std::size_t n, const std::nothrow_t &) noexcept {
+  try {
+    return Allocate(n);
+  } catch (...) {
+    return nullptr;
+  }
+}
+OWNSAN_EXPORT void *operator new[](std::size_t n,
+                                   const std::nothrow_t &) noexcept {
+  try {
+    return Allocate(n);
+  } catch (...) {
+    return nullptr;
+  }
+}
+OWNSAN_EXPORT void *operator new(std::size_t n, std::align_val_t a) {
+  if (void *p = AllocateAligned(n, static_cast<std::size_t>(a)))
+    return p;
+  throw std::bad_alloc();
+}
+OWNSAN_EXPORT void *operator new[](std::size_t n, std::align_val_t a) {
+  if (void *p = AllocateAligned(n, static_cast<std::size_t>(a)))
+    return p;
+  throw std::bad_alloc();
+}
+OWNSAN_EXPORT void *operator new(std::size_t n, std::align_val_t a,
+                                 const std::nothrow_t &) noexcept {
+  try {
+    return AllocateAligned(n, static_cast<std::size_t>(a));
+  } catch (...) {
+    return nullptr;
+  }
+}
+OWNSAN_EXPORT void *operator new[](std::size_t n, std::align_val_t a,
+                                   const std::nothrow_t &) noexcept {
+  try {
+    return AllocateAligned(n, static_cast<std::size_t>(a));
+  } catch (...) {
+    return nullptr;
+  }
+}

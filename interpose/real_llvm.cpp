@@ -1,0 +1,107 @@
+//===- real_llvm.cpp - The libLLVM the wrappers forward to ---------------===//
+
+#include "interpose/real_llvm.h"
+
+#include "runtime/runtime.h"
+#include "wrapper_api.h"
+
+#include "absl/base/call_once.h"
+#include "absl/strings/str_cat.h"
+
+#include <dlfcn.h>
+#include <link.h>
+
+#include <cctype>
+#include <vector>
+
+#ifndef OWNSAN_LLVM_MAJOR
+#error "OWNSAN_LLVM_MAJOR must be defined by the build"
+#endif
+
+namespace ownsan {
+
+int LibLLVMMajorFromName(const std::string &path) {
+  std::string base = path.substr(path.rfind('/') + 1);
+  const char *rest;
+  if (base.rfind("libLLVM-", 0) == 0)
+    rest = base.c_str() + 8; // libLLVM-14.so.1, libLLVM-14.0.6.so
+  else if (base.rfind("libLLVM.so.", 0) == 0)
+    rest = base.c_str() + 11; // libLLVM.so.19.1
+  else
+    return 0;
+  if (!isdigit(static_cast<unsigned char>(*rest)))
+    return 0;
+  return atoi(rest);
+}
+
+namespace {
+
+std::vector<LoadedLibLLVM> LoadedLibLLVMs() {
+  std::vector<LoadedLibLLVM> found;
+  dl_iterate_phdr(
+      [](dl_phdr_info *info, size_t, void *data) {
+        if (!info->dlpi_name || !*info->dlpi_name)
+          return 0;
+        int major = LibLLVMMajorFromName(info->dlpi_name);
+        if (major > 0)
+          static_cast<std::vector<LoadedLibLLVM> *>(data)->push_back(
+              {info->dlpi_name, major, nullptr});
+        return 0;
+      },
+      &found);
+  return found;
+}
+
+absl::once_flag g_select_once;
+LoadedLibLLVM *g_selected = nullptr;
+
+} // namespace
+
+const LoadedLibLLVM &SelectedLibLLVM(const char *why) {
+  absl::call_once(g_select_once, [why] {
+    std::vector<LoadedLibLLVM> libs = LoadedLibLLVMs();
+    for (LoadedLibLLVM &lib : libs) {
+      if (lib.major != OWNSAN_LLVM_MAJOR)
+        continue;
+      lib.handle = dlopen(lib.path.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+      if (!lib.handle)
+        continue;
+      g_selected = new LoadedLibLLVM(lib);
+      Runtime::Get().OnLibLLVMFound(lib.path, lib.major);
+      return;
+    }
+    if (!libs.empty())
+      Runtime::Fatal(absl::StrCat(
+          "this runtime was built for LLVM ", OWNSAN_LLVM_MAJOR,
+          " but the program called ", why, " with ", libs[0].path,
+          " (LLVM ", libs[0].major, ") loaded; use the LLVM ", libs[0].major,
+          " runtime: ownsan run --llvm ", libs[0].major));
+    Runtime::Fatal(absl::StrCat(
+        "the program called ", why,
+        " but no libLLVM shared library is loaded (a statically linked "
+        "LLVM cannot be checked by ownsan)"));
+  });
+  return *g_selected;
+}
+
+bool AddressInLibLLVM(const void *addr, int *major) {
+  Dl_info info;
+  if (!dladdr(addr, &info) || !info.dli_fname)
+    return false;
+  *major = LibLLVMMajorFromName(info.dli_fname);
+  return *major > 0;
+}
+
+void *ResolveReal(FnId fn) {
+  const char *name = kFnInfo[fn].name;
+  const LoadedLibLLVM &lib = SelectedLibLLVM(name);
+  void *p = RealDlsym(lib.handle, name);
+  if (!p)
+    Runtime::Fatal(absl::StrCat(name, " is declared in the LLVM ",
+                                OWNSAN_LLVM_MAJOR, " headers but ", lib.path,
+                                " does not export it"));
+  g_real_fns[fn].store(p, std::memory_order_release);
+  return p;
+}
+
+} // namespace ownsan

@@ -1,0 +1,42 @@
+//===- real_llvm.h - The libLLVM the wrappers forward to --------*- C++ -*-===//
+//
+// Real entry points are resolved from the libLLVM actually loaded in the
+// process (found with dl_iterate_phdr), never with dlsym(RTLD_NEXT): a
+// library loaded with dlopen(RTLD_LOCAL) by a Python extension is not in
+// the preload's RTLD_NEXT scope. A runtime never forwards into a libLLVM of
+// another major version.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OWNSAN_INTERPOSE_REAL_LLVM_H
+#define OWNSAN_INTERPOSE_REAL_LLVM_H
+
+#include <string>
+
+namespace ownsan {
+
+/// glibc's own dlsym/dlvsym (ours are interposed over them).
+void *RealDlsym(void *handle, const char *name);
+void *RealDlvsym(void *handle, const char *name, const char *version);
+
+struct LoadedLibLLVM {
+  std::string path;
+  int major = 0;
+  void *handle = nullptr; ///< dlopen(RTLD_NOLOAD) handle
+};
+
+/// The libLLVM of this runtime's major version in the process; dies with a
+/// one-line message if there is none (or only another version). `why` names
+/// the function that needed it.
+const LoadedLibLLVM &SelectedLibLLVM(const char *why);
+
+/// True if `addr` lies inside some loaded libLLVM (any version); sets
+/// `major` to its version.
+bool AddressInLibLLVM(const void *addr, int *major);
+
+/// The LLVM major in a libLLVM file name ("libLLVM-14.so.1",
+/// "libLLVM.so.19.1"), or 0 if the name is not a libLLVM.
+int LibLLVMMajorFromName(const std::string &path);
+
+} // namespace ownsan
+
+#endif // OWNSAN_INTERPOSE_REAL_LLVM_H

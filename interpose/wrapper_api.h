@@ -1,0 +1,149 @@
+//===- wrapper_api.h - What the generated wrappers call ---------*- C++ -*-===//
+//
+// The generated wrappers (build/gen/wrappers.cpp, see tools/gen_wrappers.py)
+// include only this header and the llvm-c headers. Every wrapper has the same
+// shape:
+//
+//   extern "C" OWNSAN_EXPORT R LLVMFoo(A0 p0, A1 p1) {
+//     ownsan::CallScope call(ownsan::kFn_LLVMFoo);
+//     if (call.Checking()) {
+//       call.CheckHandle(0, p0, ownsan::HandleType::Module);   // each handle
+//       call.CheckArray(1, p1, n, ownsan::HandleType::Value);  // handle arrays
+//       call.Before(p);                                         // spec'd only
+//     }
+//     R r = ownsan::Real<R (*)(A0, A1)>(ownsan::kFn_LLVMFoo)(p0, p1);
+//     if (call.Checking()) {
+//       call.After(p);                                          // spec'd only
+//       call.Returned(r, ownsan::HandleType::Value);            // handle returns
+//     }
+//     return r;
+//   }
+//
+// `p` is an array of the call's handle arguments (as const void*), so the
+// spec's effects ("free argument 0", "detach argument 1") are interpreted by
+// the runtime, not spelled out in generated code.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OWNSAN_INTERPOSE_WRAPPER_API_H
+#define OWNSAN_INTERPOSE_WRAPPER_API_H
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#define OWNSAN_EXPORT __attribute__((visibility("default")))
+
+namespace ownsan {
+
+/// The C type a handle travels as. Decides how a returned handle is
+/// registered; every handle argument is checked whatever its type.
+enum class HandleType : uint8_t {
+  Other, ///< any other LLVM*Ref: checked against freed objects only
+  Context,
+  Module, ///< also LLVMModuleProviderRef (the same object)
+  Value,
+  BasicBlock,
+  Type,
+  Builder,
+  MemoryBuffer,
+};
+
+/// Identifies a wrapped function: index into the generated tables.
+using FnId = uint16_t;
+
+/// One effect of a spec entry (src/spec/ownership.spec), interpreted by the
+/// runtime before or after the real call.
+enum class EffectKind : uint8_t {
+  Free,         ///< arg is destroyed with everything it owns
+  FreeAttached, ///< like Free; the arg must still be in its parent
+  FreeDetached, ///< like Free; the arg must not be in a parent
+  Detach,       ///< arg leaves its parent; the caller owns it now
+  Attach,       ///< arg gets a parent: arg `other` (a function or block)
+  AttachAtBuilder, ///< arg gets the insert block of builder arg `other`
+  OutArray,     ///< arg is an array of handles the call fills (count given)
+};
+
+struct Effect {
+  EffectKind kind;
+  uint8_t arg;   ///< which argument (0-based)
+  uint8_t other; ///< second argument for Attach*, else 0
+};
+
+/// Per-function static facts, emitted by the generator.
+struct FnInfo {
+  const char *name;
+  const Effect *effects; ///< spec effects, or nullptr
+  uint8_t num_effects;
+};
+
+extern const FnInfo kFnInfo[];
+extern const unsigned kFnCount;
+
+/// The real entry points, resolved from the libLLVM actually loaded.
+extern std::atomic<void *> g_real_fns[];
+void *ResolveReal(FnId fn); // never returns nullptr (dies with a message)
+
+template <typename F> inline F Real(FnId fn) {
+  void *p = g_real_fns[fn].load(std::memory_order_acquire);
+  if (__builtin_expect(p == nullptr, 0))
+    p = ResolveReal(fn);
+  return reinterpret_cast<F>(p);
+}
+
+/// Thread state shared by the wrappers; lives in the runtime.
+struct ThreadCallState {
+  unsigned depth = 0;      ///< nesting of wrapped calls on this thread
+  bool in_runtime = false; ///< the runtime itself is running (no checks)
+};
+ThreadCallState &CurrentThreadCallState();
+extern std::atomic<bool> g_enabled;
+
+/// RAII scope of one wrapped call. Only the outermost wrapped call on a
+/// thread is checked: calls libLLVM makes into its own C API (and calls made
+/// from callbacks the runtime itself triggers) are plain forwards.
+class CallScope {
+public:
+  explicit CallScope(FnId fn) : fn_(fn), state_(CurrentThreadCallState()) {
+    checking_ = state_.depth++ == 0 && !state_.in_runtime &&
+                g_enabled.load(std::memory_order_relaxed);
+    if (checking_)
+      Enter();
+  }
+  ~CallScope() {
+    if (checking_)
+      Leave();
+    --state_.depth;
+  }
+  CallScope(const CallScope &) = delete;
+  CallScope &operator=(const CallScope &) = delete;
+
+  bool Checking() const { return checking_; }
+
+  /// Checks one handle argument before it reaches LLVM.
+  void CheckHandle(unsigned arg, const void *h, HandleType type);
+  /// Checks an input array of `n` handles.
+  void CheckArray(unsigned arg, const void *const *hs, size_t n,
+                  HandleType type);
+  /// Spec hooks, with the call's handle arguments (nullptr for others).
+  void Before(const void *const *args);
+  void After(const void *const *args);
+  /// The out-array effect needs its element count, computed by the wrapper.
+  void OutArray(unsigned arg, const void *const *hs, size_t n,
+                HandleType type);
+  /// Registers a handle LLVM returned.
+  void Returned(const void *h, HandleType type);
+
+  FnId fn() const { return fn_; }
+
+private:
+  void Enter();
+  void Leave();
+
+  FnId fn_;
+  bool checking_;
+  ThreadCallState &state_;
+};
+
+} // namespace ownsan
+
+#endif // OWNSAN_INTERPOSE_WRAPPER_API_H

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs every Debian package that building and testing ownsan needs.
+# Usage: scripts/install-deps.sh [LLVM_MAJOR...]   (default: 14 19)
+# Safe to re-run; needs root (or sudo) and Debian 12 (bookworm).
+set -euo pipefail
+
+versions=("$@")
+[ ${#versions[@]} -eq 0 ] && versions=(14 19)
+
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+
+pkgs=(
+  build-essential cmake ninja-build pkg-config git
+  clang clang-format
+  libabsl-dev libgtest-dev libbenchmark-dev
+  python3 python3-pytest
+  # The wrapper generator parses the llvm-c headers of any version with
+  # libclang 19 (python3-clang-N packages conflict with each other).
+  python3-clang-19 libclang1-19
+  # Real clients of the C API that the tests run under ownsan.
+  python3-llvmlite
+  zlib1g-dev libzstd-dev libtinfo-dev libxml2-dev libedit-dev libffi-dev libcurl4-openssl-dev
+)
+for v in "${versions[@]}"; do
+  # llvm-N ships llvm-c-test and llvm-symbolizer; clang-N makes the bitcode
+  # for the echo tests.
+  pkgs+=("llvm-$v" "llvm-$v-dev" "llvm-$v-tools" "clang-$v")
+done
+
+export DEBIAN_FRONTEND=noninteractive
+# Skip the network when everything is already there (keeps CI reruns fast).
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#pkgs[@]} packages already installed"
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Builds ownsan for every supported LLVM that is installed (14 and 19) and
+# runs every test: unit tests, seeded-bug programs, and real clients
+# (llvm-c-test --echo; Debian's llvmlite suite on the LLVM 14 build).
+# Usage: scripts/test.sh            (installs missing Debian packages first)
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+scripts/install-deps.sh 14 19
+
+status=0
+for v in 19 14; do
+  dir="build-llvm$v"
+  echo "=== LLVM $v: configure and build ($dir) ==="
+  cmake -S . -B "$dir" -G Ninja -DLLVM_DIR="/usr/lib/llvm-$v/lib/cmake/llvm" >/dev/null
+  cmake --build "$dir"
+  echo "=== LLVM $v: tests ==="
+  ctest --test-dir "$dir" --output-on-failure -j2 || status=1
+done
+exit $status

@@ -1,0 +1,81 @@
+//===- object_record.cpp - Names for object kinds ------------------------===//
+
+#include "core/object_record.h"
+
+namespace ownsan {
+
+const char *KindNoun(ObjectKind k) {
+  switch (k) {
+  case ObjectKind::Unknown:
+    return "object";
+  case ObjectKind::Context:
+    return "context";
+  case ObjectKind::Module:
+    return "module";
+  case ObjectKind::Function:
+    return "function";
+  case ObjectKind::GlobalVariable:
+    return "global";
+  case ObjectKind::GlobalAlias:
+    return "alias";
+  case ObjectKind::GlobalIFunc:
+    return "ifunc";
+  case ObjectKind::BasicBlock:
+    return "block";
+  case ObjectKind::Instruction:
+    return "instruction";
+  case ObjectKind::Argument:
+    return "argument";
+  case ObjectKind::Constant:
+    return "constant";
+  case ObjectKind::OtherValue:
+    return "value";
+  case ObjectKind::Type:
+    return "type";
+  case ObjectKind::Builder:
+    return "builder";
+  case ObjectKind::MemoryBuffer:
+    return "memory buffer";
+  }
+  return "object";
+}
+
+const char *KindHandleType(ObjectKind k) {
+  switch (k) {
+  case ObjectKind::Context:
+    return "LLVMContextRef";
+  case ObjectKind::Module:
+    return "LLVMModuleRef";
+  case ObjectKind::BasicBlock:
+    return "LLVMBasicBlockRef";
+  case ObjectKind::Type:
+    return "LLVMTypeRef";
+  case ObjectKind::Builder:
+    return "LLVMBuilderRef";
+  case ObjectKind::MemoryBuffer:
+    return "LLVMMemoryBufferRef";
+  case ObjectKind::Unknown:
+    return "handle";
+  default:
+    return "LLVMValueRef";
+  }
+}
+
+bool IsValueKind(ObjectKind k) {
+  switch (k) {
+  case ObjectKind::Function:
+  case ObjectKind::GlobalVariable:
+  case ObjectKind::GlobalAlias:
+  case ObjectKind::GlobalIFunc:
+  case ObjectKind::BasicBlock:
+  case ObjectKind::Instruction:
+  case ObjectKind::Argument:
+  case ObjectKind::Constant:
+  case ObjectKind::OtherValue:
+    return true;
+  default:
+    return false;
+  }
+}
+
+} // namespace ownsan

@@ -1,0 +1,83 @@
+//===- object_record.h - What ownsan knows about one LLVM object -*- C++ -*-===//
+//
+// One ObjectRecord per object the program has been handed a handle to. A
+// record never moves and is never deleted while the process runs, so parent
+// pointers and report references stay valid after the object is freed; the
+// shadow map (shadow_map.h) decides which freed records are still matched by
+// address.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OWNSAN_CORE_OBJECT_RECORD_H
+#define OWNSAN_CORE_OBJECT_RECORD_H
+
+#include <cstdint>
+#include <string>
+
+namespace ownsan {
+
+using StackId = uint32_t; ///< id in the StackDepot; 0 = no stack
+using FnIndex = uint16_t; ///< index into kFnInfo
+constexpr FnIndex kNoFn = 0xffff;
+
+enum class ObjectKind : uint8_t {
+  Unknown,
+  Context,
+  Module,
+  Function,
+  GlobalVariable,
+  GlobalAlias,
+  GlobalIFunc,
+  BasicBlock,
+  Instruction,
+  Argument,
+  Constant,
+  OtherValue, ///< inline asm, metadata-as-value, ...
+  Type,
+  Builder,
+  MemoryBuffer,
+};
+
+/// "module", "instruction", ... as used in labels and cause clauses.
+const char *KindNoun(ObjectKind k);
+/// The C handle type the object travels as, e.g. "LLVMValueRef".
+const char *KindHandleType(ObjectKind k);
+/// Values are the kinds LLVM reports the deletion of (llvm::CallbackVH).
+bool IsValueKind(ObjectKind k);
+
+enum class ObjectState : uint8_t {
+  Live,  ///< in the ownership graph
+  Freed, ///< in the shadow map (or expired from it)
+};
+
+struct ObjectRecord;
+
+/// One LLVM-C call that freed objects: the explicit dispose, or the call
+/// during which LLVM deleted values by itself. Shared by every object that
+/// call freed.
+struct FreeEvent {
+  FnIndex fn = kNoFn;
+  ObjectRecord *target = nullptr; ///< what the call freed explicitly, if any
+  StackId stack = 0;
+  uint32_t thread = 0;
+};
+
+struct ObjectRecord {
+  const void *addr = nullptr;
+  uint64_t serial = 0; ///< identity = (addr, serial); never reused
+  ObjectKind kind = ObjectKind::Unknown;
+  ObjectState state = ObjectState::Live;
+  bool is_global_context = false;
+  /// Address matches were dropped because new memory covered the address.
+  bool address_reused = false;
+  ObjectRecord *parent = nullptr; ///< last known owner
+  std::string name;               ///< snapshot: value name / module id
+  FnIndex created_by = kNoFn;
+  StackId create_stack = 0;
+  uint32_t create_thread = 0;
+  const FreeEvent *freed = nullptr;
+  void *observer = nullptr; ///< the value handle watching a Value, if any
+};
+
+} // namespace ownsan
+
+#endif // OWNSAN_CORE_OBJECT_RECORD_H

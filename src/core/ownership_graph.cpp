@@ -1,0 +1,76 @@
+//===- ownership_graph.cpp - Live LLVM objects and who owns them ---------===//
+
+#include "core/ownership_graph.h"
+
+#include <cassert>
+
+namespace ownsan {
+
+ObjectRecord *OwnershipGraph::Add(const void *addr, ObjectKind kind,
+                                  ObjectRecord *parent) {
+  assert(!live_.contains(addr) && "address already live");
+  ObjectRecord &r = arena_.emplace_back();
+  r.addr = addr;
+  r.serial = next_serial_++;
+  r.kind = kind;
+  r.state = ObjectState::Live;
+  live_[addr] = &r;
+  if (!IsWatched(kind))
+    unwatched_by_addr_[reinterpret_cast<uintptr_t>(addr)] = &r;
+  SetParent(&r, parent);
+  return &r;
+}
+
+void OwnershipGraph::SetParent(ObjectRecord *r, ObjectRecord *new_parent) {
+  Unlink(r);
+  r->parent = new_parent;
+  if (new_parent && !IsWatched(r->kind))
+    children_[new_parent].insert(r);
+}
+
+void OwnershipGraph::Unlink(ObjectRecord *r) {
+  if (!r->parent || IsWatched(r->kind))
+    return;
+  auto it = children_.find(r->parent);
+  if (it != children_.end()) {
+    it->second.erase(r);
+    if (it->second.empty())
+      children_.erase(it);
+  }
+}
+
+std::vector<ObjectRecord *> OwnershipGraph::Remove(ObjectRecord *root) {
+  std::vector<ObjectRecord *> out{root};
+  // Breadth-first over unwatched children; `out` doubles as the work list.
+  for (size_t i = 0; i < out.size(); ++i) {
+    auto it = children_.find(out[i]);
+    if (it == children_.end())
+      continue;
+    for (ObjectRecord *c : it->second)
+      out.push_back(c);
+    children_.erase(it);
+  }
+  Unlink(root);
+  for (ObjectRecord *r : out) {
+    auto it = live_.find(r->addr);
+    if (it != live_.end() && it->second == r)
+      live_.erase(it);
+    if (!IsWatched(r->kind)) {
+      auto u = unwatched_by_addr_.find(reinterpret_cast<uintptr_t>(r->addr));
+      if (u != unwatched_by_addr_.end() && u->second == r)
+        unwatched_by_addr_.erase(u);
+    }
+  }
+  return out;
+}
+
+void OwnershipGraph::ForEachUnwatchedIn(
+    const void *lo, size_t size,
+    absl::FunctionRef<void(ObjectRecord *)> fn) const {
+  uintptr_t begin = reinterpret_cast<uintptr_t>(lo);
+  for (auto it = unwatched_by_addr_.lower_bound(begin);
+       it != unwatched_by_addr_.end() && it->first < begin + size; ++it)
+    fn(it->second);
+}
+
+} // namespace ownsan

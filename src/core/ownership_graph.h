@@ -1,0 +1,71 @@
+//===- ownership_graph.h - Live LLVM objects and who owns them --*- C++ -*-===//
+//
+// The OwnershipGraph holds the record of every live object the program has a
+// handle to, keyed by address, with its last known parent. Values (functions,
+// blocks, instructions, ...) are watched by LLVM value handles, which tell
+// the runtime when LLVM deletes them, so the graph needs no child lists for
+// them. Objects LLVM cannot report on (contexts, modules, types, builders,
+// memory buffers) are "unwatched": the graph keeps their child lists so a
+// dispose can cascade, and an ordered index so memory that is reallocated
+// under them can be detected (see Runtime::OnAllocation).
+//
+// Not thread-safe: the Runtime serializes all access.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OWNSAN_CORE_OWNERSHIP_GRAPH_H
+#define OWNSAN_CORE_OWNERSHIP_GRAPH_H
+
+#include "core/object_record.h"
+
+#include "absl/container/btree_map.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
+
+#include <deque>
+#include <vector>
+
+namespace ownsan {
+
+class OwnershipGraph {
+public:
+  /// Creates a live record. The address must not be live already.
+  ObjectRecord *Add(const void *addr, ObjectKind kind, ObjectRecord *parent);
+
+  /// The live record at `addr`, or nullptr.
+  ObjectRecord *Find(const void *addr) const {
+    auto it = live_.find(addr);
+    return it == live_.end() ? nullptr : it->second;
+  }
+
+  /// Moves `r` under `new_parent` (nullptr: detached, owned by the caller).
+  void SetParent(ObjectRecord *r, ObjectRecord *new_parent);
+
+  /// Removes `r` from the graph (it is being freed); returns it and every
+  /// unwatched descendant, which die with it, parents first.
+  std::vector<ObjectRecord *> Remove(ObjectRecord *r);
+
+  /// Unwatched live records whose address lies in [lo, lo + size).
+  void ForEachUnwatchedIn(const void *lo, size_t size,
+                          absl::FunctionRef<void(ObjectRecord *)> fn) const;
+
+  size_t LiveCount() const { return live_.size(); }
+  size_t RecordCount() const { return arena_.size(); }
+
+  /// Unwatched objects are those whose deletion LLVM does not report.
+  static bool IsWatched(ObjectKind k) { return IsValueKind(k); }
+
+private:
+  void Unlink(ObjectRecord *r);
+
+  std::deque<ObjectRecord> arena_; ///< records never move or die
+  uint64_t next_serial_ = 1;
+  absl::flat_hash_map<const void *, ObjectRecord *> live_;
+  absl::btree_map<uintptr_t, ObjectRecord *> unwatched_by_addr_;
+  absl::flat_hash_map<ObjectRecord *, absl::flat_hash_set<ObjectRecord *>>
+      children_; ///< unwatched children only
+};
+
+} // namespace ownsan
+
+#endif // OWNSAN_CORE_OWNERSHIP_GRAPH_H

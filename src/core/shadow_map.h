@@ -1,0 +1,62 @@
+//===- shadow_map.h - Freed objects, still matched by address ---*- C++ -*-===//
+//
+// When an object dies its record moves here, keyed by its old address, so a
+// later use of the dangling handle is recognized and reported with the
+// object's history. An entry stays matched until memory is allocated over
+// its address: from then on the same bits may name a new object the runtime
+// never saw being created (C++ code inside a binding, or LLVM itself), and
+// reporting would risk a false positive. Such entries are dropped from the
+// address index and their records marked `address_reused`.
+//
+// Not thread-safe: the Runtime serializes all access. The AddressFilter
+// members are read lock-free by the hot paths.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OWNSAN_CORE_SHADOW_MAP_H
+#define OWNSAN_CORE_SHADOW_MAP_H
+
+#include "core/address_filter.h"
+#include "core/object_record.h"
+
+#include "absl/container/btree_map.h"
+#include "absl/functional/function_ref.h"
+
+namespace ownsan {
+
+class ShadowMap {
+public:
+  ShadowMap() : exact_(24, 0) {}
+
+  /// Records that `r` (already marked Freed) died at its address. A newer
+  /// death at the same address replaces the older one.
+  void Insert(ObjectRecord *r);
+
+  /// The freed record still matched at `addr`, or nullptr.
+  ObjectRecord *Find(const void *addr) const {
+    auto it = by_addr_.find(reinterpret_cast<uintptr_t>(addr));
+    return it == by_addr_.end() ? nullptr : it->second;
+  }
+
+  /// Lock-free pre-check for Find.
+  bool MaybeContains(const void *addr) const {
+    return exact_.MaybeContains(addr);
+  }
+
+  /// Removes the entry for `r`'s address if it is `r` (the object's address
+  /// was handed out again by LLVM to a new object).
+  void Forget(const void *addr);
+
+  /// Drops every entry in [lo, lo + size): new memory now lives there.
+  void DropRange(const void *lo, size_t size,
+                 absl::FunctionRef<void(ObjectRecord *)> on_drop);
+
+  size_t size() const { return by_addr_.size(); }
+
+private:
+  AddressFilter exact_;
+  absl::btree_map<uintptr_t, ObjectRecord *> by_addr_;
+};
+
+} // namespace ownsan
+
+#endif // OWNSAN_CORE_SHADOW_MAP_H

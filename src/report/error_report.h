@@ -1,0 +1,44 @@
+//===- error_report.h - One detected problem, as a value --------*- C++ -*-===//
+//
+// A report is gathered first (the facts: which object, which call, which
+// stacks) and rendered second, so the text and (later) JSON writers share
+// one source. Records referenced here are owned by the OwnershipGraph and
+// live for the whole process; stacks are depot ids.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OWNSAN_REPORT_ERROR_REPORT_H
+#define OWNSAN_REPORT_ERROR_REPORT_H
+
+#include "core/object_record.h"
+
+#include <string>
+
+namespace ownsan {
+
+#define OWNSAN_FOR_EACH_ERROR_KIND(X)                                          \
+  X(UseAfterFree, "use-after-free")                                            \
+  X(DoubleFree, "double-free")                                                 \
+  X(InvalidFree, "invalid-free")
+
+enum class ErrorKind {
+#define OWNSAN_ERROR_ENUM(Id, Text) Id,
+  OWNSAN_FOR_EACH_ERROR_KIND(OWNSAN_ERROR_ENUM)
+#undef OWNSAN_ERROR_ENUM
+};
+
+const char *ErrorKindName(ErrorKind k);
+
+struct ErrorReport {
+  ErrorKind kind;
+  const ObjectRecord *object = nullptr; ///< the object the handle names
+  const void *handle = nullptr;
+  FnIndex fn = kNoFn; ///< the LLVM-C function it was passed to
+  unsigned arg = 0;   ///< 0-based argument index
+  StackId use_stack = 0;
+  uint32_t thread = 0;
+  std::string note; ///< one extra explanation line, may be empty
+};
+
+} // namespace ownsan
+
+#endif // OWNSAN_REPORT_ERROR_REPORT_H

@@ -1,0 +1,178 @@
+//===- report_writer.cpp - Renders an ErrorReport as text ----------------===//
+
+#include "report/report_writer.h"
+
+#include "report/python_frames.h"
+#include "report/symbolizer.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+
+#include <vector>
+
+namespace ownsan {
+
+const char *ErrorKindName(ErrorKind k) {
+  switch (k) {
+#define OWNSAN_ERROR_CASE(Id, Text)                                            \
+  case ErrorKind::Id:                                                          \
+    return Text;
+    OWNSAN_FOR_EACH_ERROR_KIND(OWNSAN_ERROR_CASE)
+#undef OWNSAN_ERROR_CASE
+  }
+  return "error";
+}
+
+namespace {
+
+// How a child is attached to its parent in a label.
+const char *Connector(ObjectKind child) {
+  switch (child) {
+  case ObjectKind::BasicBlock:
+  case ObjectKind::Argument:
+    return " of ";
+  default:
+    return " in ";
+  }
+}
+
+bool IsAncestor(const ObjectRecord *maybe_ancestor, const ObjectRecord *r) {
+  for (const ObjectRecord *p = r->parent; p; p = p->parent)
+    if (p == maybe_ancestor)
+      return true;
+  return false;
+}
+
+// Native frames of the Python interpreter and of ctypes/libffi say nothing
+// the Python frames do not; they are dropped when Python frames exist.
+bool IsInterpreterModule(const std::string &module) {
+  size_t slash = module.rfind('/');
+  std::string base = module.substr(slash == std::string::npos ? 0 : slash + 1);
+  return absl::StartsWith(base, "python") ||
+         absl::StartsWith(base, "libpython") ||
+         absl::StartsWith(base, "libffi") || absl::StartsWith(base, "_ctypes");
+}
+
+struct RenderedStack {
+  std::string text;
+  std::string first_location; ///< for SUMMARY
+};
+
+RenderedStack RenderStack(StackId id, const ReportContext &ctx) {
+  RenderedStack out;
+  const StackTrace &st = ctx.depot->Get(id);
+  int n = 0;
+  for (uint32_t f : st.py_frames) {
+    PythonFrame pf = GetPythonFrame(f);
+    absl::StrAppend(&out.text, "    #", n++, " ", pf.file, ":", pf.line, " in ",
+                    pf.function, " (python)\n");
+    if (out.first_location.empty())
+      out.first_location = absl::StrCat(pf.file, ":", pf.line, " in ",
+                                        pf.function);
+  }
+  std::vector<SymbolizedFrame> frames =
+      Symbolize(st.pcs, ctx.symbolizer_path);
+  for (const SymbolizedFrame &f : frames) {
+    if (!st.py_frames.empty() && IsInterpreterModule(f.module))
+      continue;
+    std::string fn = f.function.empty() ? "<unknown>" : f.function;
+    std::string where;
+    if (!f.file.empty())
+      where = absl::StrCat(f.file, ":", f.line,
+                           f.column ? absl::StrCat(":", f.column) : "");
+    else
+      where = absl::StrCat("(", f.module, "+0x", absl::Hex(f.offset), ")");
+    absl::StrAppend(&out.text, "    #", n++, " 0x", absl::Hex(f.pc), " in ", fn,
+                    " ", where, "\n");
+    if (out.first_location.empty())
+      out.first_location = absl::StrCat(where, " in ", fn);
+  }
+  if (n == 0)
+    out.text = "    <no stack recorded>\n";
+  return out;
+}
+
+std::string ThreadName(uint32_t t) { return absl::StrCat("T", t); }
+
+} // namespace
+
+std::string FullLabel(const ObjectRecord *r, const ReportContext &ctx) {
+  std::string s = ctx.short_label(r);
+  const ObjectRecord *child = r;
+  for (const ObjectRecord *p = r->parent; p; child = p, p = p->parent) {
+    // Labels stop at the module: the context adds nothing readable.
+    if (p->kind == ObjectKind::Context || child->kind == ObjectKind::Module)
+      break;
+    absl::StrAppend(&s, Connector(child->kind), ctx.short_label(p));
+  }
+  return s;
+}
+
+std::string RenderTextReport(const ErrorReport &rep,
+                             const ReportContext &ctx) {
+  const ObjectRecord *obj = rep.object;
+  const char *kind = ErrorKindName(rep.kind);
+  const char *fn = ctx.fn_name(rep.fn);
+  std::string out = absl::StrCat(
+      "==", ctx.pid, "==ERROR: OwnSan: ", kind, " on ",
+      KindHandleType(obj->kind), " 0x",
+      absl::Hex(reinterpret_cast<uintptr_t>(rep.handle)), " (",
+      FullLabel(obj, ctx), ")\n");
+  if (!rep.note.empty())
+    absl::StrAppend(&out, "  ", rep.note, "\n");
+
+  RenderedStack use = RenderStack(rep.use_stack, ctx);
+  absl::StrAppend(&out, "  passed as argument ", rep.arg + 1, " of ", fn,
+                  " on thread ", ThreadName(rep.thread), ":\n", use.text);
+
+  if (const FreeEvent *ev = obj->freed) {
+    const char *by = ev->fn != kNoFn ? ctx.fn_name(ev->fn) : nullptr;
+    std::string line;
+    if (ev->target && by) {
+      line = absl::StrCat("  freed by ", by, "(", FullLabel(ev->target, ctx),
+                          ") on thread ", ThreadName(ev->thread));
+      if (ev->target != obj)
+        absl::StrAppend(&line, IsAncestor(ev->target, obj)
+                                   ? absl::StrCat(", because it belonged to "
+                                                  "that ",
+                                                  KindNoun(ev->target->kind))
+                                   : std::string(", as a side effect of that "
+                                                 "call"));
+    } else if (by) {
+      line = absl::StrCat("  freed during ", by, " on thread ",
+                          ThreadName(ev->thread), ", by LLVM itself");
+    } else {
+      line = absl::StrCat("  freed outside any LLVM-C call on thread ",
+                          ThreadName(ev->thread));
+    }
+    absl::StrAppend(&out, line, ":\n", RenderStack(ev->stack, ctx).text);
+  }
+
+  if (obj->created_by != kNoFn)
+    absl::StrAppend(&out, "  created by ", ctx.fn_name(obj->created_by),
+                    " on thread ", ThreadName(obj->create_thread), ":\n",
+                    RenderStack(obj->create_stack, ctx).text);
+  else
+    absl::StrAppend(&out, "  created outside the LLVM-C API (first seen as "
+                          "an argument of ",
+                    fn, ")\n");
+
+  // Chain from the outermost owner down to the object.
+  std::vector<const ObjectRecord *> chain;
+  for (const ObjectRecord *p = obj; p; p = p->parent)
+    chain.push_back(p);
+  std::string chain_text;
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+    absl::StrAppend(&chain_text, chain_text.empty() ? "" : " -> ",
+                    ctx.short_label(*it));
+  absl::StrAppend(&out, "  ownership chain",
+                  obj->state == ObjectState::Freed ? " when freed" : "", ": ",
+                  chain_text, "\n");
+
+  absl::StrAppend(&out, "SUMMARY: OwnSan: ", kind, " in ", fn,
+                  use.first_location.empty() ? "" : " ", use.first_location,
+                  "\n");
+  return out;
+}
+
+} // namespace ownsan

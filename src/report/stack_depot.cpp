@@ -1,0 +1,52 @@
+//===- stack_depot.cpp - Deduplicated storage of stack traces ------------===//
+
+#include "report/stack_depot.h"
+
+#include "absl/debugging/stacktrace.h"
+
+#include <execinfo.h>
+
+namespace ownsan {
+
+StackId StackDepot::Put(StackTrace s) {
+  absl::MutexLock lock(&mu_);
+  auto it = ids_.find(s);
+  if (it != ids_.end())
+    return it->second;
+  stacks_.push_back(s);
+  StackId id = static_cast<StackId>(stacks_.size());
+  ids_.emplace(std::move(s), id);
+  return id;
+}
+
+const StackTrace &StackDepot::Get(StackId id) const {
+  static const StackTrace kEmpty;
+  absl::MutexLock lock(&mu_);
+  if (id == 0 || id > stacks_.size())
+    return kEmpty;
+  return stacks_[id - 1]; // deque elements never move
+}
+
+size_t StackDepot::size() const {
+  absl::MutexLock lock(&mu_);
+  return stacks_.size();
+}
+
+void CaptureNativeStack(StackTrace *out, int skip, int depth, bool fast) {
+  constexpr int kMax = 256;
+  void *frames[kMax];
+  int want = depth + skip + 1 > kMax ? kMax : depth + skip + 1;
+  int n;
+  if (fast) {
+    // +1: GetStackTrace's own frame is not counted by `skip`.
+    n = absl::GetStackTrace(frames, want, skip + 1);
+    skip = 0;
+  } else {
+    n = backtrace(frames, want);
+    skip += 1; // this function
+  }
+  for (int i = skip; i < n && static_cast<int>(out->pcs.size()) < depth; ++i)
+    out->pcs.push_back(reinterpret_cast<uintptr_t>(frames[i]));
+}
+
+} // namespace ownsan

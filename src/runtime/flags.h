@@ -1,0 +1,29 @@
+//===- flags.h - Options read from OWNSAN_OPTIONS ---------------*- C++ -*-===//
+#ifndef OWNSAN_RUNTIME_FLAGS_H
+#define OWNSAN_RUNTIME_FLAGS_H
+
+#include <string>
+
+#ifndef OWNSAN_DEFAULT_SYMBOLIZER
+#define OWNSAN_DEFAULT_SYMBOLIZER ""
+#endif
+
+namespace ownsan {
+
+struct Flags {
+#define OWNSAN_FLAG(Type, Name, Default, Description) Type Name = Default;
+#include "runtime/flags.inc"
+#undef OWNSAN_FLAG
+};
+
+/// Parses `text` ("key=value:key=value", ':' or whitespace separated) over
+/// `flags`. On error returns false and sets `error` to one line naming the
+/// bad key or value.
+bool ParseFlags(const std::string &text, Flags *flags, std::string *error);
+
+/// The option table as markdown (for `help=1` and docs/flags.md).
+std::string FlagsMarkdown();
+
+} // namespace ownsan
+
+#endif // OWNSAN_RUNTIME_FLAGS_H

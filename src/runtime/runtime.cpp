@@ -1,0 +1,924 @@
+//===- runtime.cpp - The ownsan runtime: state machine of handles --------===//
+//
+// HANDLE STATES
+//
+//   unknown --Register/adopt--> LIVE --free--> FREED(matched) --alloc--> FREED(expired)
+//                                 |                  |
+//                                 |                  +--LLVM returns the same
+//                                 |                     address again: the old
+//                                 |                     record expires, a new
+//                                 |                     LIVE record starts
+//                                 +--memory reallocated under an unwatched
+//                                    object (it died behind our back): dropped
+//
+//   unknown  the program has a handle the runtime never saw LLVM hand out
+//            (made by C++ code in a binding, say). Arguments that are
+//            unknown are let through: nothing is known to be wrong.
+//   LIVE     in the OwnershipGraph, with kind, last known parent, creating
+//            call and stack. Values are watched by an llvm::CallbackVH.
+//   FREED    in the ShadowMap, keyed by the old address, with the FreeEvent
+//            (freeing call, its target, stack, thread). Any use of the
+//            address is reported; so is a second free.
+//   expired  the record stays (reports about other objects may name it) but
+//            no longer matches its address.
+//
+// WHO MAKES EACH TRANSITION
+//
+//   unknown -> LIVE     Register(): a wrapper saw LLVM return the handle
+//                       (return value, Out parameter, out array); the
+//                       parents are registered first (Classify()).
+//   LIVE -> FREED       Before() of a spec'd free (the binding disposes):
+//                       recorded *before* the call is forwarded, with the
+//                       unwatched descendants (a context's modules and
+//                       types). Watched descendants (values) follow from
+//                       OnValueDeleted() while LLVM destroys them.
+//   LIVE -> FREED       OnValueDeleted(): LLVM destroyed a Value, during any
+//                       call (a parent's dispose, a pass) or outside one.
+//   FREED -> expired    OnAllocation(): operator new returned memory that
+//                       covers the address; or Register() saw LLVM hand the
+//                       address out again.
+//   LIVE -> dropped     OnAllocation() over an unwatched LIVE object: it was
+//                       freed by code the runtime does not see.
+//
+// INVARIANTS
+//
+//   * An address is LIVE in at most one record and FREED-matched in at most
+//     one record; never both.
+//   * A FREED-matched address has not been returned by operator new since
+//     the object died, so it cannot name a newer object: a report on it is
+//     never a false positive.
+//   * No lock is held while calling into LLVM (LLVM calls back into the
+//     runtime from ~Value).
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/runtime.h"
+
+#include "fn_ids.h"
+#include "interpose/real_llvm.h"
+#include "observer/value_observer.h"
+#include "report/python_frames.h"
+#include "report/report_writer.h"
+
+#include "absl/strings/str_cat.h"
+
+#include <llvm-c/Core.h>
+
+#include <dlfcn.h>
+#include <link.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace ownsan {
+
+std::atomic<bool> g_enabled{false};
+std::atomic<bool> g_runtime_ready{false};
+
+ThreadCallState &CurrentThreadCallState() {
+  static thread_local ThreadCallState state
+      __attribute__((tls_model("initial-exec")));
+  return state;
+}
+
+namespace {
+
+// Marks the runtime's own work on this thread: nested wrapped calls are not
+// checked and the allocation hook ignores the runtime's own allocations.
+class RuntimeSection {
+public:
+  RuntimeSection() : state_(CurrentThreadCallState()), was_(state_.in_runtime) {
+    state_.in_runtime = true;
+  }
+  ~RuntimeSection() { state_.in_runtime = was_; }
+
+private:
+  ThreadCallState &state_;
+  bool was_;
+};
+
+// What the runtime knows about the outermost wrapped call on this thread.
+struct CallContext {
+  FnId fn = kNoFn;
+  StackId stack = 0;
+  FreeEvent *event = nullptr;
+  /// Values LLVM deletes outside any wrapped call share one event until the
+  /// next wrapped call starts (one stack capture per burst, not per value).
+  FreeEvent *orphan_event = nullptr;
+};
+
+CallContext &CurrentCall() {
+  static thread_local CallContext ctx;
+  return ctx;
+}
+
+// Text ranges of code whose frames are not the program's: ownsan itself,
+// the observer and libLLVM. Leading frames there are dropped from stacks.
+struct CodeRange {
+  uintptr_t lo, hi;
+};
+absl::Mutex g_ranges_mu(absl::kConstInit);
+// Function-local: the library constructor runs before namespace-scope
+// dynamic initializers would.
+std::vector<CodeRange> &InternalRanges() {
+  static auto *ranges = new std::vector<CodeRange>;
+  return *ranges;
+}
+
+void AddCodeRangesOf(const void *addr_in_module) {
+  Dl_info info;
+  if (!dladdr(addr_in_module, &info))
+    return;
+  struct Arg {
+    const void *base;
+    std::vector<CodeRange> found;
+  } arg{info.dli_fbase, {}};
+  dl_iterate_phdr(
+      [](dl_phdr_info *pi, size_t, void *data) {
+        auto *a = static_cast<Arg *>(data);
+        for (int i = 0; i < pi->dlpi_phnum; ++i) {
+          const auto &ph = pi->dlpi_phdr[i];
+          if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+            continue;
+          uintptr_t lo = pi->dlpi_addr + ph.p_vaddr;
+          if (reinterpret_cast<uintptr_t>(a->base) > lo + ph.p_memsz ||
+              reinterpret_cast<uintptr_t>(a->base) + 0x100000000ull < lo)
+            continue;
+          // Same object: the base must be this object's load address.
+          Dl_info di;
+          if (dladdr(reinterpret_cast<void *>(lo), &di) &&
+              di.dli_fbase == a->base)
+            a->found.push_back({lo, lo + ph.p_memsz});
+        }
+        return 0;
+      },
+      &arg);
+  absl::MutexLock lock(&g_ranges_mu);
+  for (auto r : arg.found)
+    InternalRanges().push_back(r);
+}
+
+bool IsInternalPc(uintptr_t pc) {
+  absl::MutexLock lock(&g_ranges_mu);
+  for (const CodeRange &r : InternalRanges())
+    if (pc >= r.lo && pc < r.hi)
+      return true;
+  return false;
+}
+
+
+void OnObserverDeleted(void *cookie) {
+  Runtime::Get().OnValueDeleted(static_cast<ObjectRecord *>(cookie));
+}
+
+const char *FnName(FnIndex fn) {
+  return fn < kFnCount ? kFnInfo[fn].name : "<none>";
+}
+
+bool FreesArg(FnId fn, unsigned arg) {
+  const FnInfo &info = kFnInfo[fn];
+  for (unsigned i = 0; i < info.num_effects; ++i) {
+    EffectKind k = info.effects[i].kind;
+    if (info.effects[i].arg == arg &&
+        (k == EffectKind::Free || k == EffectKind::FreeAttached ||
+         k == EffectKind::FreeDetached))
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
+uint32_t CurrentThreadNumber() {
+  static std::atomic<uint32_t> next{1};
+  static thread_local uint32_t number = [] {
+    return static_cast<uint32_t>(syscall(SYS_gettid)) ==
+                   static_cast<uint32_t>(getpid())
+               ? 0u
+               : next.fetch_add(1);
+  }();
+  return number;
+}
+
+//===----------------------------------------------------------------------===//
+// Start-up
+//===----------------------------------------------------------------------===//
+
+Runtime &Runtime::Get() {
+  static Runtime *runtime = new Runtime; // never destroyed: used until exit
+  return *runtime;
+}
+
+Runtime::Runtime() : tracked_pages_(20, 12) {
+  RuntimeSection section;
+  const char *opts = getenv("OWNSAN_OPTIONS");
+  std::string error;
+  if (opts && !ParseFlags(opts, &flags_, &error))
+    Fatal(error);
+  if (flags_.help) {
+    std::string text = "ownsan options (OWNSAN_OPTIONS=key=value:...):\n" +
+                       FlagsMarkdown();
+    (void)!write(2, text.data(), text.size());
+    _exit(0);
+  }
+  AddCodeRangesOf(reinterpret_cast<void *>(&OnObserverDeleted));
+}
+
+void Runtime::Fatal(const std::string &message) {
+  std::string line =
+      absl::StrCat("==", getpid(), "==ERROR: OwnSan: ", message, "\n");
+  (void)!write(2, line.data(), line.size());
+  _exit(1);
+}
+
+void Runtime::OnLibLLVMFound(const std::string &path, int major) {
+  RuntimeSection section;
+  void *llvm_fn = RealDlsym(RTLD_DEFAULT, "LLVMContextCreate");
+  if (void *h = dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD)) {
+    if (void *f = RealDlsym(h, "LLVMContextCreate"))
+      llvm_fn = f;
+  }
+  if (llvm_fn)
+    AddCodeRangesOf(llvm_fn);
+  // The observer sits next to this library.
+  Dl_info self;
+  std::string dir;
+  if (dladdr(reinterpret_cast<void *>(&OnObserverDeleted), &self) &&
+      self.dli_fname) {
+    dir = self.dli_fname;
+    dir = dir.substr(0, dir.rfind('/') + 1);
+  }
+  std::string observer = dir + "libownsan_observer.so";
+  void *h = dlopen(observer.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h)
+    Fatal(absl::StrCat("cannot load ", observer, ": ", dlerror()));
+  auto init = reinterpret_cast<ownsan_observer_init_fn>(
+      RealDlsym(h, "ownsan_observer_init"));
+  auto attach = reinterpret_cast<ownsan_observer_attach_fn>(
+      RealDlsym(h, "ownsan_observer_attach"));
+  if (!init || !attach)
+    Fatal(absl::StrCat(observer, " lacks the observer entry points"));
+  int observer_major = init(&OnObserverDeleted);
+  if (observer_major != major)
+    Fatal(absl::StrCat(observer, " was built for LLVM ", observer_major,
+                       " but the process uses LLVM ", major));
+  AddCodeRangesOf(reinterpret_cast<void *>(attach));
+  observer_attach_ = attach;
+  if (flags_.verbosity >= 1) {
+    std::string line = absl::StrCat("==", getpid(), "==OwnSan: using ", path,
+                                    " (LLVM ", major, ")\n");
+    (void)!write(2, line.data(), line.size());
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Stacks and free events
+//===----------------------------------------------------------------------===//
+
+StackId Runtime::CaptureStack(bool from_inside_llvm) {
+  StackTrace st;
+  int depth = flags_.malloc_context_size;
+  // Frames inside libLLVM have no frame pointers: unwind with DWARF there.
+  bool fast = flags_.fast_unwind && !from_inside_llvm;
+  StackTrace raw;
+  CaptureNativeStack(&raw, 0, depth + 32, fast);
+  size_t i = 0;
+  while (i < raw.pcs.size() && IsInternalPc(raw.pcs[i]))
+    ++i;
+  for (; i < raw.pcs.size() && static_cast<int>(st.pcs.size()) < depth; ++i)
+    st.pcs.push_back(raw.pcs[i]);
+  if (flags_.python_frames)
+    CapturePythonFrames(&st.py_frames, depth);
+  return depot_.Put(std::move(st));
+}
+
+StackId Runtime::CurrentCallStack() {
+  CallContext &call = CurrentCall();
+  if (call.fn == kNoFn)
+    return CaptureStack(false);
+  if (call.stack == 0)
+    call.stack = CaptureStack(false);
+  return call.stack;
+}
+
+FreeEvent *Runtime::CurrentFreeEvent(ObjectRecord *target) {
+  CallContext &call = CurrentCall();
+  if (call.fn == kNoFn) {
+    if (!call.orphan_event)
+      call.orphan_event =
+          new FreeEvent{kNoFn, nullptr, CaptureStack(true),
+                        CurrentThreadNumber()};
+    return call.orphan_event;
+  }
+  if (!call.event) {
+    // Deleted by LLVM in the middle of a call: we are deep inside libLLVM
+    // unless the call's stack was taken before it was forwarded.
+    StackId stack = call.stack ? call.stack : CaptureStack(target == nullptr);
+    if (!call.stack && target)
+      call.stack = stack;
+    call.event = new FreeEvent{call.fn, target, stack, CurrentThreadNumber()};
+  }
+  return call.event;
+}
+
+//===----------------------------------------------------------------------===//
+// Calls
+//===----------------------------------------------------------------------===//
+
+void Runtime::EnterCall(FnId fn) {
+  CallContext &call = CurrentCall();
+  call.fn = fn;
+  call.stack = 0;
+  call.event = nullptr;
+  call.orphan_event = nullptr;
+}
+
+void Runtime::LeaveCall() {
+  CallContext &call = CurrentCall();
+  call.fn = kNoFn;
+  call.stack = 0;
+  call.event = nullptr;
+}
+
+void Runtime::CheckHandle(FnId fn, unsigned arg, const void *h) {
+  if (!shadow_.MaybeContains(h))
+    return;
+  RuntimeSection section;
+  ObjectRecord *freed;
+  {
+    absl::MutexLock lock(&mu_);
+    freed = shadow_.Find(h);
+  }
+  if (!freed)
+    return;
+  // Case: the handle names an object that died and whose memory no
+  // allocation has reused since. Any use is a use after free; a second
+  // free is a double free.
+  ErrorReport rep;
+  rep.kind = FreesArg(fn, arg) ? ErrorKind::DoubleFree : ErrorKind::UseAfterFree;
+  rep.object = freed;
+  rep.handle = h;
+  rep.fn = fn;
+  rep.arg = arg;
+  rep.use_stack = CurrentCallStack();
+  rep.thread = CurrentThreadNumber();
+  ReportAndDie(std::move(rep));
+}
+
+void Runtime::Before(FnId fn, const void *const *args) {
+  const FnInfo &info = kFnInfo[fn];
+  for (unsigned i = 0; i < info.num_effects; ++i) {
+    const Effect &e = info.effects[i];
+    const void *h = args[e.arg];
+    if (!h)
+      continue;
+    switch (e.kind) {
+    case EffectKind::FreeAttached:
+    case EffectKind::FreeDetached:
+      CheckFreePrecondition(fn, e.arg, e.kind, h);
+      [[fallthrough]];
+    case EffectKind::Free: {
+      // Case: the binding frees an object. Record the death before LLVM
+      // runs, so no other thread can be handed the address first.
+      if (ObjectRecord *r = FindOrAdopt(fn, h))
+        FreeWithDescendants(r, CurrentFreeEvent(r));
+      break;
+    }
+    default:
+      break; // detach/attach/out-array act after the call
+    }
+  }
+}
+
+void Runtime::After(FnId fn, const void *const *args) {
+  const FnInfo &info = kFnInfo[fn];
+  for (unsigned i = 0; i < info.num_effects; ++i) {
+    const Effect &e = info.effects[i];
+    const void *h = args[e.arg];
+    if (!h)
+      continue;
+    switch (e.kind) {
+    case EffectKind::Detach: {
+      // Case: the object left its parent; the caller owns it now.
+      RuntimeSection section;
+      ObjectRecord *r = RegisterImpl(fn, h, HandleType::Value, 0);
+      if (r) {
+        absl::MutexLock lock(&mu_);
+        graph_.SetParent(r, nullptr);
+      }
+      break;
+    }
+    case EffectKind::Attach:
+    case EffectKind::AttachAtBuilder: {
+      // Case: a detached object was inserted into a function or block.
+      RuntimeSection section;
+      const void *parent = args[e.other];
+      if (e.kind == EffectKind::AttachAtBuilder && parent)
+        parent = Real<LLVMBasicBlockRef (*)(LLVMBuilderRef)>(
+            kFn_LLVMGetInsertBlock)(
+            static_cast<LLVMBuilderRef>(const_cast<void *>(parent)));
+      ObjectRecord *r = RegisterImpl(fn, h, HandleType::Value, 0);
+      ObjectRecord *p =
+          parent ? RegisterImpl(fn, parent, HandleType::Value, 0) : nullptr;
+      if (r) {
+        absl::MutexLock lock(&mu_);
+        graph_.SetParent(r, p);
+      }
+      break;
+    }
+    default:
+      break;
+    }
+  }
+}
+
+void Runtime::CheckFreePrecondition(FnId fn, unsigned arg, EffectKind kind,
+                                    const void *h) {
+  RuntimeSection section;
+  auto v = static_cast<LLVMValueRef>(const_cast<void *>(h));
+  LLVMValueKind vk =
+      Real<LLVMValueKind (*)(LLVMValueRef)>(kFn_LLVMGetValueKind)(v);
+  const void *parent = nullptr;
+  const char *what, *container;
+  if (vk == LLVMInstructionValueKind) {
+    parent = Real<LLVMBasicBlockRef (*)(LLVMValueRef)>(
+        kFn_LLVMGetInstructionParent)(v);
+    what = "instructions";
+    container = "block";
+  } else if (vk == LLVMBasicBlockValueKind) {
+    parent = Real<LLVMValueRef (*)(LLVMBasicBlockRef)>(
+        kFn_LLVMGetBasicBlockParent)(
+        Real<LLVMBasicBlockRef (*)(LLVMValueRef)>(kFn_LLVMValueAsBasicBlock)(
+            v));
+    what = "blocks";
+    container = "function";
+  } else {
+    return; // the precondition is about instructions and blocks only
+  }
+  bool attached = parent != nullptr;
+  if (attached == (kind == EffectKind::FreeAttached))
+    return;
+  ObjectRecord *r = RegisterImpl(fn, h, HandleType::Value, 0);
+  if (!r)
+    return;
+  ErrorReport rep;
+  rep.kind = ErrorKind::InvalidFree;
+  rep.object = r;
+  rep.handle = h;
+  rep.fn = fn;
+  rep.arg = arg;
+  rep.use_stack = CurrentCallStack();
+  rep.thread = CurrentThreadNumber();
+  if (attached) {
+    ObjectRecord *p = RegisterImpl(fn, parent, HandleType::Value, 0);
+    // Case: freeing a detached-only object that still has an owner; LLVM
+    // would free it while its parent still lists it.
+    rep.note = absl::StrCat(FnName(fn), " frees only detached ", what,
+                            "; this one is still in ",
+                            p ? ShortLabel(p) : container);
+  } else {
+    // Case: an erase-style call on an object with no parent (LLVM would
+    // dereference the missing parent).
+    rep.note = absl::StrCat(FnName(fn), " needs ", what, " that are in a ",
+                            container, "; this one is detached");
+  }
+  ReportAndDie(std::move(rep));
+}
+
+void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev) {
+  RuntimeSection section;
+  std::vector<ObjectRecord *> dying;
+  {
+    absl::MutexLock lock(&mu_);
+    if (root->state != ObjectState::Live)
+      return;
+    dying = graph_.Remove(root);
+  }
+  // Names are read while the objects are still intact (not yet forwarded).
+  std::vector<std::string> names;
+  names.reserve(dying.size());
+  for (ObjectRecord *r : dying)
+    names.push_back(SnapshotName(r));
+  absl::MutexLock lock(&mu_);
+  for (size_t i = 0; i < dying.size(); ++i) {
+    ObjectRecord *r = dying[i];
+    r->name = std::move(names[i]);
+    r->state = ObjectState::Freed;
+    r->freed = ev;
+    tracked_pages_.Add(r->addr);
+    shadow_.Insert(r);
+  }
+}
+
+void Runtime::OnValueDeleted(ObjectRecord *r) {
+  RuntimeSection section;
+  {
+    absl::MutexLock lock(&mu_);
+    r->observer = nullptr;
+    // Case: already recorded as freed by the explicit free that is now
+    // being forwarded.
+    if (r->state != ObjectState::Live)
+      return;
+  }
+  // Case: LLVM destroys a value the program may still hold (a parent was
+  // freed, or a pass deleted it). The value is intact until we return.
+  std::string name = SnapshotName(r);
+  FreeEvent *ev = CurrentFreeEvent(nullptr);
+  absl::MutexLock lock(&mu_);
+  if (r->state != ObjectState::Live)
+    return;
+  graph_.Remove(r);
+  r->name = std::move(name);
+  r->state = ObjectState::Freed;
+  r->freed = ev;
+  tracked_pages_.Add(r->addr);
+  shadow_.Insert(r);
+}
+
+void Runtime::OnAllocation(const void *p, size_t n) {
+  if (CurrentThreadCallState().in_runtime)
+    return;
+  if (!tracked_pages_.MaybeOverlaps(p, n ? n : 1))
+    return;
+  RuntimeSection section;
+  absl::MutexLock lock(&mu_);
+  // Case: new memory over a freed object's address. The address may name a
+  // new object from now on; stop matching it.
+  shadow_.DropRange(p, n, [](ObjectRecord *r) { r->address_reused = true; });
+  // Case: new memory over an unwatched object we believed live: it was
+  // freed by code we do not see. Forget it (and its unwatched children).
+  std::vector<ObjectRecord *> stale;
+  graph_.ForEachUnwatchedIn(p, n, [&](ObjectRecord *r) { stale.push_back(r); });
+  for (ObjectRecord *r : stale) {
+    if (r->state != ObjectState::Live)
+      continue;
+    for (ObjectRecord *d : graph_.Remove(r)) {
+      d->state = ObjectState::Freed;
+      d->address_reused = true;
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Registration
+//===----------------------------------------------------------------------===//
+
+void Runtime::Register(FnId fn, const void *h, HandleType type) {
+  if (!h || type == HandleType::Other)
+    return;
+  {
+    // Fast path: an object we already know.
+    absl::ReaderMutexLock lock(&mu_);
+    ObjectRecord *r = graph_.Find(h);
+    if (r && (IsValueKind(r->kind) ==
+              (type == HandleType::Value || type == HandleType::BasicBlock)))
+      return;
+  }
+  RuntimeSection section;
+  RegisterImpl(fn, h, type, 0);
+}
+
+Runtime::Classification Runtime::Classify(const void *h, HandleType type) {
+  Classification c;
+  void *p = const_cast<void *>(h);
+  switch (type) {
+  case HandleType::Context:
+    c.kind = ObjectKind::Context;
+    break;
+  case HandleType::Module:
+    c.kind = ObjectKind::Module;
+    c.parent = Real<LLVMContextRef (*)(LLVMModuleRef)>(
+        kFn_LLVMGetModuleContext)(static_cast<LLVMModuleRef>(p));
+    c.parent_type = HandleType::Context;
+    break;
+  case HandleType::Type:
+    c.kind = ObjectKind::Type;
+    c.parent = Real<LLVMContextRef (*)(LLVMTypeRef)>(kFn_LLVMGetTypeContext)(
+        static_cast<LLVMTypeRef>(p));
+    c.parent_type = HandleType::Context;
+    break;
+  case HandleType::Builder:
+    c.kind = ObjectKind::Builder;
+    break;
+  case HandleType::MemoryBuffer:
+    c.kind = ObjectKind::MemoryBuffer;
+    break;
+  case HandleType::Value:
+  case HandleType::BasicBlock: {
+    auto v = static_cast<LLVMValueRef>(p);
+    switch (Real<LLVMValueKind (*)(LLVMValueRef)>(kFn_LLVMGetValueKind)(v)) {
+    case LLVMArgumentValueKind:
+      c.kind = ObjectKind::Argument;
+      c.parent =
+          Real<LLVMValueRef (*)(LLVMValueRef)>(kFn_LLVMGetParamParent)(v);
+      c.parent_type = HandleType::Value;
+      break;
+    case LLVMBasicBlockValueKind:
+      c.kind = ObjectKind::BasicBlock;
+      c.parent = Real<LLVMValueRef (*)(LLVMBasicBlockRef)>(
+          kFn_LLVMGetBasicBlockParent)(static_cast<LLVMBasicBlockRef>(p));
+      c.parent_type = HandleType::Value;
+      break;
+    case LLVMInstructionValueKind:
+      c.kind = ObjectKind::Instruction;
+      c.parent = Real<LLVMBasicBlockRef (*)(LLVMValueRef)>(
+          kFn_LLVMGetInstructionParent)(v);
+      c.parent_type = HandleType::BasicBlock;
+      break;
+    case LLVMFunctionValueKind:
+    case LLVMGlobalVariableValueKind:
+    case LLVMGlobalAliasValueKind:
+    case LLVMGlobalIFuncValueKind: {
+      LLVMValueKind vk =
+          Real<LLVMValueKind (*)(LLVMValueRef)>(kFn_LLVMGetValueKind)(v);
+      c.kind = vk == LLVMFunctionValueKind         ? ObjectKind::Function
+               : vk == LLVMGlobalVariableValueKind ? ObjectKind::GlobalVariable
+               : vk == LLVMGlobalAliasValueKind    ? ObjectKind::GlobalAlias
+                                                   : ObjectKind::GlobalIFunc;
+      c.parent =
+          Real<LLVMModuleRef (*)(LLVMValueRef)>(kFn_LLVMGetGlobalParent)(v);
+      c.parent_type = HandleType::Module;
+      break;
+    }
+    case LLVMMetadataAsValueValueKind:
+    case LLVMInlineAsmValueKind:
+    case LLVMMemoryUseValueKind:
+    case LLVMMemoryDefValueKind:
+    case LLVMMemoryPhiValueKind:
+      c.kind = ObjectKind::OtherValue;
+      break;
+    default: // every kind of constant
+      c.kind = ObjectKind::Constant;
+      c.parent = Real<LLVMContextRef (*)(LLVMTypeRef)>(kFn_LLVMGetTypeContext)(
+          Real<LLVMTypeRef (*)(LLVMValueRef)>(kFn_LLVMTypeOf)(v));
+      c.parent_type = HandleType::Context;
+      break;
+    }
+    break;
+  }
+  case HandleType::Other:
+    break;
+  }
+  return c;
+}
+
+ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
+                                    int depth) {
+  if (!h || depth > 8)
+    return nullptr;
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    if (ObjectRecord *r = graph_.Find(h)) {
+      bool want_value =
+          type == HandleType::Value || type == HandleType::BasicBlock;
+      if (type == HandleType::Other || IsValueKind(r->kind) == want_value)
+        return r;
+    }
+  }
+  if (type == HandleType::Other)
+    return nullptr;
+  Classification c = Classify(h, type);
+  if (c.kind == ObjectKind::Unknown)
+    return nullptr;
+  ObjectRecord *parent =
+      c.parent ? RegisterImpl(fn, c.parent, c.parent_type, depth + 1) : nullptr;
+  bool is_global = false;
+  if (c.kind == ObjectKind::Context) {
+    if (!global_context_)
+      global_context_ = Real<LLVMContextRef (*)()>(kFn_LLVMGetGlobalContext)();
+    is_global = h == global_context_;
+  }
+  std::string name;
+  if (c.kind == ObjectKind::Module) {
+    size_t len = 0;
+    const char *id = Real<const char *(*)(LLVMModuleRef, size_t *)>(
+        kFn_LLVMGetModuleIdentifier)(
+        static_cast<LLVMModuleRef>(const_cast<void *>(h)), &len);
+    name.assign(id ? id : "", id ? len : 0);
+  }
+  // Adopted objects (depth > 0: parents) were not created by this call.
+  bool created_here = depth == 0;
+  StackId stack = created_here ? CurrentCallStack() : 0;
+  ObjectRecord *r;
+  {
+    absl::MutexLock lock(&mu_);
+    if (ObjectRecord *existing = graph_.Find(h)) {
+      if (IsValueKind(existing->kind) == IsValueKind(c.kind))
+        return existing; // another thread registered it meanwhile
+      // Case: a stale unwatched record at an address LLVM now hands out as
+      // another kind of object: the old one died unseen.
+      for (ObjectRecord *d : graph_.Remove(existing)) {
+        d->state = ObjectState::Freed;
+        d->address_reused = true;
+      }
+    }
+    if (ObjectRecord *old = shadow_.Find(h)) {
+      // Case: LLVM hands out a freed address again: a new object lives
+      // there; stale copies of the handle now alias it.
+      old->address_reused = true;
+      shadow_.Forget(h);
+    }
+    r = graph_.Add(h, c.kind, parent);
+    r->is_global_context = is_global;
+    r->name = std::move(name);
+    if (created_here) {
+      r->created_by = fn;
+      r->create_stack = stack;
+      r->create_thread = CurrentThreadNumber();
+    }
+    if (!OwnershipGraph::IsWatched(c.kind))
+      tracked_pages_.Add(h);
+  }
+  if (OwnershipGraph::IsWatched(c.kind) && observer_attach_) {
+    void *watcher = observer_attach_(const_cast<void *>(h), r);
+    absl::MutexLock lock(&mu_);
+    r->observer = watcher;
+  }
+  return r;
+}
+
+ObjectRecord *Runtime::FindOrAdopt(FnId fn, const void *h) {
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    if (ObjectRecord *r = graph_.Find(h))
+      return r;
+  }
+  // Case: the binding frees an object it got from code we do not see.
+  // Adopt it now (it is still intact) so later uses can be reported.
+  // The handle type comes from the freeing function's first parameter.
+  RuntimeSection section;
+  HandleType type = HandleType::Other;
+  std::string name = FnName(fn);
+  if (name == "LLVMContextDispose")
+    type = HandleType::Context;
+  else if (name == "LLVMDisposeModule" || name == "LLVMDisposeModuleProvider")
+    type = HandleType::Module;
+  else if (name == "LLVMDisposeBuilder")
+    type = HandleType::Builder;
+  else if (name == "LLVMDisposeMemoryBuffer")
+    type = HandleType::MemoryBuffer;
+  else
+    type = HandleType::Value;
+  ObjectRecord *r = RegisterImpl(fn, h, type, 1);
+  return r;
+}
+
+//===----------------------------------------------------------------------===//
+// Labels
+//===----------------------------------------------------------------------===//
+
+std::string Runtime::SnapshotName(const ObjectRecord *r) {
+  void *h = const_cast<void *>(r->addr);
+  if (IsValueKind(r->kind)) {
+    size_t len = 0;
+    const char *s = Real<const char *(*)(LLVMValueRef, size_t *)>(
+        kFn_LLVMGetValueName2)(static_cast<LLVMValueRef>(h), &len);
+    return std::string(s ? s : "", s ? len : 0);
+  }
+  switch (r->kind) {
+  case ObjectKind::Module: {
+    size_t len = 0;
+    const char *s = Real<const char *(*)(LLVMModuleRef, size_t *)>(
+        kFn_LLVMGetModuleIdentifier)(static_cast<LLVMModuleRef>(h), &len);
+    return std::string(s ? s : "", s ? len : 0);
+  }
+  case ObjectKind::Type: {
+    char *s = Real<char *(*)(LLVMTypeRef)>(kFn_LLVMPrintTypeToString)(
+        static_cast<LLVMTypeRef>(h));
+    std::string out = s ? s : "";
+    Real<void (*)(char *)>(kFn_LLVMDisposeMessage)(s);
+    return out;
+  }
+  default:
+    return r->name;
+  }
+}
+
+std::string Runtime::ShortLabel(const ObjectRecord *r) {
+  std::string name = r->name;
+  // Live values are named as they are now (names change); freed ones as
+  // they were when they died.
+  if (r->state == ObjectState::Live && IsValueKind(r->kind))
+    name = SnapshotName(r);
+  std::string addr =
+      absl::StrCat("0x", absl::Hex(reinterpret_cast<uintptr_t>(r->addr)));
+  switch (r->kind) {
+  case ObjectKind::Context:
+    return absl::StrCat("context ", addr, r->is_global_context ? " (global)" : "");
+  case ObjectKind::Module:
+    return absl::StrCat("module \"", name, "\"");
+  case ObjectKind::Function:
+  case ObjectKind::GlobalVariable:
+  case ObjectKind::GlobalAlias:
+  case ObjectKind::GlobalIFunc:
+    return absl::StrCat(KindNoun(r->kind), " ",
+                        name.empty() ? "<unnamed>" : "@" + name);
+  case ObjectKind::BasicBlock:
+  case ObjectKind::Instruction:
+  case ObjectKind::Argument:
+    return absl::StrCat(KindNoun(r->kind), " ",
+                        name.empty() ? "<unnamed>" : "%" + name);
+  case ObjectKind::Type:
+    return absl::StrCat("type ", name.empty() ? addr : name);
+  default:
+    return absl::StrCat(KindNoun(r->kind), " ", addr);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Reports
+//===----------------------------------------------------------------------===//
+
+void Runtime::ReportAndDie(ErrorReport rep) {
+  RuntimeSection section;
+  absl::MutexLock report_lock(&report_mu_);
+  auto fn_name = [](FnIndex f) { return FnName(f); };
+  auto short_label = [this](const ObjectRecord *r) { return ShortLabel(r); };
+  ReportContext ctx{
+      getpid(), &depot_,
+      !flags_.symbolize                ? std::string()
+      : flags_.symbolizer_path.empty() ? std::string(OWNSAN_DEFAULT_SYMBOLIZER)
+                                       : flags_.symbolizer_path,
+      fn_name, short_label};
+  std::string text = RenderTextReport(rep, ctx);
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = write(2, text.data() + done, text.size() - done);
+    if (n <= 0)
+      break;
+    done += n;
+  }
+  if (flags_.abort_on_error)
+    abort();
+  _exit(flags_.exitcode);
+}
+
+size_t Runtime::LiveObjects() {
+  absl::MutexLock lock(&mu_);
+  return graph_.LiveCount();
+}
+
+size_t Runtime::FreedObjects() {
+  absl::MutexLock lock(&mu_);
+  return shadow_.size();
+}
+
+//===----------------------------------------------------------------------===//
+// CallScope (interpose/wrapper_api.h)
+//===----------------------------------------------------------------------===//
+
+void CallScope::Enter() { Runtime::Get().EnterCall(fn_); }
+void CallScope::Leave() { Runtime::Get().LeaveCall(); }
+
+void CallScope::CheckHandle(unsigned arg, const void *h, HandleType) {
+  if (h)
+    Runtime::Get().CheckHandle(fn_, arg, h);
+}
+
+void CallScope::CheckArray(unsigned arg, const void *const *hs, size_t n,
+                           HandleType) {
+  if (!hs)
+    return;
+  for (size_t i = 0; i < n; ++i)
+    if (hs[i])
+      Runtime::Get().CheckHandle(fn_, arg, hs[i]);
+}
+
+void CallScope::Before(const void *const *args) {
+  Runtime::Get().Before(fn_, args);
+}
+
+void CallScope::After(const void *const *args) {
+  Runtime::Get().After(fn_, args);
+}
+
+void CallScope::OutArray(unsigned, const void *const *hs, size_t n,
+                         HandleType type) {
+  if (!hs)
+    return;
+  for (size_t i = 0; i < n; ++i)
+    Runtime::Get().Register(fn_, hs[i], type);
+}
+
+void CallScope::Returned(const void *h, HandleType type) {
+  Runtime::Get().Register(fn_, h, type);
+}
+
+} // namespace ownsan
+
+// The allocation hook (interpose/allocation_observer.cpp) calls this.
+void OwnsanOnAllocation(const void *p, size_t n) {
+  // Allocations made before the runtime exists (or by its constructor)
+  // cannot cover anything it tracks.
+  if (ownsan::g_runtime_ready.load(std::memory_order_relaxed))
+    ownsan::Runtime::Get().OnAllocation(p, n);
+}
+
+__attribute__((constructor(101))) static void OwnsanInit() {
+  ownsan::Runtime::Get();
+  ownsan::g_runtime_ready.store(true);
+  ownsan::g_enabled.store(true);
+}

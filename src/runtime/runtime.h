@@ -1,0 +1,101 @@
+//===- runtime.h - The ownsan runtime: state machine of handles -*- C++ -*-===//
+//
+// The Runtime owns the OwnershipGraph (live objects), the ShadowMap (freed
+// objects) and the StackDepot, and implements what the generated wrappers
+// ask for through CallScope (interpose/wrapper_api.h). See runtime.cpp for
+// the state machine.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OWNSAN_RUNTIME_RUNTIME_H
+#define OWNSAN_RUNTIME_RUNTIME_H
+
+#include "core/address_filter.h"
+#include "core/ownership_graph.h"
+#include "core/shadow_map.h"
+#include "report/error_report.h"
+#include "report/stack_depot.h"
+#include "runtime/flags.h"
+#include "wrapper_api.h"
+
+#include "absl/synchronization/mutex.h"
+
+#include <atomic>
+#include <string>
+
+namespace ownsan {
+
+class Runtime {
+public:
+  /// The process-wide runtime (created by the library constructor).
+  static Runtime &Get();
+
+  const Flags &flags() const { return flags_; }
+
+  // --- From the generated wrappers (via CallScope). ---
+  void EnterCall(FnId fn);
+  void LeaveCall();
+  void CheckHandle(FnId fn, unsigned arg, const void *h);
+  void Before(FnId fn, const void *const *args);
+  void After(FnId fn, const void *const *args);
+  void Register(FnId fn, const void *h, HandleType type);
+
+  // --- From LLVM and the allocator. ---
+  /// A watched Value is being destroyed (called inside ~Value).
+  void OnValueDeleted(ObjectRecord *r);
+  /// Memory [p, p+n) was just allocated by operator new.
+  void OnAllocation(const void *p, size_t n);
+
+  /// Called once a libLLVM is found: loads the deletion observer.
+  void OnLibLLVMFound(const std::string &path, int major);
+
+  /// Prints `message` as a one-line ownsan error and exits with status 1.
+  [[noreturn]] static void Fatal(const std::string &message);
+
+  // For tests and the benchmark.
+  size_t LiveObjects();
+  size_t FreedObjects();
+
+private:
+  Runtime();
+
+  struct Classification {
+    ObjectKind kind = ObjectKind::Unknown;
+    const void *parent = nullptr;
+    HandleType parent_type = HandleType::Other;
+  };
+  Classification Classify(const void *h, HandleType type);
+  ObjectRecord *RegisterImpl(FnId fn, const void *h, HandleType type,
+                             int depth);
+  ObjectRecord *FindOrAdopt(FnId fn, const void *h);
+  std::string SnapshotName(const ObjectRecord *r);
+  std::string ShortLabel(const ObjectRecord *r);
+
+  StackId CurrentCallStack();
+  StackId CaptureStack(bool from_inside_llvm);
+  FreeEvent *CurrentFreeEvent(ObjectRecord *target);
+  void FreeWithDescendants(ObjectRecord *root, FreeEvent *ev);
+  void CheckFreePrecondition(FnId fn, unsigned arg, EffectKind kind,
+                             const void *h);
+
+  [[noreturn]] void ReportAndDie(ErrorReport report);
+
+  Flags flags_;
+  absl::Mutex mu_;
+  OwnershipGraph graph_ ABSL_GUARDED_BY(mu_);
+  ShadowMap shadow_ ABSL_GUARDED_BY(mu_);
+  /// Pages holding a shadow entry or an unwatched live object: allocations
+  /// elsewhere need no lock.
+  AddressFilter tracked_pages_;
+  StackDepot depot_;
+  absl::Mutex report_mu_;
+
+  // The deletion observer (libownsan_observer.so).
+  void *(*observer_attach_)(void *, void *) = nullptr;
+  const void *global_context_ = nullptr;
+};
+
+uint32_t CurrentThreadNumber();
+
+} // namespace ownsan
+
+#endif // OWNSAN_RUNTIME_RUNTIME_H

@@ -1,0 +1,438 @@
+#!/usr/bin/python3
+"""Unit tests for check_report.py: the report parser, the comparison with
+expectations.py, and the three-run driver (with a fake ownsan).
+
+Run: python3 -m unittest discover -s tests/seeded   (or pytest tests/seeded)
+"""
+
+import contextlib
+import io
+import os
+import stat
+import sys
+import tempfile
+import textwrap
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check_report  # noqa: E402
+from check_report import ReportFormatError, check_report as check, parse_reports  # noqa: E402
+from expectations import EXPECTATIONS  # noqa: E402
+
+CONTEXT = 0x55D0C8E0C000
+SUBJECT = 0x55D0C8E1A2B0
+HANDLES = {"context": CONTEXT, "subject": SUBJECT}
+SRC = "/work/main/tests/seeded/c/seeded.c"
+
+# What ownsan should print for use_instruction_after_block_delete (C).
+C_REPORT = textwrap.dedent(f"""\
+    ==12345==ERROR: OwnSan: use-after-free on LLVMValueRef {SUBJECT:#x} (instruction %sum in block %entry of function @foo in module "m")
+      passed as argument 1 of LLVMGetValueName2 on thread T0:
+        #0 0x55d0c8e00123 in use_instruction_name {SRC}:88:3
+        #1 0x55d0c8e00456 in case_use_instruction_after_block_delete {SRC}:303:5
+        #2 0x55d0c8e00789 in main {SRC}:480:20
+      freed by LLVMDeleteBasicBlock(block %entry of function @foo in module "m") on thread T0, because it belonged to that block:
+        #0 0x55d0c8e00abc in delete_the_block {SRC}:190:3
+        #1 0x55d0c8e00def in case_use_instruction_after_block_delete {SRC}:302:5
+        #2 0x55d0c8e00789 in main {SRC}:480:20
+      created by LLVMBuildAdd on thread T0:
+        #0 0x55d0c8e00111 in build_sum {SRC}:120:10
+        #1 0x55d0c8e00222 in build_foo {SRC}:140:12
+        #2 0x55d0c8e00333 in case_use_instruction_after_block_delete {SRC}:297:3
+        #3 0x55d0c8e00789 in main {SRC}:480:20
+      ownership chain when freed: context {CONTEXT:#x} -> module "m" -> function @foo -> block %entry -> instruction %sum
+    SUMMARY: OwnSan: use-after-free in LLVMGetValueName2 {SRC}:88:3 in use_instruction_name
+    """)
+
+PY = "/work/main/tests/seeded/python/seeded.py"
+
+# The same bug found in the Python program: Python frames among native ones.
+PYTHON_REPORT = textwrap.dedent(f"""\
+    ==777==ERROR: OwnSan: use-after-free on LLVMValueRef {SUBJECT:#x} (instruction %sum in block %entry of function @foo in module "m")
+      passed as argument 1 of LLVMGetValueName2 on thread T0:
+        #0 0x7f0000001000 in ffi_call_unix64 (/lib/x86_64-linux-gnu/libffi.so.8+0x7b16)
+        #1 {PY}:275 in use_instruction_name (python)
+        #2 {PY}:350 in case_use_instruction_after_block_delete (python)
+        #3 {PY}:475 in main (python)
+        #4 {PY}:482 in <module> (python)
+      freed by LLVMDeleteBasicBlock(block %entry of function @foo in module "m") on thread T0, because it belonged to that block:
+        #0 {PY}:234 in delete_the_block (python)
+        #1 {PY}:349 in case_use_instruction_after_block_delete (python)
+      created by LLVMBuildAdd on thread T0:
+        #0 0x7f0000001000 (/lib/x86_64-linux-gnu/libffi.so.8+0x7b16)
+        #1 {PY}:175 in build_sum (python)
+        #2 {PY}:200 in build_foo (python)
+      ownership chain when freed: context {CONTEXT:#x} -> module "m" -> function @foo -> block %entry -> instruction %sum
+    SUMMARY: OwnSan: use-after-free in LLVMGetValueName2 {PY}:275 in use_instruction_name
+    """)
+
+# An invalid free: nothing freed %sum before, so no "freed by" section.
+INVALID_FREE_REPORT = textwrap.dedent(f"""\
+    ==4242==ERROR: OwnSan: invalid-free on LLVMValueRef {SUBJECT:#x} (instruction %sum in block %entry of function @foo in module "m")
+      passed as argument 1 of LLVMDeleteInstruction on thread T0:
+        #0 0x401000 in delete_the_instruction {SRC}:202:3
+        #1 0x401100 in case_delete_attached_instruction {SRC}:410:3
+        #2 0x401200 in main {SRC}:480:20
+      LLVMDeleteInstruction frees only detached instructions; this one is still in block %entry
+      created by LLVMBuildAdd on thread T0:
+        #0 0x401300 in build_sum {SRC}:120:10
+        #1 0x401400 in build_foo {SRC}:140:12
+    SUMMARY: OwnSan: invalid-free in LLVMDeleteInstruction {SRC}:202:3 in delete_the_instruction
+    """)
+
+
+def without_lines(text, *starts):
+    """`text` without the lines that start (after indentation) with any of
+    `starts`, and without the stack frames under such lines."""
+    out, dropping = [], False
+    for line in text.splitlines(keepends=True):
+        stripped = line.strip()
+        if stripped.startswith("#") and dropping:
+            continue
+        dropping = any(stripped.startswith(s) for s in starts)
+        if not dropping:
+            out.append(line)
+    return "".join(out)
+
+
+def problems_of(text, case="use_instruction_after_block_delete", lang="c",
+                handles=HANDLES):
+    reports = parse_reports(text)
+    assert len(reports) == 1, reports
+    return check(reports[0], EXPECTATIONS[case], lang, handles)
+
+
+class ParserTest(unittest.TestCase):
+    def test_finds_every_section(self):
+        [r] = parse_reports("program output\nseeded: subject = 0x1\n" + C_REPORT)
+        self.assertEqual(r.pid, 12345)
+        self.assertEqual(r.kind, "use-after-free")
+        self.assertEqual(r.handle_type, "LLVMValueRef")
+        self.assertEqual(r.address, SUBJECT)
+        self.assertEqual(
+            r.label,
+            'instruction %sum in block %entry of function @foo in module "m"')
+        self.assertEqual(r.use.fields["arg"], "1")
+        self.assertEqual(r.use.fields["call"], "LLVMGetValueName2")
+        self.assertEqual(r.use.functions(),
+                         ["use_instruction_name",
+                          "case_use_instruction_after_block_delete", "main"])
+        self.assertEqual(r.use.frames[0].location, f"{SRC}:88:3")
+        self.assertEqual(r.free.fields["call"], "LLVMDeleteBasicBlock")
+        self.assertEqual(r.free.fields["label"],
+                         'block %entry of function @foo in module "m"')
+        self.assertEqual(r.free.fields["because"], "block")
+        self.assertEqual(r.free.functions()[0], "delete_the_block")
+        self.assertEqual(r.create.fields["call"], "LLVMBuildAdd")
+        self.assertEqual(r.create.functions()[:2], ["build_sum", "build_foo"])
+        self.assertEqual(r.order, ["use", "free", "create"])
+        self.assertTrue(r.chain.endswith("-> block %entry -> instruction %sum"))
+        self.assertEqual(r.summary["kind"], "use-after-free")
+        self.assertEqual(r.summary["call"], "LLVMGetValueName2")
+        self.assertEqual(r.notes, [])
+
+    def test_python_and_unsymbolized_frames(self):
+        [r] = parse_reports(PYTHON_REPORT)
+        self.assertEqual(r.pid, 777)
+        frames = r.use.frames
+        self.assertFalse(frames[0].python)
+        self.assertEqual(frames[0].function, "ffi_call_unix64")
+        self.assertTrue(frames[1].python)
+        self.assertEqual(frames[1].function, "use_instruction_name")
+        self.assertEqual(frames[1].location, f"{PY}:275")
+        self.assertIsNone(r.create.frames[0].function)
+        self.assertEqual(r.create.functions(), ["build_sum", "build_foo"])
+
+    def test_free_line_without_because(self):
+        text = C_REPORT.replace(", because it belonged to that block:", ":")
+        [r] = parse_reports(text)
+        self.assertIsNone(r.free.fields["because"])
+
+    def test_explanation_lines_are_notes(self):
+        [r] = parse_reports(INVALID_FREE_REPORT)
+        self.assertIsNone(r.free)
+        self.assertEqual(len(r.notes), 1)
+        self.assertIn("frees only detached instructions", r.notes[0])
+
+    def test_text_after_summary_is_not_part_of_the_report(self):
+        [r] = parse_reports(C_REPORT + "Aborted\n")
+        self.assertEqual(r.summary["call"], "LLVMGetValueName2")
+
+    def test_two_reports(self):
+        self.assertEqual(len(parse_reports(C_REPORT + C_REPORT)), 2)
+
+    def test_no_report(self):
+        self.assertEqual(parse_reports("main: done\nseeded: x = 0x1\n"), [])
+
+    def test_malformed_reports_raise(self):
+        bad = {
+            "bad header": C_REPORT.replace(" on LLVMValueRef", " LLVMValueRef"),
+            "frame outside a stack": C_REPORT.replace(
+                "  ownership chain", "    #0 0x1 in stray x.c:1\n  ownership chain"),
+            "frames out of order": C_REPORT.replace("#1 0x55d0c8e00456", "#7 0x55d0c8e00456"),
+            "unindented line": C_REPORT.replace("  created by", "created by"),
+            "bad summary": C_REPORT.replace("SUMMARY: OwnSan: use-after-free in",
+                                            "SUMMARY: OwnSan:"),
+            "second use section": C_REPORT.replace(
+                "  created by LLVMBuildAdd on thread T0:",
+                "  passed as argument 2 of LLVMFoo on thread T0:"),
+            "bad frame": C_REPORT.replace("#0 0x55d0c8e00123 in", "#0 nonsense in"),
+        }
+        for what, text in bad.items():
+            with self.subTest(what):
+                with self.assertRaises(ReportFormatError):
+                    parse_reports(text)
+
+
+class CheckReportTest(unittest.TestCase):
+    def test_expected_c_report_passes(self):
+        self.assertEqual(problems_of(C_REPORT), [])
+
+    def test_expected_python_report_passes(self):
+        self.assertEqual(problems_of(PYTHON_REPORT, lang="python"), [])
+
+    def test_without_handles_any_pointer_is_accepted(self):
+        self.assertEqual(problems_of(C_REPORT, handles={}), [])
+
+    def test_invalid_free_passes_without_free_section(self):
+        self.assertEqual(
+            problems_of(INVALID_FREE_REPORT, case="delete_attached_instruction"),
+            [])
+
+    def test_missing_section_is_rejected(self):
+        sections = {  # first words of the section: expected complaint
+            "passed as argument": 'missing "passed as argument',
+            "freed by": 'missing "freed by',
+            "created by": 'missing "created by',
+            "ownership chain": 'missing "ownership chain',
+            "SUMMARY:": "missing SUMMARY",
+        }
+        for start, complaint in sections.items():
+            with self.subTest(start):
+                problems = problems_of(without_lines(C_REPORT, start))
+                self.assertIn(complaint, "\n".join(problems))
+
+    def test_empty_stack_is_rejected(self):
+        lines = C_REPORT.splitlines(keepends=True)
+        free = next(i for i, l in enumerate(lines) if "freed by" in l)
+        create = next(i for i, l in enumerate(lines) if "created by" in l)
+        text = "".join(lines[:free + 1] + lines[create:])  # no free frames
+        self.assertIn("free stack: no frames", problems_of(text))
+
+    def test_wrong_function_in_a_stack_is_rejected(self):
+        wrong = {  # stack: (right frame, wrong frame)
+            "use": ("in use_instruction_name", "in use_function_name"),
+            "free": ("in delete_the_block", "in delete_the_function"),
+            "creation": ("in build_sum", "in make_function"),
+        }
+        for stack, (right, bad) in wrong.items():
+            with self.subTest(stack):
+                problems = problems_of(C_REPORT.replace(right, bad, 1))
+                self.assertIn(f"{stack} stack: no frame in {right[3:]}",
+                              "\n".join(problems))
+
+    def test_function_in_the_wrong_stack_is_rejected(self):
+        # The free stack also shows the use step: the stacks are mixed up.
+        text = C_REPORT.replace(
+            "#1 0x55d0c8e00def in case_use_instruction_after_block_delete",
+            "#1 0x55d0c8e00def in use_instruction_name")
+        problems = problems_of(text)
+        self.assertTrue(any("use_instruction_name" in p and "free stack" in p
+                            for p in problems), problems)
+
+    def test_wrong_llvm_function_is_rejected(self):
+        cases = {
+            "called function": ("of LLVMGetValueName2 on", "of LLVMGetValueName on"),
+            "freeing call": ("freed by LLVMDeleteBasicBlock", "freed by LLVMDeleteFunction"),
+            "creating call": ("created by LLVMBuildAdd", "created by LLVMBuildSub"),
+            "SUMMARY function": ("use-after-free in LLVMGetValueName2 /",
+                                 "use-after-free in LLVMGetValueName /"),
+        }
+        for what, (old, new) in cases.items():
+            with self.subTest(what):
+                self.assertIn(what, " ".join(problems_of(C_REPORT.replace(old, new))))
+
+    def test_wrong_header_fields_are_rejected(self):
+        cases = {
+            "kind": ("ERROR: OwnSan: use-after-free", "ERROR: OwnSan: double-free"),
+            "handle type": ("on LLVMValueRef", "on LLVMBasicBlockRef"),
+            "label": ("(instruction %sum in", "(instruction <unnamed> in"),
+            "handle": (f"{SUBJECT:#x} (", "0x1234 ("),
+            "argument number": ("argument 1 of", "argument 2 of"),
+        }
+        for what, (old, new) in cases.items():
+            with self.subTest(what):
+                problems = problems_of(C_REPORT.replace(old, new, 1))
+                self.assertTrue(any(p.startswith(what) for p in problems), problems)
+
+    def test_wrong_because_clause_is_rejected(self):
+        for clause in (", because it belonged to that function:", ":"):
+            with self.subTest(clause):
+                text = C_REPORT.replace(", because it belonged to that block:",
+                                        clause)
+                self.assertTrue(any("because" in p for p in problems_of(text)))
+
+    def test_because_clause_where_none_is_due_is_rejected(self):
+        text = (C_REPORT
+                .replace("freed by LLVMDeleteBasicBlock(block %entry of function @foo",
+                         "freed by LLVMInstructionEraseFromParent(instruction %sum in "
+                         "block %entry of function @foo")
+                .replace("LLVMGetValueName2", "LLVMGetInstructionOpcode")
+                .replace("in use_instruction_name", "in use_instruction_opcode")
+                .replace("in delete_the_block", "in erase_the_instruction"))
+        self.assertTrue(any("because" in p for p in
+                            problems_of(text, case="use_erased_instruction")))
+        fixed = text.replace(", because it belonged to that block:", ":")
+        self.assertEqual(problems_of(fixed, case="use_erased_instruction"), [])
+
+    def test_wrong_context_in_chain_is_rejected(self):
+        text = C_REPORT.replace(f"chain when freed: context {CONTEXT:#x}",
+                                "chain when freed: context 0xdead")
+        self.assertTrue(any(p.startswith("ownership chain")
+                            for p in problems_of(text)))
+
+    def test_stacks_out_of_order_are_rejected(self):
+        lines = C_REPORT.splitlines(keepends=True)
+        free = next(i for i, l in enumerate(lines) if "freed by" in l)
+        create = next(i for i, l in enumerate(lines) if "created by" in l)
+        chain = next(i for i, l in enumerate(lines) if "ownership chain" in l)
+        text = "".join(lines[:free] + lines[create:chain] + lines[free:create]
+                       + lines[chain:])
+        self.assertTrue(any(p.startswith("stack order")
+                            for p in problems_of(text)))
+
+    def test_invalid_free_problems(self):
+        case = "delete_attached_instruction"
+        no_note = without_lines(INVALID_FREE_REPORT, "LLVMDeleteInstruction frees")
+        self.assertTrue(any("explanation" in p
+                            for p in problems_of(no_note, case=case)))
+        with_free = INVALID_FREE_REPORT.replace(
+            "  created by",
+            "  freed by LLVMDeleteInstruction(instruction %sum) on thread T0:\n"
+            "    #0 0x401000 in delete_the_instruction x.c:1\n"
+            "  created by")
+        self.assertTrue(any("unexpected section" in p
+                            for p in problems_of(with_free, case=case)))
+
+    def test_every_expectation_is_consistent(self):
+        for name, exp in EXPECTATIONS.items():
+            with self.subTest(name):
+                self.assertIn(exp.kind, ("use-after-free", "double-free",
+                                         "invalid-free"))
+                self.assertGreaterEqual(exp.arg, 1)
+                self.assertEqual(exp.free_call is None, exp.free_label is None)
+                for lang in ("c", "python"):
+                    names = exp.stacks(lang)
+                    self.assertEqual(exp.free_call is None, names.free is None)
+                    self.assertEqual(len({names.use, names.free, names.create}), 3)
+
+
+# --- The driver, with a fake ownsan and a fake program -----------------------
+
+FAKE_OWNSAN = """\
+#!{python}
+# Fake `ownsan run -- CMD...`: marks the environment and execs CMD (same pid).
+import os, sys
+assert sys.argv[1:3] == ["run", "--"], sys.argv
+os.environ["FAKE_OWNSAN"] = "1"
+os.execv(sys.argv[3], sys.argv[3:])
+"""
+
+# Fake program with one case, use_instruction_after_block_delete. Under the
+# fake ownsan its buggy run prints the report itself; FAKE_MODE bends it.
+FAKE_PROGRAM = """\
+#!{python}
+import os, sys
+mode = os.environ.get("FAKE_MODE", "good")
+under_ownsan = os.environ.get("FAKE_OWNSAN") == "1"
+fixed = sys.argv[2:] == ["--fixed"]
+if mode == "skip":
+    print("case not available in LLVM 14")
+    sys.exit(77)
+print("main: case", sys.argv[1], flush=True)
+print("seeded: context = {context:#x}", file=sys.stderr)
+print("seeded: subject = {subject:#x}", file=sys.stderr)
+print("delete_the_block: LLVMDeleteBasicBlock(%entry)", flush=True)
+print("use_instruction_name: LLVMGetValueName2(%sum)", flush=True)
+if under_ownsan and mode == "noisy_fixed":
+    print("==1==WARNING: OwnSan: something odd", file=sys.stderr)
+if under_ownsan and mode == "changed_stdout" and fixed:
+    print("extra line")
+if under_ownsan and not fixed:
+    report = {report!r}
+    if mode == "wrong_pid":
+        report = report.replace("==12345==", "==1==")
+    else:
+        report = report.replace("==12345==", "==%d==" % os.getpid())
+    if mode == "wrong_stack":
+        report = report.replace("in build_sum", "in make_function")
+    sys.stderr.write(report)
+    sys.stderr.flush()
+    if mode != "no_abort":
+        os.abort()
+print("main: done")
+"""
+
+
+class DriverTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.addCleanup(self.dir.cleanup)
+        self.ownsan = self._script("ownsan", FAKE_OWNSAN.format(python=sys.executable))
+        self.program = self._script("program", FAKE_PROGRAM.format(
+            python=sys.executable, context=CONTEXT, subject=SUBJECT,
+            report=C_REPORT))
+
+    def _script(self, name, text):
+        path = os.path.join(self.dir.name, name)
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
+        return path
+
+    def drive(self, mode):
+        old = os.environ.get("FAKE_MODE")
+        os.environ["FAKE_MODE"] = mode
+        out = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(out):
+                status = check_report.main([
+                    "--lang", "c", "--case", "use_instruction_after_block_delete",
+                    "--ownsan", self.ownsan, "--timeout", "60",
+                    "--program", self.program])
+        finally:
+            if old is None:
+                del os.environ["FAKE_MODE"]
+            else:
+                os.environ["FAKE_MODE"] = old
+        return status, out.getvalue()
+
+    def test_good_run_passes(self):
+        status, out = self.drive("good")
+        self.assertEqual(status, 0, out)
+        self.assertIn("PASS: use_instruction_after_block_delete (c)", out)
+
+    def test_exit_77_skips(self):
+        status, out = self.drive("skip")
+        self.assertEqual(status, 77, out)
+        self.assertEqual(out, "SKIP: case not available in LLVM 14\n")
+
+    def test_failures(self):
+        expected = {
+            "wrong_pid": "is not the child's pid",
+            "wrong_stack": "creation stack: no frame in build_sum",
+            "no_abort": "exited 0",
+            "noisy_fixed": '"OwnSan" on stderr',
+            "changed_stdout": "stdout differs from the run without ownsan",
+        }
+        for mode, message in expected.items():
+            with self.subTest(mode):
+                status, out = self.drive(mode)
+                self.assertEqual(status, 1, out)
+                self.assertIn(message, out)
+                self.assertIn("FAIL: use_instruction_after_block_delete (c)", out)
+                self.assertIn("--- its stderr:", out)
+
+
+if __name__ == "__main__":
+    unittest.main()

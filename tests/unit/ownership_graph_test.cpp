@@ -1,0 +1,87 @@
+//===- ownership_graph_test.cpp ------------------------------------------===//
+
+#include "core/ownership_graph.h"
+
+#include "gtest/gtest.h"
+
+#include <algorithm>
+
+namespace ownsan {
+namespace {
+
+const void *Addr(uintptr_t a) { return reinterpret_cast<const void *>(a); }
+
+bool Contains(const std::vector<ObjectRecord *> &v, const ObjectRecord *r) {
+  return std::find(v.begin(), v.end(), r) != v.end();
+}
+
+TEST(OwnershipGraph, AddFindAndSerialsAreUnique) {
+  OwnershipGraph g;
+  ObjectRecord *ctx = g.Add(Addr(0x1000), ObjectKind::Context, nullptr);
+  ObjectRecord *mod = g.Add(Addr(0x2000), ObjectKind::Module, ctx);
+  EXPECT_EQ(g.Find(Addr(0x1000)), ctx);
+  EXPECT_EQ(g.Find(Addr(0x2000)), mod);
+  EXPECT_EQ(g.Find(Addr(0x3000)), nullptr);
+  EXPECT_NE(ctx->serial, mod->serial);
+  EXPECT_EQ(mod->parent, ctx);
+  EXPECT_EQ(g.LiveCount(), 2u);
+}
+
+TEST(OwnershipGraph, RemovingAContextTakesItsUnwatchedChildren) {
+  OwnershipGraph g;
+  ObjectRecord *ctx = g.Add(Addr(0x1000), ObjectKind::Context, nullptr);
+  ObjectRecord *m1 = g.Add(Addr(0x2000), ObjectKind::Module, ctx);
+  ObjectRecord *m2 = g.Add(Addr(0x2100), ObjectKind::Module, ctx);
+  ObjectRecord *ty = g.Add(Addr(0x2200), ObjectKind::Type, ctx);
+  // Values are watched by LLVM value handles: they are not cascaded here.
+  ObjectRecord *fn = g.Add(Addr(0x3000), ObjectKind::Function, m1);
+  ObjectRecord *other = g.Add(Addr(0x9000), ObjectKind::Context, nullptr);
+
+  std::vector<ObjectRecord *> dead = g.Remove(ctx);
+  EXPECT_EQ(dead.front(), ctx) << "the root comes first";
+  EXPECT_TRUE(Contains(dead, m1));
+  EXPECT_TRUE(Contains(dead, m2));
+  EXPECT_TRUE(Contains(dead, ty));
+  EXPECT_FALSE(Contains(dead, fn));
+  EXPECT_FALSE(Contains(dead, other));
+  EXPECT_EQ(g.Find(Addr(0x2000)), nullptr);
+  EXPECT_EQ(g.Find(Addr(0x3000)), fn);
+  EXPECT_EQ(g.Find(Addr(0x9000)), other);
+}
+
+TEST(OwnershipGraph, DetachedModuleDoesNotDieWithItsOldParent) {
+  OwnershipGraph g;
+  ObjectRecord *ctx = g.Add(Addr(0x1000), ObjectKind::Context, nullptr);
+  ObjectRecord *m = g.Add(Addr(0x2000), ObjectKind::Module, ctx);
+  g.SetParent(m, nullptr);
+  std::vector<ObjectRecord *> dead = g.Remove(ctx);
+  EXPECT_FALSE(Contains(dead, m));
+  EXPECT_EQ(g.Find(Addr(0x2000)), m);
+}
+
+TEST(OwnershipGraph, UnwatchedRangeQuery) {
+  OwnershipGraph g;
+  g.Add(Addr(0x1000), ObjectKind::Module, nullptr);
+  g.Add(Addr(0x1800), ObjectKind::Builder, nullptr);
+  g.Add(Addr(0x1900), ObjectKind::Instruction, nullptr); // watched
+  g.Add(Addr(0x2000), ObjectKind::MemoryBuffer, nullptr);
+  std::vector<const void *> seen;
+  g.ForEachUnwatchedIn(Addr(0x1000), 0x1000,
+                       [&](ObjectRecord *r) { seen.push_back(r->addr); });
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0], Addr(0x1000));
+  EXPECT_EQ(seen[1], Addr(0x1800));
+}
+
+TEST(OwnershipGraph, AddressCanBeLiveAgainAfterRemoval) {
+  OwnershipGraph g;
+  ObjectRecord *a = g.Add(Addr(0x1000), ObjectKind::Module, nullptr);
+  g.Remove(a);
+  ObjectRecord *b = g.Add(Addr(0x1000), ObjectKind::Module, nullptr);
+  EXPECT_NE(a, b);
+  EXPECT_GT(b->serial, a->serial);
+  EXPECT_EQ(g.Find(Addr(0x1000)), b);
+}
+
+} // namespace
+} // namespace ownsan

@@ -1,0 +1,98 @@
+//===- shadow_map_test.cpp -----------------------------------------------===//
+
+#include "core/address_filter.h"
+#include "core/shadow_map.h"
+
+#include "gtest/gtest.h"
+
+#include <deque>
+
+namespace ownsan {
+namespace {
+
+const void *Addr(uintptr_t a) { return reinterpret_cast<const void *>(a); }
+
+struct Records {
+  std::deque<ObjectRecord> all;
+  ObjectRecord *Freed(uintptr_t a) {
+    ObjectRecord &r = all.emplace_back();
+    r.addr = Addr(a);
+    r.state = ObjectState::Freed;
+    return &r;
+  }
+};
+
+TEST(ShadowMap, FindsFreedAddresses) {
+  Records rs;
+  ShadowMap m;
+  ObjectRecord *r = rs.Freed(0x5000);
+  EXPECT_FALSE(m.MaybeContains(Addr(0x5000)));
+  m.Insert(r);
+  EXPECT_TRUE(m.MaybeContains(Addr(0x5000)));
+  EXPECT_EQ(m.Find(Addr(0x5000)), r);
+  EXPECT_EQ(m.Find(Addr(0x5008)), nullptr);
+}
+
+TEST(ShadowMap, NewerDeathReplacesOlder) {
+  Records rs;
+  ShadowMap m;
+  ObjectRecord *a = rs.Freed(0x5000), *b = rs.Freed(0x5000);
+  m.Insert(a);
+  m.Insert(b);
+  EXPECT_EQ(m.Find(Addr(0x5000)), b);
+  EXPECT_EQ(m.size(), 1u);
+}
+
+TEST(ShadowMap, AllocationOverAnAddressDropsExactlyThatRange) {
+  Records rs;
+  ShadowMap m;
+  for (uintptr_t a : {0x1000, 0x1040, 0x10c0, 0x2000})
+    m.Insert(rs.Freed(a));
+  std::vector<const void *> dropped;
+  m.DropRange(Addr(0x1040), 0x80,
+              [&](ObjectRecord *r) { dropped.push_back(r->addr); });
+  ASSERT_EQ(dropped.size(), 1u);
+  EXPECT_EQ(dropped[0], Addr(0x1040));
+  EXPECT_NE(m.Find(Addr(0x1000)), nullptr);
+  EXPECT_EQ(m.Find(Addr(0x1040)), nullptr);
+  EXPECT_NE(m.Find(Addr(0x10c0)), nullptr) << "one past the range stays";
+  EXPECT_NE(m.Find(Addr(0x2000)), nullptr);
+}
+
+TEST(ShadowMap, ForgetRemovesTheMatch) {
+  Records rs;
+  ShadowMap m;
+  m.Insert(rs.Freed(0x3000));
+  m.Forget(Addr(0x3000));
+  EXPECT_EQ(m.Find(Addr(0x3000)), nullptr);
+}
+
+TEST(AddressFilter, NoFalseNegatives) {
+  AddressFilter f(16, 0);
+  for (uintptr_t a = 0x10000; a < 0x20000; a += 48)
+    f.Add(Addr(a));
+  for (uintptr_t a = 0x10000; a < 0x20000; a += 48)
+    EXPECT_TRUE(f.MaybeContains(Addr(a))) << a;
+}
+
+TEST(AddressFilter, EmptyFilterAnswersNo) {
+  AddressFilter f(16, 0);
+  int hits = 0;
+  for (uintptr_t a = 0x10000; a < 0x90000; a += 16)
+    hits += f.MaybeContains(Addr(a));
+  EXPECT_EQ(hits, 0);
+}
+
+TEST(AddressFilter, PageFilterSeesRangesThatCrossPages) {
+  AddressFilter pages(16, 12);
+  pages.Add(Addr(0x7000 + 0x10));
+  EXPECT_TRUE(pages.MaybeOverlaps(Addr(0x6ff0), 0x20)) << "crosses into page";
+  EXPECT_TRUE(pages.MaybeOverlaps(Addr(0x7800), 8));
+  int hits = 0;
+  for (uintptr_t p = 0x100000; p < 0x200000; p += 0x1000)
+    hits += pages.MaybeOverlaps(Addr(p), 64);
+  EXPECT_LT(hits, 8) << "unrelated pages should almost never hit";
+}
+
+} // namespace
+} // namespace ownsan

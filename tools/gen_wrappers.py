@@ -1,0 +1,1097 @@
+#!/usr/bin/python3
+"""Generate ownsan's LLVM-C wrappers from the llvm-c headers and the spec.
+
+Reads every llvm-c header of one LLVM version (with libclang), the exported
+symbols of the matching libLLVM (with `nm -D`) and the ownership spec
+(src/spec/ownership.spec), and writes into --out-dir:
+
+  fn_ids.h            one FnId per wrapped function (kFn_LLVMFoo)
+  wrappers.cpp        one wrapper per function, in the shape documented in
+                      interpose/wrapper_api.h, plus kFnInfo/kFnCount/g_real_fns
+  symbols.c           the name -> wrapper table for the dlsym interposer
+  coverage.txt        what was exported, declared and wrapped
+  classification.txt  a reviewable dump of how each wrapper treats its args
+
+Usage:
+  gen_wrappers.py --include-dir /usr/lib/llvm-19/include \\
+      --lib /usr/lib/llvm-19/lib/libLLVM.so.19.1 --llvm-major 19 \\
+      --spec src/spec/ownership.spec --out-dir build/gen [--libclang PATH]
+
+Nothing in this file depends on the LLVM version: version differences belong
+in the spec (since=/until=).
+"""
+
+import argparse
+import dataclasses
+import glob
+import os
+import re
+import subprocess
+import sys
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+DEFAULT_LIBCLANG = "/usr/lib/llvm-19/lib/libclang-19.so.1"
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Headers under llvm-c/ that are not part of libLLVM's C API.
+EXCLUDED_HEADERS = {"llvm-c/lto.h"}
+
+# Handle typedefs with their own HandleType; every other typedef named
+# LLVM*Ref whose canonical type is a (non-function) pointer is `Other`.
+NAMED_HANDLE_TYPES = {
+    "LLVMContextRef": "Context",
+    "LLVMModuleRef": "Module",
+    "LLVMModuleProviderRef": "Module",
+    "LLVMValueRef": "Value",
+    "LLVMBasicBlockRef": "BasicBlock",
+    "LLVMTypeRef": "Type",
+    "LLVMBuilderRef": "Builder",
+    "LLVMMemoryBufferRef": "MemoryBuffer",
+}
+HANDLE_TYPEDEF_RE = re.compile(r"^LLVM\w*Ref$")
+
+# An input handle array `LLVMXRef *Foo` must be followed by one of these...
+COUNT_INT_TYPES = {"unsigned", "unsigned int", "size_t", "uint64_t", "int"}
+# ...whose name looks like an element count.
+COUNT_NAME_RE = re.compile(r"^(Num|Count)|(Count|Num|Len|Length|Size)$")
+
+# Return types after which a single `Out*` handle parameter is registered,
+# with the condition meaning "the call succeeded".
+OUT_SUCCESS_CONDITIONS = {
+    "LLVMBool": "r == 0",
+    "LLVMErrorRef": "r == nullptr",
+}
+
+# Spec keyword -> ownsan::EffectKind enumerator.
+EFFECT_KINDS = {
+    "free": "Free",
+    "free_attached": "FreeAttached",
+    "free_detached": "FreeDetached",
+    "detach": "Detach",
+    "attach": "Attach",
+    "attach_at_builder": "AttachAtBuilder",
+    "out_array": "OutArray",
+}
+# Effects that act on a handle argument before/after the call (everything
+# except out_array, which the wrapper handles itself).
+HOOK_EFFECTS = {"free", "free_attached", "free_detached", "detach", "attach",
+                "attach_at_builder"}
+
+
+class GenError(Exception):
+    """A fatal problem; main() prints it as one line and exits non-zero."""
+
+
+class SpecError(GenError):
+    """A problem with one line of the spec file."""
+
+    def __init__(self, path: str, line_no: int, message: str):
+        super().__init__(f"{path}:{line_no}: {message}")
+        self.path = path
+        self.line_no = line_no
+
+
+# --------------------------------------------------------------------------
+# Model
+# --------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Param:
+    """One parameter of a declared LLVM-C function."""
+
+    index: int
+    name: str  # as written in the header ("" when unnamed)
+    spelling: str  # the type as written (typedef names kept)
+    handle: Optional[str] = None  # HandleType if the param is a handle
+    elem_handle: Optional[str] = None  # HandleType X if the type is LLVMXRef *
+    is_integer: bool = False  # spelled as one of COUNT_INT_TYPES
+
+
+@dataclasses.dataclass
+class Function:
+    """One LLVM-C function declared in the headers."""
+
+    name: str
+    ret: str  # return type as written ("void" for none)
+    params: List[Param]
+    ret_handle: Optional[str] = None  # HandleType if a handle is returned
+    ret_typedef: str = ""  # typedef name of the return type, if any
+    header: str = ""  # llvm-c/Foo.h that declares it
+
+    @property
+    def returns_void(self) -> bool:
+        return self.ret == "void"
+
+
+@dataclasses.dataclass(frozen=True)
+class Effect:
+    """One effect of a spec entry.
+
+    kind is a key of EFFECT_KINDS. `other` is the second argument of attach
+    effects. For out_array, exactly one of count_fn (with count_args) or
+    count_arg says how many elements the call wrote.
+    """
+
+    kind: str
+    arg: int
+    other: int = 0
+    count_fn: Optional[str] = None
+    count_args: Tuple[int, ...] = ()
+    count_arg: Optional[int] = None
+
+    def spec_text(self) -> str:
+        """Renders the effect back in spec syntax."""
+        if self.kind == "attach":
+            return f"attach({self.arg},parent={self.other})"
+        if self.kind == "attach_at_builder":
+            return f"attach({self.arg},builder={self.other})"
+        if self.kind == "out_array":
+            if self.count_fn is not None:
+                args = ",".join(str(a) for a in self.count_args)
+                return f"out_array({self.arg},count={self.count_fn}({args}))"
+            return f"out_array({self.arg},count=arg({self.count_arg}))"
+        return f"{self.kind}({self.arg})"
+
+
+@dataclasses.dataclass
+class SpecEntry:
+    """One entry line of the spec file."""
+
+    function: str
+    effects: List[Effect]
+    since: Optional[int]
+    until: Optional[int]
+    path: str
+    line_no: int
+
+    def applies_to(self, major: int) -> bool:
+        """True if the since/until range includes this LLVM major."""
+        if self.since is not None and major < self.since:
+            return False
+        if self.until is not None and major > self.until:
+            return False
+        return True
+
+    def error(self, message: str) -> SpecError:
+        """Builds an error that names this entry's line."""
+        return SpecError(self.path, self.line_no,
+                         f"{self.function}: {message}")
+
+
+@dataclasses.dataclass
+class HandleArray:
+    """An input array of handles: param `param`, length in param `count`."""
+
+    param: int
+    handle: str
+    count: int
+
+
+@dataclasses.dataclass
+class HandleOut:
+    """A handle pointer param (single out-handle or unhandled pointer)."""
+
+    param: int
+    handle: str
+
+
+@dataclasses.dataclass
+class Classification:
+    """Everything the wrapper of one function does with its arguments."""
+
+    arrays: List[HandleArray]
+    outs: List[HandleOut]  # registered after a successful call
+    out_condition: str  # C++ condition for `outs`, e.g. "r == 0"
+    out_unregistered: List[HandleOut]  # Out* handle params not registered
+    unchecked_ptrs: List[HandleOut]  # other LLVMXRef * params: no checks
+    effects: List[Effect]  # from the spec, in spec order
+
+    @property
+    def has_hooks(self) -> bool:
+        """True if the runtime's Before/After hooks must run."""
+        return any(e.kind in HOOK_EFFECTS for e in self.effects)
+
+
+# --------------------------------------------------------------------------
+# Headers (libclang)
+# --------------------------------------------------------------------------
+
+
+def load_libclang(path: str):
+    """Imports clang.cindex and points it at `path` (once per process)."""
+    try:
+        # pylint: disable-next=import-outside-toplevel
+        import clang.cindex as cindex
+    except ImportError as e:
+        raise GenError(f"cannot import clang.cindex (python3-clang-19): {e}")
+    if not cindex.Config.loaded:
+        if not os.path.exists(path):
+            raise GenError(f"libclang not found: {path}")
+        cindex.Config.set_library_file(path)
+    return cindex
+
+
+def list_headers(include_dir: str) -> List[str]:
+    """Returns the llvm-c headers to parse, as "llvm-c/Foo.h", sorted."""
+    found = []
+    for pattern in ("llvm-c/*.h", "llvm-c/Transforms/*.h"):
+        for path in sorted(glob.glob(os.path.join(include_dir, pattern))):
+            rel = os.path.relpath(path, include_dir).replace(os.sep, "/")
+            if rel not in EXCLUDED_HEADERS:
+                found.append(rel)
+    if not found:
+        raise GenError(f"no llvm-c headers under {include_dir}")
+    return found
+
+
+def header_llvm_major(include_dir: str) -> Optional[int]:
+    """LLVM_VERSION_MAJOR from llvm/Config/llvm-config.h, if present."""
+    path = os.path.join(include_dir, "llvm", "Config", "llvm-config.h")
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8", errors="replace") as f:
+        m = re.search(r"^#define\s+LLVM_VERSION_MAJOR\s+(\d+)", f.read(), re.M)
+    return int(m.group(1)) if m else None
+
+
+def typedef_name(cindex, clang_type) -> str:
+    """The typedef a type is spelled with ("" if it is not a typedef name).
+
+    Works through the ElaboratedType sugar that clang >= 16 adds and ignores
+    cv-qualifiers, so `const LLVMValueRef` gives "LLVMValueRef".
+    """
+    decl = clang_type.get_declaration()
+    if decl.kind == cindex.CursorKind.TYPEDEF_DECL:
+        return decl.spelling
+    return ""
+
+
+def handle_type_of(cindex, clang_type) -> Optional[str]:
+    """The HandleType name of a type spelled as a handle typedef, else None."""
+    name = typedef_name(cindex, clang_type)
+    if not name:
+        return None
+    if name in NAMED_HANDLE_TYPES:
+        return NAMED_HANDLE_TYPES[name]
+    if not HANDLE_TYPEDEF_RE.match(name):
+        return None
+    canonical = clang_type.get_canonical()
+    if canonical.kind != cindex.TypeKind.POINTER:
+        return None
+    if canonical.get_pointee().kind in (cindex.TypeKind.FUNCTIONPROTO,
+                                        cindex.TypeKind.FUNCTIONNOPROTO):
+        return None  # a callback typedef, not an object handle
+    return "Other"
+
+
+def element_handle_type_of(cindex, clang_type) -> Optional[str]:
+    """HandleType X if the type is `LLVMXRef *` or `LLVMXRef[]`, else None."""
+    if clang_type.kind == cindex.TypeKind.POINTER:
+        return handle_type_of(cindex, clang_type.get_pointee())
+    if clang_type.kind in (cindex.TypeKind.INCOMPLETEARRAY,
+                           cindex.TypeKind.CONSTANTARRAY):
+        return handle_type_of(cindex, clang_type.element_type)
+    return None
+
+
+def check_spelling(function: str, spelling: str) -> None:
+    """Rejects type spellings that cannot be written back in C++."""
+    if "(unnamed" in spelling or "(anonymous" in spelling:
+        raise GenError(f"{function}: cannot spell type '{spelling}'")
+
+
+def function_from_cursor(cindex, cursor, include_dir: str) -> Function:
+    """Builds the model of one FUNCTION_DECL cursor."""
+    name = cursor.spelling
+    if cursor.type.kind == cindex.TypeKind.FUNCTIONPROTO:
+        if cursor.type.is_function_variadic():
+            raise GenError(f"{name} is variadic; wrappers cannot forward it")
+    params = []
+    for i, arg in enumerate(cursor.get_arguments()):
+        spelling = arg.type.spelling
+        check_spelling(name, spelling)
+        params.append(Param(
+            index=i,
+            name=arg.spelling,
+            spelling=spelling,
+            handle=handle_type_of(cindex, arg.type),
+            elem_handle=element_handle_type_of(cindex, arg.type),
+            is_integer=spelling in COUNT_INT_TYPES,
+        ))
+    ret_type = cursor.result_type
+    check_spelling(name, ret_type.spelling)
+    header = ""
+    if cursor.location.file is not None:
+        header = os.path.relpath(cursor.location.file.name, include_dir)
+    return Function(
+        name=name,
+        ret=ret_type.spelling,
+        params=params,
+        ret_handle=handle_type_of(cindex, ret_type),
+        ret_typedef=typedef_name(cindex, ret_type),
+        header=header.replace(os.sep, "/"),
+    )
+
+
+def same_signature(a: Function, b: Function) -> bool:
+    """True if two declarations of a function agree on all types."""
+    a_params = [p.spelling for p in a.params]
+    b_params = [p.spelling for p in b.params]
+    return a.ret == b.ret and a_params == b_params
+
+
+def parse_headers(include_dir: str, headers: Sequence[str],
+                  libclang: str = DEFAULT_LIBCLANG) -> Dict[str, Function]:
+    """Parses the headers as one C translation unit.
+
+    Returns every function with external linkage whose name starts with LLVM
+    (static inline helpers such as LLVMInitializeAllTargets are skipped).
+    """
+    cindex = load_libclang(libclang)
+    source = "".join(f'#include "{h}"\n' for h in headers)
+    unit_name = "ownsan_all_llvm_c.c"
+    index = cindex.Index.create()
+    try:
+        tu = index.parse(unit_name,
+                         args=["-x", "c", "-std=c11", f"-I{include_dir}"],
+                         unsaved_files=[(unit_name, source)])
+    except cindex.TranslationUnitLoadError as e:
+        raise GenError(f"libclang failed to parse the llvm-c headers: {e}")
+    errors = [d for d in tu.diagnostics
+              if d.severity >= cindex.Diagnostic.Error]
+    if errors:
+        raise GenError(f"errors parsing the llvm-c headers: {errors[0]}"
+                       f" (and {len(errors) - 1} more)")
+
+    functions: Dict[str, Function] = {}
+    for cursor in tu.cursor.get_children():
+        if cursor.kind != cindex.CursorKind.FUNCTION_DECL:
+            continue
+        if not cursor.spelling.startswith("LLVM"):
+            continue
+        if cursor.linkage != cindex.LinkageKind.EXTERNAL:
+            continue  # static inline definitions
+        fn = function_from_cursor(cindex, cursor, include_dir)
+        previous = functions.get(fn.name)
+        if previous is not None:
+            if not same_signature(previous, fn):
+                raise GenError(f"{fn.name} is declared twice with different"
+                               " types")
+            continue
+        functions[fn.name] = fn
+    return functions
+
+
+# --------------------------------------------------------------------------
+# Exported symbols
+# --------------------------------------------------------------------------
+
+
+def parse_nm_output(text: str) -> Set[str]:
+    """Exported LLVM* function names from `nm -D --defined-only` output.
+
+    Symbol versions (`@@LLVM_19.1`, `@LLVM_14`) are stripped.
+    """
+    names = set()
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) < 2:
+            continue
+        sym_type, name = fields[-2], fields[-1]
+        if sym_type not in ("T", "W", "i"):
+            continue  # not a function (or the version node itself)
+        name = name.split("@", 1)[0]
+        if name.startswith("LLVM"):
+            names.add(name)
+    return names
+
+
+def read_exported_functions(lib: str) -> Set[str]:
+    """Runs `nm -D --defined-only` on the library."""
+    if not os.path.exists(lib):
+        raise GenError(f"library not found: {lib}")
+    try:
+        result = subprocess.run(["nm", "-D", "--defined-only", lib],
+                                check=True, capture_output=True, text=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        raise GenError(f"nm -D failed on {lib}: {e}")
+    return parse_nm_output(result.stdout)
+
+
+# --------------------------------------------------------------------------
+# Spec
+# --------------------------------------------------------------------------
+
+_INDEX_EFFECT_RE = re.compile(
+    r"^(free|free_attached|free_detached|detach)\((\d+)\)$")
+_ATTACH_RE = re.compile(r"^attach\((\d+),(parent|builder)=(\d+)\)$")
+_OUT_ARRAY_FN_RE = re.compile(
+    r"^out_array\((\d+),count=(LLVM\w+)\((\d+(?:,\d+)*)\)\)$")
+_OUT_ARRAY_ARG_RE = re.compile(r"^out_array\((\d+),count=arg\((\d+)\)\)$")
+_VERSION_RE = re.compile(r"^(since|until)=(\d+)$")
+_FUNCTION_NAME_RE = re.compile(r"^LLVM\w+$")
+
+
+def parse_effect(token: str) -> Optional[Effect]:
+    """Parses one effect token; None if it is not a known effect."""
+    m = _INDEX_EFFECT_RE.match(token)
+    if m:
+        return Effect(kind=m.group(1), arg=int(m.group(2)))
+    m = _ATTACH_RE.match(token)
+    if m:
+        kind = "attach" if m.group(2) == "parent" else "attach_at_builder"
+        return Effect(kind=kind, arg=int(m.group(1)), other=int(m.group(3)))
+    m = _OUT_ARRAY_FN_RE.match(token)
+    if m:
+        args = tuple(int(a) for a in m.group(3).split(","))
+        return Effect(kind="out_array", arg=int(m.group(1)),
+                      count_fn=m.group(2), count_args=args)
+    m = _OUT_ARRAY_ARG_RE.match(token)
+    if m:
+        return Effect(kind="out_array", arg=int(m.group(1)),
+                      count_arg=int(m.group(2)))
+    return None
+
+
+def parse_spec_line(line: str, path: str, line_no: int) -> Optional[SpecEntry]:
+    """Parses one spec line; None for blank and comment lines."""
+    text = line.split("#", 1)[0].strip()
+    if not text:
+        return None
+    tokens = text.split()
+    function = tokens[0]
+    if not _FUNCTION_NAME_RE.match(function):
+        raise SpecError(path, line_no,
+                        f"expected a function name, got '{function}'")
+    effects: List[Effect] = []
+    since = until = None
+    for token in tokens[1:]:
+        m = _VERSION_RE.match(token)
+        if m:
+            if m.group(1) == "since":
+                since = int(m.group(2))
+            else:
+                until = int(m.group(2))
+            continue
+        effect = parse_effect(token)
+        if effect is None:
+            raise SpecError(path, line_no,
+                            f"{function}: unknown effect '{token}'")
+        effects.append(effect)
+    if not effects:
+        raise SpecError(path, line_no, f"{function}: no effects")
+    if since is not None and until is not None and since > until:
+        raise SpecError(path, line_no,
+                        f"{function}: since={since} is after until={until}")
+    return SpecEntry(function=function, effects=effects, since=since,
+                     until=until, path=path, line_no=line_no)
+
+
+def parse_spec_text(text: str, path: str = "<spec>") -> List[SpecEntry]:
+    """Parses a whole spec; syntax errors raise SpecError."""
+    entries = []
+    for line_no, line in enumerate(text.splitlines(), start=1):
+        entry = parse_spec_line(line, path, line_no)
+        if entry is not None:
+            entries.append(entry)
+    return entries
+
+
+def parse_spec_file(path: str) -> List[SpecEntry]:
+    """Reads and parses the spec file."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise GenError(f"cannot read spec {path}: {e}")
+    return parse_spec_text(text, path)
+
+
+def _check_index(entry: SpecEntry, fn: Function, index: int,
+                 what: str) -> Param:
+    """Returns param `index` of fn, or raises a spec error naming `what`."""
+    if index >= len(fn.params):
+        raise entry.error(f"{what} index {index} out of range"
+                          f" ({fn.name} has {len(fn.params)} parameters)")
+    return fn.params[index]
+
+
+def _validate_effect(entry: SpecEntry, effect: Effect, fn: Function,
+                     declared: Dict[str, Function],
+                     wrapped: Set[str]) -> None:
+    """Checks one effect against the declaration of its function."""
+    param = _check_index(entry, fn, effect.arg, "argument")
+    text = effect.spec_text()
+    if effect.kind in HOOK_EFFECTS:
+        if param.handle is None:
+            raise entry.error(f"{text}: parameter {effect.arg}"
+                              f" ({param.spelling}) is not a handle")
+    if effect.kind in ("attach", "attach_at_builder"):
+        other = _check_index(entry, fn, effect.other, "argument")
+        if other.handle is None:
+            raise entry.error(f"{text}: parameter {effect.other}"
+                              f" ({other.spelling}) is not a handle")
+        if effect.kind == "attach_at_builder" and other.handle != "Builder":
+            raise entry.error(f"{text}: parameter {effect.other}"
+                              f" ({other.spelling}) is not a builder")
+    if effect.kind != "out_array":
+        return
+    if param.elem_handle is None:
+        raise entry.error(f"{text}: parameter {effect.arg}"
+                          f" ({param.spelling}) is not a handle array")
+    if effect.count_fn is not None:
+        count_fn = declared.get(effect.count_fn)
+        if count_fn is None:
+            raise entry.error(f"{text}: count function {effect.count_fn} is"
+                              " not declared in the headers")
+        if effect.count_fn not in wrapped:
+            raise entry.error(f"{text}: count function {effect.count_fn} is"
+                              " not exported by the library")
+        if len(effect.count_args) != len(count_fn.params):
+            raise entry.error(f"{text}: {effect.count_fn} takes"
+                              f" {len(count_fn.params)} arguments")
+        if count_fn.returns_void:
+            raise entry.error(f"{text}: {effect.count_fn} returns void")
+        for index in effect.count_args:
+            _check_index(entry, fn, index, "count argument")
+    else:
+        count = _check_index(entry, fn, effect.count_arg, "count argument")
+        if not count.is_integer:
+            raise entry.error(f"{text}: parameter {effect.count_arg}"
+                              f" ({count.spelling}) is not an integer")
+    if effect.arg > 255 or effect.other > 255:
+        raise entry.error(f"{text}: argument index does not fit uint8_t")
+
+
+def resolve_spec(entries: Sequence[SpecEntry], major: int,
+                 declared: Dict[str, Function],
+                 wrapped: Set[str]) -> Dict[str, List[Effect]]:
+    """Selects the entries for this LLVM major and validates them.
+
+    Returns function name -> effects. Entries whose since/until exclude the
+    major are skipped silently; an applicable entry for an undeclared
+    function, a bad index or an effect on a non-handle is a SpecError.
+    """
+    effects: Dict[str, List[Effect]] = {}
+    first_line: Dict[str, int] = {}
+    for entry in entries:
+        if not entry.applies_to(major):
+            continue
+        fn = declared.get(entry.function)
+        if fn is None:
+            raise entry.error(f"not declared in the LLVM {major} headers")
+        if entry.function in effects:
+            raise entry.error("duplicate entry (also on line"
+                              f" {first_line[entry.function]})")
+        for effect in entry.effects:
+            _validate_effect(entry, effect, fn, declared, wrapped)
+        effects[entry.function] = list(entry.effects)
+        first_line[entry.function] = entry.line_no
+    return effects
+
+
+# --------------------------------------------------------------------------
+# Classification
+# --------------------------------------------------------------------------
+
+
+def classify(fn: Function, effects: Sequence[Effect]) -> Classification:
+    """Decides which handle-pointer params are arrays, outs, or neither."""
+    out_array_params = {e.arg for e in effects if e.kind == "out_array"}
+    out_condition = OUT_SUCCESS_CONDITIONS.get(fn.ret_typedef, "")
+    cls = Classification(arrays=[], outs=[], out_condition=out_condition,
+                         out_unregistered=[], unchecked_ptrs=[],
+                         effects=list(effects))
+    for param in fn.params:
+        if param.elem_handle is None or param.index in out_array_params:
+            continue
+        following = (fn.params[param.index + 1]
+                     if param.index + 1 < len(fn.params) else None)
+        if (following is not None and following.is_integer
+                and COUNT_NAME_RE.search(following.name)):
+            cls.arrays.append(HandleArray(param.index, param.elem_handle,
+                                          following.index))
+        elif param.name.startswith("Out") and out_condition:
+            cls.outs.append(HandleOut(param.index, param.elem_handle))
+        elif param.name.startswith("Out"):
+            cls.out_unregistered.append(HandleOut(param.index,
+                                                  param.elem_handle))
+        else:
+            cls.unchecked_ptrs.append(HandleOut(param.index,
+                                                param.elem_handle))
+    return cls
+
+
+# --------------------------------------------------------------------------
+# C++ rendering
+# --------------------------------------------------------------------------
+
+
+def needs_alias(spelling: str) -> bool:
+    """Function pointer and array types cannot be written `T name`."""
+    return "(" in spelling or "[" in spelling
+
+
+def param_alias(fn: Function, index: int) -> str:
+    """Name of the alias for a parameter type (see render_aliases)."""
+    return f"{fn.name}_p{index}"
+
+
+def ret_alias(fn: Function) -> str:
+    """Name of the alias for a return type (see render_aliases)."""
+    return f"{fn.name}_ret"
+
+
+def cxx_param_type(fn: Function, param: Param) -> str:
+    """The C++ spelling of a parameter type."""
+    if needs_alias(param.spelling):
+        return f"ownsan::gen::{param_alias(fn, param.index)}"
+    return param.spelling
+
+
+def cxx_ret_type(fn: Function) -> str:
+    """The C++ spelling of the return type."""
+    if needs_alias(fn.ret):
+        return f"ownsan::gen::{ret_alias(fn)}"
+    return fn.ret
+
+
+def cxx_fn_pointer_type(fn: Function) -> str:
+    """`R (*)(A0, A1)` for the real entry point of fn."""
+    args = ", ".join(cxx_param_type(fn, p) for p in fn.params)
+    return f"{cxx_ret_type(fn)} (*)({args})"
+
+
+def declaration_with_name(spelling: str, name: str) -> str:
+    """`const char *` + `p0` -> `const char *p0`."""
+    sep = "" if spelling.endswith("*") else " "
+    return f"{spelling}{sep}{name}"
+
+
+def render_aliases(functions: Sequence[Function]) -> str:
+    """The `using` aliases for types that contain `(` or `[`."""
+    lines = []
+    for fn in functions:
+        if needs_alias(fn.ret):
+            lines.append(f"using {ret_alias(fn)} = {fn.ret};")
+        for param in fn.params:
+            if needs_alias(param.spelling):
+                alias = param_alias(fn, param.index)
+                lines.append(f"using {alias} = {param.spelling};")
+    if not lines:
+        return ""
+    return ("// Types that cannot be written as `T name`.\n"
+            "namespace ownsan::gen {\n" + "\n".join(lines) +
+            "\n} // namespace ownsan::gen\n\n")
+
+
+def handle_enum(handle: str) -> str:
+    """`ownsan::HandleType::X`."""
+    return f"ownsan::HandleType::{handle}"
+
+
+def render_count_expr(fn: Function, effect: Effect,
+                      declared: Dict[str, Function]) -> str:
+    """The element count of an out_array effect, as a C++ expression."""
+    if effect.count_fn is None:
+        return f"(size_t)p{effect.count_arg}"
+    count_fn = declared[effect.count_fn]
+    args = ", ".join(f"p{i}" for i in effect.count_args)
+    return (f"(size_t)ownsan::Real<{cxx_fn_pointer_type(count_fn)}>("
+            f"ownsan::kFn_{count_fn.name})({args})")
+
+
+def _checks_before_call(fn: Function, cls: Classification,
+                        hook_args: str) -> List[str]:
+    """Statements of the first Checking() block: checks, then Before."""
+    arrays = {a.param: a for a in cls.arrays}
+    lines = []
+    for param in fn.params:
+        i = param.index
+        if param.handle is not None:
+            lines.append(f"call.CheckHandle({i}, p{i}, "
+                         f"{handle_enum(param.handle)});")
+        elif i in arrays:
+            array = arrays[i]
+            lines.append(f"call.CheckArray({i}, (const void *const *)p{i}, "
+                         f"(size_t)p{array.count}, "
+                         f"{handle_enum(array.handle)});")
+    if cls.has_hooks:
+        lines.append(f"call.Before({hook_args});")
+    return lines
+
+
+def _checks_after_call(fn: Function, cls: Classification, hook_args: str,
+                       declared: Dict[str, Function]) -> List[str]:
+    """Statements of the second Checking() block: After, out arrays,
+    returned handles, out-handles."""
+    lines = []
+    if cls.has_hooks:
+        lines.append(f"call.After({hook_args});")
+    for effect in cls.effects:
+        if effect.kind != "out_array":
+            continue
+        i = effect.arg
+        count = render_count_expr(fn, effect, declared)
+        elem = handle_enum(fn.params[i].elem_handle)
+        lines.append(f"call.OutArray({i}, (const void *const *)p{i}, "
+                     f"{count}, {elem});")
+    if fn.ret_handle is not None:
+        lines.append(f"call.Returned(r, {handle_enum(fn.ret_handle)});")
+    for out in cls.outs:
+        lines.append(f"if ({cls.out_condition} && p{out.param})")
+        lines.append(f"  call.Returned(*p{out.param}, "
+                     f"{handle_enum(out.handle)});")
+    return lines
+
+
+def _checking_block(statements: Sequence[str]) -> List[str]:
+    """`if (call.Checking()) { ... }`, or nothing if there is nothing to do."""
+    if not statements:
+        return []
+    return (["  if (call.Checking()) {"]
+            + [f"    {line}" for line in statements]
+            + ["  }"])
+
+
+def render_wrapper(fn: Function, cls: Classification,
+                   declared: Dict[str, Function]) -> str:
+    """One `extern "C"` wrapper in the shape of interpose/wrapper_api.h."""
+    params = ", ".join(
+        declaration_with_name(cxx_param_type(fn, p), f"p{p.index}")
+        for p in fn.params)
+    signature = declaration_with_name(cxx_ret_type(fn), fn.name)
+    fn_id = f"ownsan::kFn_{fn.name}"
+    out = [f'extern "C" OWNSAN_EXPORT {signature}({params}) {{',
+           f"  ownsan::CallScope call({fn_id});"]
+
+    hook_args = "nullptr"  # a zero-argument function has no args array
+    if cls.has_hooks and fn.params:
+        hook_args = "args"
+        values = ", ".join(
+            f"(const void *)p{p.index}" if p.handle else "nullptr"
+            for p in fn.params)
+        out.append(f"  const void *args[] = {{{values}}};")
+
+    out += _checking_block(_checks_before_call(fn, cls, hook_args))
+
+    call_args = ", ".join(f"p{p.index}" for p in fn.params)
+    real_call = (f"ownsan::Real<{cxx_fn_pointer_type(fn)}>({fn_id})"
+                 f"({call_args});")
+    if fn.returns_void:
+        out.append(f"  {real_call}")
+    else:
+        result = declaration_with_name(cxx_ret_type(fn), "r")
+        out.append(f"  {result} = {real_call}")
+
+    out += _checking_block(_checks_after_call(fn, cls, hook_args, declared))
+
+    if not fn.returns_void:
+        out.append("  return r;")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def generated_banner(major: int, spec_label: str, comment: str) -> str:
+    """The DO-NOT-EDIT line at the top of every generated file."""
+    return (f"{comment} GENERATED by tools/gen_wrappers.py from the llvm-c"
+            f" headers of LLVM {major} and {spec_label} - DO NOT EDIT\n")
+
+
+def render_fn_ids(functions: Sequence[Function], major: int,
+                  spec_label: str) -> str:
+    """fn_ids.h: one enumerator per wrapped function, in sorted order."""
+    lines = [generated_banner(major, spec_label, "//"),
+             "#ifndef OWNSAN_GEN_FN_IDS_H",
+             "#define OWNSAN_GEN_FN_IDS_H",
+             "",
+             '#include "wrapper_api.h"',
+             "",
+             "namespace ownsan {",
+             "",
+             "enum : FnId {"]
+    for i, fn in enumerate(functions):
+        lines.append(f"  kFn_{fn.name} = {i},")
+    lines += ["};",
+              "",
+              "} // namespace ownsan",
+              "",
+              "#endif // OWNSAN_GEN_FN_IDS_H",
+              ""]
+    return "\n".join(lines)
+
+
+def render_fn_info(functions: Sequence[Function],
+                   classes: Dict[str, Classification]) -> str:
+    """kFnCount, the per-function effect arrays, kFnInfo[], g_real_fns[]."""
+    lines = ["namespace ownsan {", "", "namespace {"]
+    for fn in functions:
+        effects = classes[fn.name].effects
+        if not effects:
+            continue
+        items = ", ".join(
+            f"{{EffectKind::{EFFECT_KINDS[e.kind]}, {e.arg}, {e.other}}}"
+            for e in effects)
+        lines.append(f"const Effect kEffects_{fn.name}[] = {{{items}}};")
+    lines += ["} // namespace",
+              "",
+              f"const unsigned kFnCount = {len(functions)};",
+              "",
+              "const FnInfo kFnInfo[] = {"]
+    for fn in functions:
+        effects = classes[fn.name].effects
+        if effects:
+            lines.append(f'    {{"{fn.name}", kEffects_{fn.name},'
+                         f" {len(effects)}}},")
+        else:
+            lines.append(f'    {{"{fn.name}", nullptr, 0}},')
+    lines += ["};",
+              "static_assert(sizeof(kFnInfo) / sizeof(kFnInfo[0]) == "
+              f"{len(functions)},",
+              '              "kFnInfo must have one entry per FnId");',
+              "",
+              "std::atomic<void *> g_real_fns[kFnCount] = {};",
+              "",
+              "} // namespace ownsan",
+              ""]
+    return "\n".join(lines)
+
+
+def render_wrappers_cpp(functions: Sequence[Function], headers: Sequence[str],
+                        classes: Dict[str, Classification],
+                        declared: Dict[str, Function], major: int,
+                        spec_label: str) -> str:
+    """The whole of wrappers.cpp."""
+    parts = [generated_banner(major, spec_label, "//"),
+             "//\n"
+             "// One wrapper per LLVM-C function that the headers declare\n"
+             "// and libLLVM exports; see interpose/wrapper_api.h for their\n"
+             "// shape.\n\n"]
+    parts.append("".join(f"#include <{h}>\n" for h in headers))
+    parts.append('\n#include "fn_ids.h"\n\n'
+                 "#include <atomic>\n#include <cstddef>\n\n")
+    parts.append(render_aliases(functions))
+    for fn in functions:
+        parts.append(render_wrapper(fn, classes[fn.name], declared))
+        parts.append("\n")
+    parts.append(render_fn_info(functions, classes))
+    return "".join(parts)
+
+
+def render_symbols_c(functions: Sequence[Function], major: int,
+                     spec_label: str) -> str:
+    """symbols.c: the statically initialized name -> wrapper table."""
+    ordered = sorted(enumerate(functions), key=lambda item: item[1].name)
+    lines = [generated_banner(major, spec_label, "/*")[:-1] + " */",
+             "/* Name -> wrapper table for the dlsym interposer, sorted by",
+             "   strcmp order of name. Plain C so that it is statically",
+             "   initialized; the llvm-c headers are deliberately not",
+             "   included. */",
+             "",
+             "struct ownsan_symbol {",
+             "  const char *name;",
+             "  void *wrapper;",
+             "  unsigned short fn;",
+             "};",
+             ""]
+    for _, fn in ordered:
+        lines.append(f"extern void {fn.name}(void);")
+    lines += ["", "const struct ownsan_symbol ownsan_symbols[] = {"]
+    for fn_id, fn in ordered:
+        lines.append(f'    {{"{fn.name}", (void *){fn.name}, {fn_id}}},')
+    lines += ["};",
+              "",
+              f"const unsigned ownsan_symbol_count = {len(functions)};",
+              ""]
+    return "\n".join(lines)
+
+
+def render_coverage(major: int, exported: Set[str],
+                    declared: Dict[str, Function],
+                    functions: Sequence[Function],
+                    spec_not_wrapped: Sequence[str]) -> str:
+    """coverage.txt: counts and the names on either side of the gap."""
+    exported_only = sorted(exported - set(declared))
+    declared_only = sorted(set(declared) - exported)
+    lines = [f"# ownsan wrapper coverage for LLVM {major}"
+             " (GENERATED by tools/gen_wrappers.py)",
+             f"llvm_major {major}",
+             f"exported {len(exported)}",
+             f"declared {len(declared)}",
+             f"wrapped {len(functions)}",
+             "",
+             f"# exported by libLLVM but not declared in the llvm-c headers"
+             f" ({len(exported_only)}): not wrapped"]
+    lines += [f"exported_not_declared {name}" for name in exported_only]
+    lines += ["",
+              f"# declared in the llvm-c headers but not exported"
+              f" ({len(declared_only)}): not wrapped"]
+    lines += [f"declared_not_exported {name}" for name in declared_only]
+    lines += ["",
+              f"# spec entries for this version whose function is not wrapped"
+              f" ({len(spec_not_wrapped)})"]
+    lines += [f"spec_not_wrapped {name}" for name in spec_not_wrapped]
+    return "\n".join(lines) + "\n"
+
+
+def _format_items(items: Sequence[str]) -> str:
+    return "[" + " ".join(items) + "]"
+
+
+def classification_line(fn: Function, cls: Classification) -> str:
+    """One stable line describing how the wrapper of fn treats its args."""
+    ret = fn.ret_handle if fn.ret_handle is not None else "-"
+    args = [f"{p.index}:{p.handle}" for p in fn.params if p.handle]
+    arrays = [f"{a.param}:{a.handle}[{a.count}]" for a in cls.arrays]
+    outs = [f"{o.param}:{o.handle}" for o in cls.outs]
+    out_unregistered = [f"{o.param}:{o.handle}" for o in cls.out_unregistered]
+    unchecked = [f"{o.param}:{o.handle}" for o in cls.unchecked_ptrs]
+    effects = [e.spec_text() for e in cls.effects]
+    line = (f"{fn.name} ret={ret} args={_format_items(args)}"
+            f" arrays={_format_items(arrays)} out={_format_items(outs)}"
+            f" out_unregistered={_format_items(out_unregistered)}"
+            f" unchecked_ptrs={_format_items(unchecked)}"
+            f" effects={_format_items(effects)}")
+    return line
+
+
+def render_classification(functions: Sequence[Function],
+                          classes: Dict[str, Classification],
+                          major: int) -> str:
+    """classification.txt: the golden dump, one line per wrapped function."""
+    lines = [
+        f"# ownsan wrapper classification for LLVM {major}"
+        " (GENERATED by tools/gen_wrappers.py)",
+        "# ret=H        returned handle registered as HandleType H (- = none)",
+        "# args=[i:H]   handle argument i checked as H",
+        "# arrays=[i:H[n]]  input handle array in arg i, length in arg n",
+        "# out=[i:H]    *arg i registered as H when the call succeeds",
+        "# out_unregistered=[i:H]  Out* handle pointer not registered"
+        " (return type is not LLVMBool/LLVMErrorRef)",
+        "# unchecked_ptrs=[i:H]  other LLVMXRef * arguments: neither checked"
+        " nor registered",
+        "# effects=[...]  spec effects (src/spec/ownership.spec)",
+    ]
+    lines += [classification_line(fn, classes[fn.name]) for fn in functions]
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------
+# Driver
+# --------------------------------------------------------------------------
+
+
+def spec_label_for(path: str) -> str:
+    """How generated files name the spec: repo-relative when possible."""
+    absolute = os.path.abspath(path)
+    if absolute.startswith(REPO_ROOT + os.sep):
+        return os.path.relpath(absolute, REPO_ROOT).replace(os.sep, "/")
+    return path
+
+
+def write_if_changed(path: str, text: str) -> None:
+    """Writes text to path unless it already has exactly that content."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            if f.read() == text:
+                return
+    except OSError:
+        pass
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+@dataclasses.dataclass
+class Result:
+    """What one generator run produced (for main() and the tests)."""
+
+    exported: Set[str]
+    declared: Dict[str, Function]
+    functions: List[Function]
+    classes: Dict[str, Classification]
+
+    def summary(self, major: int) -> str:
+        """The one line printed to stdout."""
+        return (f"ownsan: wrapped {len(self.functions)} of"
+                f" {len(self.exported)} exported LLVM-C functions"
+                f" ({len(self.declared)} declared in headers), LLVM {major}")
+
+
+def generate(include_dir: str, lib: str, major: int, spec_path: str,
+             out_dir: str, libclang: str = DEFAULT_LIBCLANG) -> Result:
+    """Runs all steps and writes the five output files."""
+    header_major = header_llvm_major(include_dir)
+    if header_major is not None and header_major != major:
+        raise GenError(f"--llvm-major {major} but {include_dir} holds the"
+                       f" LLVM {header_major} headers")
+    entries = parse_spec_file(spec_path)  # syntax errors before slow work
+    headers = list_headers(include_dir)
+    declared = parse_headers(include_dir, headers, libclang)
+    exported = read_exported_functions(lib)
+    wrapped_names = sorted(set(declared) & exported)
+    if len(wrapped_names) > 0xFFFF:
+        raise GenError("more functions than FnId can number")
+    functions = [declared[name] for name in wrapped_names]
+
+    effects = resolve_spec(entries, major, declared, set(wrapped_names))
+    classes = {fn.name: classify(fn, effects.get(fn.name, ()))
+               for fn in functions}
+    spec_not_wrapped = sorted(set(effects) - set(wrapped_names))
+
+    label = spec_label_for(spec_path)
+    os.makedirs(out_dir, exist_ok=True)
+    outputs = {
+        "fn_ids.h": render_fn_ids(functions, major, label),
+        "wrappers.cpp": render_wrappers_cpp(functions, headers, classes,
+                                            declared, major, label),
+        "symbols.c": render_symbols_c(functions, major, label),
+        "coverage.txt": render_coverage(major, exported, declared, functions,
+                                        spec_not_wrapped),
+        "classification.txt": render_classification(functions, classes, major),
+    }
+    for name, text in outputs.items():
+        write_if_changed(os.path.join(out_dir, name), text)
+    return Result(exported=exported, declared=declared, functions=functions,
+                  classes=classes)
+
+
+def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
+    """Command line of the generator."""
+    parser = argparse.ArgumentParser(
+        description="Generate ownsan's LLVM-C wrappers.")
+    parser.add_argument("--include-dir", required=True,
+                        help="directory holding llvm-c/ (e.g."
+                        " /usr/lib/llvm-19/include)")
+    parser.add_argument("--lib", required=True,
+                        help="the libLLVM shared library of the same version")
+    parser.add_argument("--llvm-major", required=True, type=int,
+                        help="LLVM major version of the headers and library")
+    parser.add_argument("--spec", required=True,
+                        help="ownership spec (src/spec/ownership.spec)")
+    parser.add_argument("--out-dir", required=True,
+                        help="where the generated files go")
+    parser.add_argument("--libclang", default=DEFAULT_LIBCLANG,
+                        help=f"libclang shared library (default:"
+                        f" {DEFAULT_LIBCLANG})")
+    return parser.parse_args(argv)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Entry point: generate, print the summary line, return the exit code."""
+    args = parse_args(argv)
+    try:
+        result = generate(args.include_dir, args.lib, args.llvm_major,
+                          args.spec, args.out_dir, args.libclang)
+    except GenError as e:
+        print(f"gen_wrappers.py: error: {e}", file=sys.stderr)
+        return 1
+    print(result.summary(args.llvm_major))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
