@@ -75,6 +75,10 @@ RenderedStack RenderStack(StackId id, const ReportContext &ctx) {
   for (const SymbolizedFrame &f : frames) {
     if (!st.py_frames.empty() && IsInterpreterModule(f.module))
       continue;
+    // A frame-pointer walk through code built without frame pointers can
+    // yield words that are no code address at all; they name nothing.
+    if (f.module.empty())
+      continue;
     std::string fn = f.function.empty() ? "<unknown>" : f.function;
     std::string where;
     if (!f.file.empty())
