@@ -12,7 +12,11 @@ CMD is the test program (tests/seeded/c/seeded.c built, or
   1. `CMD CASE --fixed` without ownsan: the reference stdout. Exit 77 means
      the case does not exist for this LLVM: print "SKIP: <reason>", exit 77.
   2. `ownsan run -- CMD CASE`: must exit non-zero with exactly one OwnSan
-     report, from the child's own pid, that matches expectations.py.
+     report, from the child's own pid, that matches expectations.py. The
+     pointers in it must be the ones the program printed to stderr
+     ("seeded: context = 0x...", "seeded: subject = 0x..."), and the process
+     must have stopped at the misuse: the program announces each LLVM call on
+     stdout before making it, so the misuse is the last stdout line.
   3. `ownsan run -- CMD CASE --fixed`: must exit 0 with the stdout of run 1,
      byte for byte, and no "OwnSan" on stderr.
 
@@ -43,9 +47,15 @@ HEADER_RE = re.compile(
 USE_RE = re.compile(
     r"  passed as argument (?P<arg>\d+) of (?P<call>\w+) "
     r"on thread T(?P<thread>\d+):")
+# "freed by F(label)" is the usual form; the others say LLVM freed the object
+# with no handle of it passed ("during F ..., by LLVM itself") or that no
+# LLVM-C call was active. The clause after the thread is optional:
+# ", because it belonged to that <kind>" or e.g. ", as a side effect of ...".
 FREE_RE = re.compile(
-    r"  freed by (?P<call>\w+)\((?P<label>.*)\) on thread T(?P<thread>\d+)"
-    r"(?:, because it belonged to that (?P<because>\w+))?:")
+    r"  freed (?:by (?P<call>\w+)\((?P<label>.*)\)|during (?P<during>\w+)"
+    r"|outside any LLVM-C call) on thread T(?P<thread>\d+)"
+    r"(?:, (?P<clause>[^:]*))?:")
+BECAUSE_RE = re.compile(r"because it belonged to that (?P<kind>\w+)")
 CREATE_RE = re.compile(
     r"  created by (?P<call>\w+) on thread T(?P<thread>\d+):")
 CHAIN_RE = re.compile(r"  ownership chain(?: when freed)?: (?P<chain>.*)")
@@ -100,7 +110,6 @@ class Report:
     notes: List[str] = field(default_factory=list)
     summary: Optional[Dict[str, Optional[str]]] = None
     order: List[str] = field(default_factory=list)  # stack sections, in order
-    lines: List[str] = field(default_factory=list)
 
 
 def parse_frame(line):
@@ -128,13 +137,12 @@ def parse_reports(text):
             if not m:
                 raise ReportFormatError(f"bad report header: {line!r}")
             report = Report(int(m["pid"]), m["kind"], m["handle_type"],
-                            int(m["address"], 16), m["label"], lines=[line])
+                            int(m["address"], 16), m["label"])
             reports.append(report)
             section = None
             continue
         if report is None:
             continue  # program output before any report
-        report.lines.append(line)
         if line.startswith("SUMMARY:"):
             m = SUMMARY_RE.fullmatch(line)
             if not m:
@@ -160,6 +168,9 @@ def parse_reports(text):
                 if getattr(report, name) is not None:
                     raise ReportFormatError(f"second {name} section: {line!r}")
                 section = StackSection(line, m.groupdict())
+                if name == "free":
+                    because = BECAUSE_RE.fullmatch(m["clause"] or "")
+                    section.fields["because"] = because and because["kind"]
                 setattr(report, name, section)
                 report.order.append(name)
                 break
@@ -262,11 +273,16 @@ def check_report(report, exp: Expectation, lang, handles=None):
         problems.append('missing "freed by ..." section')
     else:
         fields = report.free.fields
-        expect_equal("freeing call", fields["call"], exp.free_call)
-        expect_match("label of what the freeing call freed", fields["label"],
-                     exp.free_label)
-        expect_equal('"because it belonged to that ..." clause',
-                     fields["because"], exp.because)
+        if fields["call"] is None:
+            problems.append(f"free line: got {report.free.line.strip()!r}, "
+                            f"expected \"freed by {exp.free_call}(...)\"")
+        else:
+            expect_equal("freeing call", fields["call"], exp.free_call)
+            expect_match("label of what the freeing call freed",
+                         fields["label"], exp.free_label)
+        expect_equal("clause after the free line's thread", fields["clause"],
+                     f"because it belonged to that {exp.because}"
+                     if exp.because else None)
         expect_equal("thread of the free", fields["thread"], "0")
         expect_stack("free", report.free, names.free, (names.use, names.create))
 

@@ -191,8 +191,8 @@ EXPECTATIONS = {
         python=Stacks("dispose_builder_again", "dispose_the_builder",
                       "make_builder"),
     ),
-    # Nothing freed %sum before, so there is no "freed by" section; the chain
-    # (if any) is not checked.
+    # Nothing freed %sum before, so there is no "freed by" section (and the
+    # chain line reads "ownership chain:", not "... when freed:").
     "delete_attached_instruction": Expectation(
         kind="invalid-free",
         handle_type="LLVMValueRef",
@@ -203,7 +203,7 @@ EXPECTATIONS = {
         free_label=None,
         because=None,
         create_call="LLVMBuildAdd",
-        chain=None,
+        chain=CHAIN_INSTRUCTION,
         note=(r"LLVMDeleteInstruction frees only detached instructions; "
               r"this one is still in block %entry\b.*"),
         c=Stacks("delete_the_instruction", None, "build_sum"),

@@ -66,17 +66,19 @@ PYTHON_REPORT = textwrap.dedent(f"""\
     SUMMARY: OwnSan: use-after-free in LLVMGetValueName2 {PY}:275 in use_instruction_name
     """)
 
-# An invalid free: nothing freed %sum before, so no "freed by" section.
+# An invalid free: nothing freed %sum before, so no "freed by" section; the
+# explanation comes right after the header and the chain is not "when freed".
 INVALID_FREE_REPORT = textwrap.dedent(f"""\
     ==4242==ERROR: OwnSan: invalid-free on LLVMValueRef {SUBJECT:#x} (instruction %sum in block %entry of function @foo in module "m")
+      LLVMDeleteInstruction frees only detached instructions; this one is still in block %entry
       passed as argument 1 of LLVMDeleteInstruction on thread T0:
         #0 0x401000 in delete_the_instruction {SRC}:202:3
         #1 0x401100 in case_delete_attached_instruction {SRC}:410:3
         #2 0x401200 in main {SRC}:480:20
-      LLVMDeleteInstruction frees only detached instructions; this one is still in block %entry
       created by LLVMBuildAdd on thread T0:
         #0 0x401300 in build_sum {SRC}:120:10
         #1 0x401400 in build_foo {SRC}:140:12
+      ownership chain: context {CONTEXT:#x} -> module "m" -> function @foo -> block %entry -> instruction %sum
     SUMMARY: OwnSan: invalid-free in LLVMDeleteInstruction {SRC}:202:3 in delete_the_instruction
     """)
 
@@ -153,6 +155,36 @@ class ParserTest(unittest.TestCase):
         self.assertIsNone(r.free)
         self.assertEqual(len(r.notes), 1)
         self.assertIn("frees only detached instructions", r.notes[0])
+        self.assertTrue(r.chain.startswith("context "))
+
+    def test_other_free_lines(self):
+        lines = {
+            ", as a side effect of that call:": ("LLVMDeleteBasicBlock", None),
+            "freed during LLVMDisposeModule on thread T0, by LLVM itself:":
+                (None, None),
+            "freed outside any LLVM-C call on thread T0:": (None, None),
+        }
+        for new, (call, because) in lines.items():
+            with self.subTest(new):
+                old = (", because it belonged to that block:" if new[0] == ","
+                       else 'freed by LLVMDeleteBasicBlock(block %entry of '
+                            'function @foo in module "m") on thread T0, because '
+                            'it belonged to that block:')
+                [r] = parse_reports(C_REPORT.replace(old, new))
+                self.assertEqual(r.free.fields["call"], call)
+                self.assertEqual(r.free.fields["because"], because)
+                self.assertEqual(r.free.functions()[0], "delete_the_block")
+
+    def test_no_stack_recorded(self):
+        text = C_REPORT.replace(
+            f"    #0 0x55d0c8e00111 in build_sum {SRC}:120:10\n"
+            f"    #1 0x55d0c8e00222 in build_foo {SRC}:140:12\n"
+            f"    #2 0x55d0c8e00333 in case_use_instruction_after_block_delete {SRC}:297:3\n"
+            f"    #3 0x55d0c8e00789 in main {SRC}:480:20\n",
+            "    <no stack recorded>\n")
+        [r] = parse_reports(text)
+        self.assertEqual(r.create.frames, [])
+        self.assertIn("creation stack: no frames", problems_of(text))
 
     def test_text_after_summary_is_not_part_of_the_report(self):
         [r] = parse_reports(C_REPORT + "Aborted\n")
@@ -284,6 +316,33 @@ class CheckReportTest(unittest.TestCase):
                             problems_of(text, case="use_erased_instruction")))
         fixed = text.replace(", because it belonged to that block:", ":")
         self.assertEqual(problems_of(fixed, case="use_erased_instruction"), [])
+
+    def test_other_free_lines_are_rejected(self):
+        free_line = ('freed by LLVMDeleteBasicBlock(block %entry of function @foo '
+                     'in module "m") on thread T0, because it belonged to that block:')
+        others = {
+            free_line.replace(", because it belonged to that block:",
+                              ", as a side effect of that call:"):
+                "clause after the free line's thread",
+            "freed during LLVMDeleteBasicBlock on thread T0, by LLVM itself:":
+                "free line: got",
+            "freed outside any LLVM-C call on thread T0:": "free line: got",
+        }
+        for new, complaint in others.items():
+            with self.subTest(new):
+                problems = problems_of(C_REPORT.replace(free_line, new))
+                self.assertIn(complaint, "\n".join(problems))
+
+    def test_creation_outside_the_api_is_rejected(self):
+        lines = C_REPORT.splitlines(keepends=True)
+        create = next(i for i, l in enumerate(lines) if "created by" in l)
+        chain = next(i for i, l in enumerate(lines) if "ownership chain" in l)
+        text = "".join(
+            lines[:create]
+            + ["  created outside the LLVM-C API (first seen as an argument "
+               "of LLVMGetValueName2)\n"]
+            + lines[chain:])
+        self.assertIn('missing "created by', "\n".join(problems_of(text)))
 
     def test_wrong_context_in_chain_is_rejected(self):
         text = C_REPORT.replace(f"chain when freed: context {CONTEXT:#x}",

@@ -49,7 +49,8 @@
 enum { EXIT_CASE_NOT_AVAILABLE = 77, EXIT_USAGE = 2 };
 
 /* Prints "<step>: <message>" to stdout. */
-static void say(const char *step, const char *fmt, ...) {
+__attribute__((format(printf, 2, 3))) static void say(const char *step,
+                                                      const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   printf("%s: ", step);
