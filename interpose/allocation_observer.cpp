@@ -68,7 +68,8 @@ OWNSAN_EXPORT void *operator new[](std::size_t n) {
     return p;
   throw std::bad_alloc();
 }
-OWNSAN_EXPORT void *operator new(std::size_t n, const std::nothrow_t &) noexcept {
+OWNSAN_EXPORT void *operator new(std::size_t n,
+                                 const std::nothrow_t &) noexcept {
   try {
     return Allocate(n);
   } catch (...) {

@@ -73,8 +73,8 @@ const LoadedLibLLVM &SelectedLibLLVM(const char *why) {
     if (!libs.empty())
       Runtime::Fatal(absl::StrCat(
           "this runtime was built for LLVM ", OWNSAN_LLVM_MAJOR,
-          " but the program called ", why, " with ", libs[0].path,
-          " (LLVM ", libs[0].major, ") loaded; use the LLVM ", libs[0].major,
+          " but the program called ", why, " with ", libs[0].path, " (LLVM ",
+          libs[0].major, ") loaded; use the LLVM ", libs[0].major,
           " runtime: ownsan run --llvm ", libs[0].major));
     Runtime::Fatal(absl::StrCat(
         "the program called ", why,

@@ -14,7 +14,8 @@
 //     R r = ownsan::Real<R (*)(A0, A1)>(ownsan::kFn_LLVMFoo)(p0, p1);
 //     if (call.Checking()) {
 //       call.After(p);                                          // spec'd only
-//       call.Returned(r, ownsan::HandleType::Value);            // handle returns
+//       call.Returned(r, ownsan::HandleType::Value);            // handle
+//       returns
 //     }
 //     return r;
 //   }
@@ -54,13 +55,13 @@ using FnId = uint16_t;
 /// One effect of a spec entry (src/spec/ownership.spec), interpreted by the
 /// runtime before or after the real call.
 enum class EffectKind : uint8_t {
-  Free,         ///< arg is destroyed with everything it owns
-  FreeAttached, ///< like Free; the arg must still be in its parent
-  FreeDetached, ///< like Free; the arg must not be in a parent
-  Detach,       ///< arg leaves its parent; the caller owns it now
-  Attach,       ///< arg gets a parent: arg `other` (a function or block)
+  Free,            ///< arg is destroyed with everything it owns
+  FreeAttached,    ///< like Free; the arg must still be in its parent
+  FreeDetached,    ///< like Free; the arg must not be in a parent
+  Detach,          ///< arg leaves its parent; the caller owns it now
+  Attach,          ///< arg gets a parent: arg `other` (a function or block)
   AttachAtBuilder, ///< arg gets the insert block of builder arg `other`
-  OutArray,     ///< arg is an array of handles the call fills (count given)
+  OutArray,        ///< arg is an array of handles the call fills (count given)
 };
 
 struct Effect {
@@ -128,8 +129,7 @@ public:
   void Before(const void *const *args);
   void After(const void *const *args);
   /// The out-array effect needs its element count, computed by the wrapper.
-  void OutArray(unsigned arg, const void *const *hs, size_t n,
-                HandleType type);
+  void OutArray(unsigned arg, const void *const *hs, size_t n, HandleType type);
   /// Registers a handle LLVM returned.
   void Returned(const void *h, HandleType type);
 

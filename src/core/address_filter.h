@@ -35,8 +35,7 @@ public:
 
   bool MaybeContains(const void *p) const {
     uint64_t bit = Bit(reinterpret_cast<uintptr_t>(p) >> shift_);
-    return (words_[bit / 64].load(std::memory_order_acquire) >>
-            (bit % 64)) & 1;
+    return (words_[bit / 64].load(std::memory_order_acquire) >> (bit % 64)) & 1;
   }
 
   /// True if any granule of [lo, lo + size) may hold an added address.
@@ -45,8 +44,7 @@ public:
     uintptr_t last = (reinterpret_cast<uintptr_t>(lo) + size - 1) >> shift_;
     for (uintptr_t g = first; g <= last; ++g) {
       uint64_t bit = Bit(g);
-      if ((words_[bit / 64].load(std::memory_order_acquire) >> (bit % 64)) &
-          1)
+      if ((words_[bit / 64].load(std::memory_order_acquire) >> (bit % 64)) & 1)
         return true;
     }
     return false;

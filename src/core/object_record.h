@@ -1,4 +1,5 @@
-//===- object_record.h - What ownsan knows about one LLVM object -*- C++ -*-===//
+//===- object_record.h - What ownsan knows about one LLVM object -*- C++
+//-*-===//
 //
 // One ObjectRecord per object the program has been handed a handle to. A
 // record never moves and is never deleted while the process runs, so parent

@@ -26,7 +26,8 @@ struct PyApi {
   const char *(*PyUnicode_AsUTF8)(void *);
   void (*Py_DecRef)(void *);
   void (*Py_IncRef)(void *);
-  int (*Py_IsFinalizing)(); // optional: Py_IsFinalizing (3.13) / _Py_IsFinalizing
+  int (*Py_IsFinalizing)(); // optional: Py_IsFinalizing (3.13) /
+                            // _Py_IsFinalizing
   bool ok = false;
 };
 

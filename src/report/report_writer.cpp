@@ -67,11 +67,10 @@ RenderedStack RenderStack(StackId id, const ReportContext &ctx) {
     absl::StrAppend(&out.text, "    #", n++, " ", pf.file, ":", pf.line, " in ",
                     pf.function, " (python)\n");
     if (out.first_location.empty())
-      out.first_location = absl::StrCat(pf.file, ":", pf.line, " in ",
-                                        pf.function);
+      out.first_location =
+          absl::StrCat(pf.file, ":", pf.line, " in ", pf.function);
   }
-  std::vector<SymbolizedFrame> frames =
-      Symbolize(st.pcs, ctx.symbolizer_path);
+  std::vector<SymbolizedFrame> frames = Symbolize(st.pcs, ctx.symbolizer_path);
   for (const SymbolizedFrame &f : frames) {
     if (!st.py_frames.empty() && IsInterpreterModule(f.module))
       continue;
@@ -112,16 +111,15 @@ std::string FullLabel(const ObjectRecord *r, const ReportContext &ctx) {
   return s;
 }
 
-std::string RenderTextReport(const ErrorReport &rep,
-                             const ReportContext &ctx) {
+std::string RenderTextReport(const ErrorReport &rep, const ReportContext &ctx) {
   const ObjectRecord *obj = rep.object;
   const char *kind = ErrorKindName(rep.kind);
   const char *fn = ctx.fn_name(rep.fn);
-  std::string out = absl::StrCat(
-      "==", ctx.pid, "==ERROR: OwnSan: ", kind, " on ",
-      KindHandleType(obj->kind), " 0x",
-      absl::Hex(reinterpret_cast<uintptr_t>(rep.handle)), " (",
-      FullLabel(obj, ctx), ")\n");
+  std::string out =
+      absl::StrCat("==", ctx.pid, "==ERROR: OwnSan: ", kind, " on ",
+                   KindHandleType(obj->kind), " 0x",
+                   absl::Hex(reinterpret_cast<uintptr_t>(rep.handle)), " (",
+                   FullLabel(obj, ctx), ")\n");
   if (!rep.note.empty())
     absl::StrAppend(&out, "  ", rep.note, "\n");
 
@@ -157,8 +155,9 @@ std::string RenderTextReport(const ErrorReport &rep,
                     " on thread ", ThreadName(obj->create_thread), ":\n",
                     RenderStack(obj->create_stack, ctx).text);
   else
-    absl::StrAppend(&out, "  created outside the LLVM-C API (first seen as "
-                          "an argument of ",
+    absl::StrAppend(&out,
+                    "  created outside the LLVM-C API (first seen as "
+                    "an argument of ",
                     fn, ")\n");
 
   // Chain from the outermost owner down to the object.

@@ -24,8 +24,8 @@
 namespace ownsan {
 
 struct StackTrace {
-  std::vector<uintptr_t> pcs;       ///< innermost first
-  std::vector<uint32_t> py_frames;  ///< innermost first, PythonFrameTable ids
+  std::vector<uintptr_t> pcs;      ///< innermost first
+  std::vector<uint32_t> py_frames; ///< innermost first, PythonFrameTable ids
   bool operator==(const StackTrace &o) const {
     return pcs == o.pcs && py_frames == o.py_frames;
   }

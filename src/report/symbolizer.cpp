@@ -9,8 +9,8 @@
 
 #include <dlfcn.h>
 #include <elf.h>
-#include <link.h>
 #include <fcntl.h>
+#include <link.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -97,7 +97,8 @@ bool RunSymbolizer(const std::string &path, const std::string &input,
     return false;
   }
   // The input is small (a few dozen lines): write it all, then read.
-  struct sigaction ign {}, old{};
+  struct sigaction ign {
+  }, old{};
   ign.sa_handler = SIG_IGN;
   sigaction(SIGPIPE, &ign, &old);
   size_t done = 0;

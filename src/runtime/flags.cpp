@@ -36,9 +36,7 @@ const char *TypeName(std::string *) { return "string"; }
 
 std::string DefaultText(bool b) { return b ? "true" : "false"; }
 std::string DefaultText(int i) { return absl::StrCat(i); }
-std::string DefaultText(const std::string &s) {
-  return s.empty() ? "\"\"" : s;
-}
+std::string DefaultText(const std::string &s) { return s.empty() ? "\"\"" : s; }
 
 } // namespace
 
@@ -83,11 +81,13 @@ bool ParseFlags(const std::string &text, Flags *flags, std::string *error) {
 }
 
 std::string FlagsMarkdown() {
-  std::string out = "| option | type | default | meaning |\n|---|---|---|---|\n";
+  std::string out =
+      "| option | type | default | meaning |\n|---|---|---|---|\n";
   Flags defaults;
 #define OWNSAN_FLAG(Type, Name, Default, Description)                          \
-  absl::StrAppend(&out, "| `", #Name, "` | ", TypeName(&defaults.Name), " | `", \
-                  DefaultText(defaults.Name), "` | ", Description, " |\n");
+  absl::StrAppend(&out, "| `", #Name, "` | ", TypeName(&defaults.Name),        \
+                  " | `", DefaultText(defaults.Name), "` | ", Description,     \
+                  " |\n");
 #include "runtime/flags.inc"
 #undef OWNSAN_FLAG
   return out;

@@ -2,7 +2,8 @@
 //
 // HANDLE STATES
 //
-//   unknown --Register/adopt--> LIVE --free--> FREED(matched) --alloc--> FREED(expired)
+//   unknown --Register/adopt--> LIVE --free--> FREED(matched) --alloc-->
+//   FREED(expired)
 //                                 |                  |
 //                                 |                  +--LLVM returns the same
 //                                 |                     address again: the old
@@ -169,7 +170,6 @@ bool IsInternalPc(uintptr_t pc) {
   return false;
 }
 
-
 void OnObserverDeleted(void *cookie) {
   Runtime::Get().OnValueDeleted(static_cast<ObjectRecord *>(cookie));
 }
@@ -219,8 +219,8 @@ Runtime::Runtime() : tracked_pages_(20, 12) {
   if (opts && !ParseFlags(opts, &flags_, &error))
     Fatal(error);
   if (flags_.help) {
-    std::string text = "ownsan options (OWNSAN_OPTIONS=key=value:...):\n" +
-                       FlagsMarkdown();
+    std::string text =
+        "ownsan options (OWNSAN_OPTIONS=key=value:...):\n" + FlagsMarkdown();
     (void)!write(2, text.data(), text.size());
     _exit(0);
   }
@@ -308,9 +308,8 @@ FreeEvent *Runtime::CurrentFreeEvent(ObjectRecord *target) {
   CallContext &call = CurrentCall();
   if (call.fn == kNoFn) {
     if (!call.orphan_event)
-      call.orphan_event =
-          new FreeEvent{kNoFn, nullptr, CaptureStack(true),
-                        CurrentThreadNumber()};
+      call.orphan_event = new FreeEvent{kNoFn, nullptr, CaptureStack(true),
+                                        CurrentThreadNumber()};
     return call.orphan_event;
   }
   if (!call.event) {
@@ -358,7 +357,8 @@ void Runtime::CheckHandle(FnId fn, unsigned arg, const void *h) {
   // allocation has reused since. Any use is a use after free; a second
   // free is a double free.
   ErrorReport rep;
-  rep.kind = FreesArg(fn, arg) ? ErrorKind::DoubleFree : ErrorKind::UseAfterFree;
+  rep.kind =
+      FreesArg(fn, arg) ? ErrorKind::DoubleFree : ErrorKind::UseAfterFree;
   rep.object = freed;
   rep.handle = h;
   rep.fn = fn;
@@ -417,9 +417,9 @@ void Runtime::After(FnId fn, const void *const *args) {
       RuntimeSection section;
       const void *parent = args[e.other];
       if (e.kind == EffectKind::AttachAtBuilder && parent)
-        parent = Real<LLVMBasicBlockRef (*)(LLVMBuilderRef)>(
-            kFn_LLVMGetInsertBlock)(
-            static_cast<LLVMBuilderRef>(const_cast<void *>(parent)));
+        parent =
+            Real<LLVMBasicBlockRef (*)(LLVMBuilderRef)>(kFn_LLVMGetInsertBlock)(
+                static_cast<LLVMBuilderRef>(const_cast<void *>(parent)));
       ObjectRecord *r = RegisterImpl(fn, h, HandleType::Value, 0);
       ObjectRecord *p =
           parent ? RegisterImpl(fn, parent, HandleType::Value, 0) : nullptr;
@@ -450,9 +450,8 @@ void Runtime::CheckFreePrecondition(FnId fn, unsigned arg, EffectKind kind,
     container = "block";
   } else if (vk == LLVMBasicBlockValueKind) {
     parent = Real<LLVMValueRef (*)(LLVMBasicBlockRef)>(
-        kFn_LLVMGetBasicBlockParent)(
-        Real<LLVMBasicBlockRef (*)(LLVMValueRef)>(kFn_LLVMValueAsBasicBlock)(
-            v));
+        kFn_LLVMGetBasicBlockParent)(Real<LLVMBasicBlockRef (*)(LLVMValueRef)>(
+        kFn_LLVMValueAsBasicBlock)(v));
     what = "blocks";
     container = "function";
   } else {
@@ -476,9 +475,9 @@ void Runtime::CheckFreePrecondition(FnId fn, unsigned arg, EffectKind kind,
     ObjectRecord *p = RegisterImpl(fn, parent, HandleType::Value, 0);
     // Case: freeing a detached-only object that still has an owner; LLVM
     // would free it while its parent still lists it.
-    rep.note = absl::StrCat(FnName(fn), " frees only detached ", what,
-                            "; this one is still in ",
-                            p ? ShortLabel(p) : container);
+    rep.note =
+        absl::StrCat(FnName(fn), " frees only detached ", what,
+                     "; this one is still in ", p ? ShortLabel(p) : container);
   } else {
     // Case: an erase-style call on an object with no parent (LLVM would
     // dereference the missing parent).
@@ -807,7 +806,8 @@ std::string Runtime::ShortLabel(const ObjectRecord *r) {
       absl::StrCat("0x", absl::Hex(reinterpret_cast<uintptr_t>(r->addr)));
   switch (r->kind) {
   case ObjectKind::Context:
-    return absl::StrCat("context ", addr, r->is_global_context ? " (global)" : "");
+    return absl::StrCat("context ", addr,
+                        r->is_global_context ? " (global)" : "");
   case ObjectKind::Module:
     return absl::StrCat("module \"", name, "\"");
   case ObjectKind::Function:
@@ -837,12 +837,12 @@ void Runtime::ReportAndDie(ErrorReport rep) {
   absl::MutexLock report_lock(&report_mu_);
   auto fn_name = [](FnIndex f) { return FnName(f); };
   auto short_label = [this](const ObjectRecord *r) { return ShortLabel(r); };
-  ReportContext ctx{
-      getpid(), &depot_,
-      !flags_.symbolize                ? std::string()
-      : flags_.symbolizer_path.empty() ? std::string(OWNSAN_DEFAULT_SYMBOLIZER)
-                                       : flags_.symbolizer_path,
-      fn_name, short_label};
+  ReportContext ctx{getpid(), &depot_,
+                    !flags_.symbolize ? std::string()
+                    : flags_.symbolizer_path.empty()
+                        ? std::string(OWNSAN_DEFAULT_SYMBOLIZER)
+                        : flags_.symbolizer_path,
+                    fn_name, short_label};
   std::string text = RenderTextReport(rep, ctx);
   size_t done = 0;
   while (done < text.size()) {

@@ -56,7 +56,8 @@ int Run(int argc, char **argv) {
       char *end = nullptr;
       long v = strtol(argv[++i], &end, 10);
       if (!end || *end || v <= 0 || v > 1000) {
-        fprintf(stderr, "ownsan: --llvm needs an LLVM major version, got '%s'\n",
+        fprintf(stderr,
+                "ownsan: --llvm needs an LLVM major version, got '%s'\n",
                 argv[i]);
         return 2;
       }
