@@ -9,8 +9,13 @@
 // a report on a freed address free of false positives. The cost when
 // nothing is tracked nearby is one lock-free bit test.
 //
-// The replacements allocate with malloc / posix_memalign exactly as
-// libstdc++ does, so libstdc++'s operator delete (free) stays correct.
+// operator delete is replaced too: memory that holds an object ownsan
+// recorded as freed goes to the quarantine (core/quarantine.h) instead of
+// back to malloc, so the address cannot be handed to a new object while a
+// stale handle may still be used. Everything else is freed at once.
+//
+// The replacements allocate with malloc / posix_memalign and release with
+// free, exactly as libstdc++ does, so memory may cross between the two.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +25,7 @@
 #include <new>
 
 void OwnsanOnAllocation(const void *p, size_t n);
+bool OwnsanTakeIntoQuarantine(void *p);
 
 namespace {
 
@@ -54,6 +60,11 @@ void *AllocateAligned(std::size_t n, std::size_t align) {
       return nullptr;
     handler();
   }
+}
+
+void Release(void *p) {
+  if (p && !OwnsanTakeIntoQuarantine(p))
+    free(p);
 }
 
 } // namespace
@@ -109,4 +120,42 @@ OWNSAN_EXPORT void *operator new[](std::size_t n, std::align_val_t a,
   } catch (...) {
     return nullptr;
   }
+}
+
+OWNSAN_EXPORT void operator delete(void *p) noexcept { Release(p); }
+OWNSAN_EXPORT void operator delete[](void *p) noexcept { Release(p); }
+OWNSAN_EXPORT void operator delete(void *p, std::size_t) noexcept {
+  Release(p);
+}
+OWNSAN_EXPORT void operator delete[](void *p, std::size_t) noexcept {
+  Release(p);
+}
+OWNSAN_EXPORT void operator delete(void *p, const std::nothrow_t &) noexcept {
+  Release(p);
+}
+OWNSAN_EXPORT void operator delete[](void *p,
+                                     const std::nothrow_t &) noexcept {
+  Release(p);
+}
+OWNSAN_EXPORT void operator delete(void *p, std::align_val_t) noexcept {
+  Release(p);
+}
+OWNSAN_EXPORT void operator delete[](void *p, std::align_val_t) noexcept {
+  Release(p);
+}
+OWNSAN_EXPORT void operator delete(void *p, std::size_t,
+                                   std::align_val_t) noexcept {
+  Release(p);
+}
+OWNSAN_EXPORT void operator delete[](void *p, std::size_t,
+                                     std::align_val_t) noexcept {
+  Release(p);
+}
+OWNSAN_EXPORT void operator delete(void *p, std::align_val_t,
+                                   const std::nothrow_t &) noexcept {
+  Release(p);
+}
+OWNSAN_EXPORT void operator delete[](void *p, std::align_val_t,
+                                     const std::nothrow_t &) noexcept {
+  Release(p);
 }

@@ -6,6 +6,8 @@
  * (see dlsym_interposer.cpp).
  *
  *===---------------------------------------------------------------------===*/
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <stddef.h>
 
 typedef void *(*dlsym_fn)(void *, const char *);
@@ -29,7 +31,9 @@ static int is_llvm_name(const char *name) {
 __attribute__((visibility("default"))) void *dlsym(void *handle,
                                                    const char *name) {
   dlsym_fn real = (dlsym_fn)ownsan_real_dlsym_fn();
-  if (!is_llvm_name(name))
+  /* RTLD_NEXT is answered relative to the caller, so it must reach glibc
+     with the caller's return address, whatever the name. */
+  if (!is_llvm_name(name) || handle == RTLD_NEXT)
     OWNSAN_MUSTTAIL return real(handle, name);
   return ownsan_redirect_llvm_symbol(name, real(handle, name));
 }
@@ -37,7 +41,7 @@ __attribute__((visibility("default"))) void *dlsym(void *handle,
 __attribute__((visibility("default"))) void *
 dlvsym(void *handle, const char *name, const char *version) {
   dlvsym_fn real = (dlvsym_fn)ownsan_real_dlvsym_fn();
-  if (!is_llvm_name(name))
+  if (!is_llvm_name(name) || handle == RTLD_NEXT)
     OWNSAN_MUSTTAIL return real(handle, name, version);
   return ownsan_redirect_llvm_symbol(name, real(handle, name, version));
 }

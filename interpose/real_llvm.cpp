@@ -36,13 +36,46 @@ int LibLLVMMajorFromName(const std::string &path) {
 
 namespace {
 
+// The DT_SONAME of a loaded object ("libLLVM.so.19.1"), or "". The file
+// name it was opened by may be any symlink (libLLVM.so, libLLVM.so.1).
+std::string Soname(const ElfW(Dyn) * dyn, ElfW(Addr) base) {
+  if (!dyn)
+    return "";
+  const char *strtab = nullptr;
+  ElfW(Xword) soname = 0;
+  bool has_soname = false;
+  for (; dyn->d_tag != DT_NULL; ++dyn) {
+    if (dyn->d_tag == DT_STRTAB) {
+      ElfW(Addr) a = dyn->d_un.d_ptr;
+      strtab = reinterpret_cast<const char *>(a < base ? a + base : a);
+    } else if (dyn->d_tag == DT_SONAME) {
+      soname = dyn->d_un.d_val;
+      has_soname = true;
+    }
+  }
+  return strtab && has_soname ? std::string(strtab + soname) : "";
+}
+
+// The LLVM major of a loaded object: from its soname, else its file name.
+int LoadedMajor(const ElfW(Dyn) * dyn, ElfW(Addr) base, const char *path) {
+  std::string soname = Soname(dyn, base);
+  if (!soname.empty())
+    return LibLLVMMajorFromName(soname);
+  return path ? LibLLVMMajorFromName(path) : 0;
+}
+
 std::vector<LoadedLibLLVM> LoadedLibLLVMs() {
   std::vector<LoadedLibLLVM> found;
   dl_iterate_phdr(
       [](dl_phdr_info *info, size_t, void *data) {
         if (!info->dlpi_name || !*info->dlpi_name)
           return 0;
-        int major = LibLLVMMajorFromName(info->dlpi_name);
+        const ElfW(Dyn) *dyn = nullptr;
+        for (int i = 0; i < info->dlpi_phnum; ++i)
+          if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+            dyn = reinterpret_cast<const ElfW(Dyn) *>(
+                info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+        int major = LoadedMajor(dyn, info->dlpi_addr, info->dlpi_name);
         if (major > 0)
           static_cast<std::vector<LoadedLibLLVM> *>(data)->push_back(
               {info->dlpi_name, major, nullptr});
@@ -86,9 +119,12 @@ const LoadedLibLLVM &SelectedLibLLVM(const char *why) {
 
 bool AddressInLibLLVM(const void *addr, int *major) {
   Dl_info info;
-  if (!dladdr(addr, &info) || !info.dli_fname)
+  link_map *map = nullptr;
+  if (!dladdr1(addr, &info, reinterpret_cast<void **>(&map),
+               RTLD_DL_LINKMAP) ||
+      !map)
     return false;
-  *major = LibLLVMMajorFromName(info.dli_fname);
+  *major = LoadedMajor(map->l_ld, map->l_addr, info.dli_fname);
   return *major > 0;
 }
 

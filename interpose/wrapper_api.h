@@ -62,12 +62,17 @@ enum class EffectKind : uint8_t {
   Attach,          ///< arg gets a parent: arg `other` (a function or block)
   AttachAtBuilder, ///< arg gets the insert block of builder arg `other`
   OutArray,        ///< arg is an array of handles the call fills (count given)
+  Position,  ///< builder arg is positioned: in block `other`, before `extra`
+  CauseText, ///< string arg describes what the call does (a pass pipeline)
 };
+
+constexpr uint8_t kNoArg = 255;
 
 struct Effect {
   EffectKind kind;
   uint8_t arg;   ///< which argument (0-based)
-  uint8_t other; ///< second argument for Attach*, else 0
+  uint8_t other; ///< second argument for Attach* and Position, else 0
+  uint8_t extra; ///< Position: the instruction to insert before, or kNoArg
 };
 
 /// Per-function static facts, emitted by the generator.
@@ -119,6 +124,8 @@ public:
   CallScope &operator=(const CallScope &) = delete;
 
   bool Checking() const { return checking_; }
+  /// The runtime decided the real call must not happen.
+  bool Skipped() const { return skip_; }
 
   /// Checks one handle argument before it reaches LLVM.
   void CheckHandle(unsigned arg, const void *h, HandleType type);
@@ -141,6 +148,7 @@ private:
 
   FnId fn_;
   bool checking_;
+  bool skip_ = false;
   ThreadCallState &state_;
 };
 

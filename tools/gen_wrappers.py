@@ -72,11 +72,15 @@ EFFECT_KINDS = {
     "attach": "Attach",
     "attach_at_builder": "AttachAtBuilder",
     "out_array": "OutArray",
+    "position": "Position",
+    "cause_text": "CauseText",
 }
+# Marks an absent optional argument of position(...) (ownsan::kNoArg).
+NO_ARG = 255
 # Effects that act on a handle argument before/after the call (everything
 # except out_array, which the wrapper handles itself).
 HOOK_EFFECTS = {"free", "free_attached", "free_detached", "detach", "attach",
-                "attach_at_builder"}
+                "attach_at_builder", "position", "cause_text"}
 
 
 class GenError(Exception):
@@ -137,6 +141,7 @@ class Effect:
     kind: str
     arg: int
     other: int = 0
+    extra: int = NO_ARG  # position(): the `before` instruction argument
     count_fn: Optional[str] = None
     count_args: Tuple[int, ...] = ()
     count_arg: Optional[int] = None
@@ -147,6 +152,13 @@ class Effect:
             return f"attach({self.arg},parent={self.other})"
         if self.kind == "attach_at_builder":
             return f"attach({self.arg},builder={self.other})"
+        if self.kind == "position":
+            text = f"position({self.arg}"
+            if self.other != NO_ARG:
+                text += f",block={self.other}"
+            if self.extra != NO_ARG:
+                text += f",before={self.extra}"
+            return text + ")"
         if self.kind == "out_array":
             if self.count_fn is not None:
                 args = ",".join(str(a) for a in self.count_args)
@@ -430,6 +442,9 @@ _ATTACH_RE = re.compile(r"^attach\((\d+),(parent|builder)=(\d+)\)$")
 _OUT_ARRAY_FN_RE = re.compile(
     r"^out_array\((\d+),count=(LLVM\w+)\((\d+(?:,\d+)*)\)\)$")
 _OUT_ARRAY_ARG_RE = re.compile(r"^out_array\((\d+),count=arg\((\d+)\)\)$")
+_POSITION_RE = re.compile(
+    r"^position\((\d+)(?:,block=(\d+))?(?:,before=(\d+))?\)$")
+_CAUSE_TEXT_RE = re.compile(r"^cause_text\((\d+)\)$")
 _VERSION_RE = re.compile(r"^(since|until)=(\d+)$")
 _FUNCTION_NAME_RE = re.compile(r"^LLVM\w+$")
 
@@ -452,6 +467,14 @@ def parse_effect(token: str) -> Optional[Effect]:
     if m:
         return Effect(kind="out_array", arg=int(m.group(1)),
                       count_arg=int(m.group(2)))
+    m = _POSITION_RE.match(token)
+    if m:
+        return Effect(kind="position", arg=int(m.group(1)),
+                      other=int(m.group(2)) if m.group(2) else NO_ARG,
+                      extra=int(m.group(3)) if m.group(3) else NO_ARG)
+    m = _CAUSE_TEXT_RE.match(token)
+    if m:
+        return Effect(kind="cause_text", arg=int(m.group(1)))
     return None
 
 
@@ -524,6 +547,24 @@ def _validate_effect(entry: SpecEntry, effect: Effect, fn: Function,
     """Checks one effect against the declaration of its function."""
     param = _check_index(entry, fn, effect.arg, "argument")
     text = effect.spec_text()
+    if effect.kind == "cause_text":
+        if param.spelling.replace(" ", "") != "constchar*":
+            raise entry.error(f"{text}: parameter {effect.arg}"
+                              f" ({param.spelling}) is not a const char *")
+        return
+    if effect.kind == "position":
+        if param.handle != "Builder":
+            raise entry.error(f"{text}: parameter {effect.arg}"
+                              f" ({param.spelling}) is not a builder")
+        for index in (effect.other, effect.extra):
+            if index == NO_ARG:
+                continue
+            other = _check_index(entry, fn, index, "argument")
+            if other.handle not in ("Value", "BasicBlock"):
+                raise entry.error(f"{text}: parameter {index}"
+                                  f" ({other.spelling}) is not a block or"
+                                  " instruction")
+        return
     if effect.kind in HOOK_EFFECTS:
         if param.handle is None:
             raise entry.error(f"{text}: parameter {effect.arg}"
@@ -658,6 +699,12 @@ def cxx_ret_type(fn: Function) -> str:
     return fn.ret
 
 
+def cxx_ret_type_value(fn: Function) -> str:
+    """The return type as a type-id usable in `T{}` (a value-initialized,
+    neutral result)."""
+    return f"std::remove_cv_t<{cxx_ret_type(fn)}>"
+
+
 def cxx_fn_pointer_type(fn: Function) -> str:
     """`R (*)(A0, A1)` for the real entry point of fn."""
     args = ", ".join(cxx_param_type(fn, p) for p in fn.params)
@@ -770,12 +817,22 @@ def render_wrapper(fn: Function, cls: Classification,
     hook_args = "nullptr"  # a zero-argument function has no args array
     if cls.has_hooks and fn.params:
         hook_args = "args"
+        # Handles, and the strings a cause_text effect names.
+        texts = {e.arg for e in cls.effects if e.kind == "cause_text"}
         values = ", ".join(
-            f"(const void *)p{p.index}" if p.handle else "nullptr"
+            f"(const void *)p{p.index}"
+            if p.handle or p.index in texts else "nullptr"
             for p in fn.params)
         out.append(f"  const void *args[] = {{{values}}};")
 
     out += _checking_block(_checks_before_call(fn, cls, hook_args))
+    if cls.has_hooks:
+        # The runtime may hold the call back (e.g. a freed memory buffer
+        # waits in the quarantine); the caller then gets a neutral result.
+        neutral = "return;" if fn.returns_void else (
+            f"return {cxx_ret_type_value(fn)}{{}};")
+        out.append(f"  if (call.Skipped())")
+        out.append(f"    {neutral}")
 
     call_args = ", ".join(f"p{p.index}" for p in fn.params)
     real_call = (f"ownsan::Real<{cxx_fn_pointer_type(fn)}>({fn_id})"
@@ -832,7 +889,8 @@ def render_fn_info(functions: Sequence[Function],
         if not effects:
             continue
         items = ", ".join(
-            f"{{EffectKind::{EFFECT_KINDS[e.kind]}, {e.arg}, {e.other}}}"
+            f"{{EffectKind::{EFFECT_KINDS[e.kind]}, {e.arg}, {e.other},"
+            f" {e.extra}}}"
             for e in effects)
         lines.append(f"const Effect kEffects_{fn.name}[] = {{{items}}};")
     lines += ["} // namespace",
@@ -871,7 +929,7 @@ def render_wrappers_cpp(functions: Sequence[Function], headers: Sequence[str],
              "// shape.\n\n"]
     parts.append("".join(f"#include <{h}>\n" for h in headers))
     parts.append('\n#include "fn_ids.h"\n\n'
-                 "#include <atomic>\n#include <cstddef>\n\n")
+                 "#include <atomic>\n#include <cstddef>\n#include <type_traits>\n\n")
     parts.append(render_aliases(functions))
     for fn in functions:
         parts.append(render_wrapper(fn, classes[fn.name], declared))

@@ -60,6 +60,7 @@ struct FreeEvent {
   ObjectRecord *target = nullptr; ///< what the call freed explicitly, if any
   StackId stack = 0;
   uint32_t thread = 0;
+  std::string detail; ///< e.g. the pass pipeline of LLVMRunPasses
 };
 
 struct ObjectRecord {
@@ -77,6 +78,16 @@ struct ObjectRecord {
   uint32_t create_thread = 0;
   const FreeEvent *freed = nullptr;
   void *observer = nullptr; ///< the value handle watching a Value, if any
+  /// Address reuse: the freed object that had this address before (set when
+  /// LLVM handed the address out again), and the object that took it over.
+  ObjectRecord *previous = nullptr;
+  ObjectRecord *reused_by = nullptr;
+  uint32_t generation = 1; ///< 1 + generation of `previous`
+  /// Builders: where the next instruction goes (block, or the instruction
+  /// it goes before), and which of the two was freed, if one was.
+  ObjectRecord *insert_block = nullptr;
+  ObjectRecord *insert_before = nullptr;
+  ObjectRecord *insert_point_freed = nullptr;
 };
 
 } // namespace ownsan

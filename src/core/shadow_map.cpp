@@ -19,6 +19,9 @@ void ShadowMap::DropRange(const void *lo, size_t size,
   auto it = by_addr_.lower_bound(begin);
   while (it != by_addr_.end() && it->first < begin + size) {
     on_drop(it->second);
+    if (expired_.size() >= kMaxExpired)
+      expired_.clear();
+    expired_[it->first] = it->second;
     it = by_addr_.erase(it);
   }
 }

@@ -19,6 +19,7 @@
 #include "core/object_record.h"
 
 #include "absl/container/btree_map.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/functional/function_ref.h"
 
 namespace ownsan {
@@ -46,15 +47,37 @@ public:
   /// was handed out again by LLVM to a new object).
   void Forget(const void *addr);
 
-  /// Drops every entry in [lo, lo + size): new memory now lives there.
+  /// Drops every entry in [lo, lo + size): new memory now lives there. The
+  /// dropped records are remembered as "expired" at their address, so a new
+  /// object LLVM later returns there can name its predecessor.
   void DropRange(const void *lo, size_t size,
                  absl::FunctionRef<void(ObjectRecord *)> on_drop);
+
+  /// The last record dropped at exactly `addr` (and forgets it), or nullptr.
+  ObjectRecord *TakeExpired(const void *addr) {
+    auto it = expired_.find(reinterpret_cast<uintptr_t>(addr));
+    if (it == expired_.end())
+      return nullptr;
+    ObjectRecord *r = it->second;
+    expired_.erase(it);
+    return r;
+  }
+
+  /// True if some matched entry lies in [lo, lo + size).
+  bool AnyInRange(const void *lo, size_t size) const {
+    uintptr_t begin = reinterpret_cast<uintptr_t>(lo);
+    auto it = by_addr_.lower_bound(begin);
+    return it != by_addr_.end() && it->first < begin + size;
+  }
 
   size_t size() const { return by_addr_.size(); }
 
 private:
   AddressFilter exact_;
   absl::btree_map<uintptr_t, ObjectRecord *> by_addr_;
+  /// Bounded: only used to name predecessors in reports.
+  absl::flat_hash_map<uintptr_t, ObjectRecord *> expired_;
+  static constexpr size_t kMaxExpired = 1 << 20;
 };
 
 } // namespace ownsan

@@ -18,7 +18,8 @@ namespace ownsan {
 #define OWNSAN_FOR_EACH_ERROR_KIND(X)                                          \
   X(UseAfterFree, "use-after-free")                                            \
   X(DoubleFree, "double-free")                                                 \
-  X(InvalidFree, "invalid-free")
+  X(InvalidFree, "invalid-free")                                               \
+  X(DanglingInsertionPoint, "dangling-insertion-point")
 
 enum class ErrorKind {
 #define OWNSAN_ERROR_ENUM(Id, Text) Id,
@@ -37,6 +38,9 @@ struct ErrorReport {
   StackId use_stack = 0;
   uint32_t thread = 0;
   std::string note; ///< one extra explanation line, may be empty
+  /// UseAfterFree on a reused address: the live object that has it now.
+  /// DanglingInsertionPoint: the freed block or instruction.
+  const ObjectRecord *related = nullptr;
 };
 
 } // namespace ownsan

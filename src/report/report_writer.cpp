@@ -99,6 +99,39 @@ std::string ThreadName(uint32_t t) { return absl::StrCat("T", t); }
 
 } // namespace
 
+// "  freed by LLVMFoo(<target>) on thread T0, because ...:" and its stack;
+// `what` replaces "freed" (e.g. "its insertion point ... was freed").
+static std::string FreeSection(const ObjectRecord *obj,
+                               const ReportContext &ctx,
+                               const std::string &what) {
+  const FreeEvent *ev = obj->freed;
+  if (!ev)
+    return "";
+  const char *by = ev->fn != kNoFn ? ctx.fn_name(ev->fn) : nullptr;
+  std::string line = absl::StrCat("  ", what);
+  if (ev->target && by) {
+    absl::StrAppend(&line, " by ", by, "(",
+                    FullLabel(ev->target, ctx), ") on thread ",
+                    ThreadName(ev->thread));
+    if (ev->target != obj)
+      absl::StrAppend(&line, IsAncestor(ev->target, obj)
+                                 ? absl::StrCat(", because it belonged to "
+                                                "that ",
+                                                KindNoun(ev->target->kind))
+                                 : std::string(", as a side effect of that "
+                                               "call"));
+  } else if (by) {
+    absl::StrAppend(&line, " during ", by,
+                    ev->detail.empty() ? ""
+                                       : absl::StrCat("(\"", ev->detail, "\")"),
+                    " on thread ", ThreadName(ev->thread), ", by LLVM itself");
+  } else {
+    absl::StrAppend(&line, " outside any LLVM-C call on thread ",
+                    ThreadName(ev->thread));
+  }
+  return absl::StrCat(line, ":\n", RenderStack(ev->stack, ctx).text);
+}
+
 std::string FullLabel(const ObjectRecord *r, const ReportContext &ctx) {
   std::string s = ctx.short_label(r);
   const ObjectRecord *child = r;
@@ -127,27 +160,39 @@ std::string RenderTextReport(const ErrorReport &rep, const ReportContext &ctx) {
   absl::StrAppend(&out, "  passed as argument ", rep.arg + 1, " of ", fn,
                   " on thread ", ThreadName(rep.thread), ":\n", use.text);
 
-  if (const FreeEvent *ev = obj->freed) {
-    const char *by = ev->fn != kNoFn ? ctx.fn_name(ev->fn) : nullptr;
-    std::string line;
-    if (ev->target && by) {
-      line = absl::StrCat("  freed by ", by, "(", FullLabel(ev->target, ctx),
-                          ") on thread ", ThreadName(ev->thread));
-      if (ev->target != obj)
-        absl::StrAppend(&line, IsAncestor(ev->target, obj)
-                                   ? absl::StrCat(", because it belonged to "
-                                                  "that ",
-                                                  KindNoun(ev->target->kind))
-                                   : std::string(", as a side effect of that "
-                                                 "call"));
-    } else if (by) {
-      line = absl::StrCat("  freed during ", by, " on thread ",
-                          ThreadName(ev->thread), ", by LLVM itself");
-    } else {
-      line = absl::StrCat("  freed outside any LLVM-C call on thread ",
-                          ThreadName(ev->thread));
-    }
-    absl::StrAppend(&out, line, ":\n", RenderStack(ev->stack, ctx).text);
+  if (rep.kind == ErrorKind::DanglingInsertionPoint && rep.related) {
+    // Case: the builder is fine; what it points into died.
+    absl::StrAppend(&out, FreeSection(rep.related, ctx,
+                                      absl::StrCat("its insertion point ",
+                                                   FullLabel(rep.related, ctx),
+                                                   " was freed")));
+  } else {
+    absl::StrAppend(&out, FreeSection(obj, ctx, "freed"));
+  }
+  if (rep.kind == ErrorKind::UseAfterFree && !rep.related &&
+      !obj->address_reused)
+    absl::StrAppend(&out, "  identity: 0x",
+                    absl::Hex(reinterpret_cast<uintptr_t>(obj->addr)), "#",
+                    obj->generation,
+                    " (address#generation); no object has been created at "
+                    "this address since it was freed\n");
+  if (rep.kind == ErrorKind::UseAfterFree && rep.related) {
+    // Case: the address was handed to a new object of another kind, so
+    // this handle can only be the stale copy.
+    const ObjectRecord *now = rep.related;
+    absl::StrAppend(
+        &out, "  identity: 0x",
+        absl::Hex(reinterpret_cast<uintptr_t>(obj->addr)), "#", obj->generation,
+        " (address#generation), freed; the address now belongs to ",
+        FullLabel(now, ctx), " (0x",
+        absl::Hex(reinterpret_cast<uintptr_t>(now->addr)), "#", now->generation,
+        ")");
+    if (now->created_by != kNoFn)
+      absl::StrAppend(&out, ", created by ", ctx.fn_name(now->created_by),
+                      " on thread ", ThreadName(now->create_thread), ":\n",
+                      RenderStack(now->create_stack, ctx).text);
+    else
+      absl::StrAppend(&out, "\n");
   }
 
   if (obj->created_by != kNoFn)

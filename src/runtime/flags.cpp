@@ -71,6 +71,12 @@ bool ParseFlags(const std::string &text, Flags *flags, std::string *error) {
       return false;
     }
   }
+  if (flags->quarantine_size_mb < 0 || flags->quarantine_size_mb > 1 << 20) {
+    *error = absl::StrCat("invalid value '", flags->quarantine_size_mb,
+                          "' for option 'quarantine_size_mb' in "
+                          "OWNSAN_OPTIONS (expected 0-1048576)");
+    return false;
+  }
   if (flags->malloc_context_size < 0 || flags->malloc_context_size > 128) {
     *error = absl::StrCat("invalid value '", flags->malloc_context_size,
                           "' for option 'malloc_context_size' in "

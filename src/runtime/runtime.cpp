@@ -67,6 +67,7 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <malloc.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -106,6 +107,7 @@ struct CallContext {
   FnId fn = kNoFn;
   StackId stack = 0;
   FreeEvent *event = nullptr;
+  std::string cause_text; ///< CauseText argument of the call, if any
   /// Values LLVM deletes outside any wrapped call share one event until the
   /// next wrapped call starts (one stack capture per burst, not per value).
   FreeEvent *orphan_event = nullptr;
@@ -212,7 +214,8 @@ Runtime &Runtime::Get() {
   return *runtime;
 }
 
-Runtime::Runtime() : tracked_pages_(20, 12) {
+Runtime::Runtime()
+    : tracked_pages_(20, 12), dangling_builders_(16, 0), quarantine_(0) {
   RuntimeSection section;
   const char *opts = getenv("OWNSAN_OPTIONS");
   std::string error;
@@ -225,6 +228,21 @@ Runtime::Runtime() : tracked_pages_(20, 12) {
     _exit(0);
   }
   AddCodeRangesOf(reinterpret_cast<void *>(&OnObserverDeleted));
+  {
+    absl::MutexLock lock(&quarantine_mu_);
+    quarantine_ = Quarantine(size_t(flags_.quarantine_size_mb) << 20);
+  }
+  // Calls that insert at a builder's insertion point.
+  uses_insertion_point_.resize(kFnCount);
+  for (unsigned f = 0; f < kFnCount; ++f) {
+    std::string name = kFnInfo[f].name;
+    uses_insertion_point_[f] =
+        name.rfind("LLVMBuild", 0) == 0 ||
+        name.rfind("LLVMInsertIntoBuilder", 0) == 0 ||
+        name == "LLVMInsertExistingBasicBlockAfterInsertBlock";
+  }
+  if (flags_.verbosity >= 1)
+    atexit([] { Runtime::Get().PrintExitStatistics(); });
 }
 
 void Runtime::Fatal(const std::string &message) {
@@ -309,7 +327,7 @@ FreeEvent *Runtime::CurrentFreeEvent(ObjectRecord *target) {
   if (call.fn == kNoFn) {
     if (!call.orphan_event)
       call.orphan_event = new FreeEvent{kNoFn, nullptr, CaptureStack(true),
-                                        CurrentThreadNumber()};
+                                        CurrentThreadNumber(), ""};
     return call.orphan_event;
   }
   if (!call.event) {
@@ -318,7 +336,8 @@ FreeEvent *Runtime::CurrentFreeEvent(ObjectRecord *target) {
     StackId stack = call.stack ? call.stack : CaptureStack(target == nullptr);
     if (!call.stack && target)
       call.stack = stack;
-    call.event = new FreeEvent{call.fn, target, stack, CurrentThreadNumber()};
+    call.event = new FreeEvent{call.fn, target, stack, CurrentThreadNumber(),
+                               call.cause_text};
   }
   return call.event;
 }
@@ -340,35 +359,213 @@ void Runtime::LeaveCall() {
   call.fn = kNoFn;
   call.stack = 0;
   call.event = nullptr;
+  call.cause_text.clear();
 }
 
-void Runtime::CheckHandle(FnId fn, unsigned arg, const void *h) {
-  if (!shadow_.MaybeContains(h))
-    return;
+namespace {
+// Can a handle of C type `type` name an object of kind `k`?
+bool Compatible(ObjectKind k, HandleType type) {
+  switch (type) {
+  case HandleType::Other:
+    return true;
+  case HandleType::Context:
+    return k == ObjectKind::Context;
+  case HandleType::Module:
+    return k == ObjectKind::Module;
+  case HandleType::Type:
+    return k == ObjectKind::Type;
+  case HandleType::Builder:
+    return k == ObjectKind::Builder;
+  case HandleType::MemoryBuffer:
+    return k == ObjectKind::MemoryBuffer;
+  case HandleType::BasicBlock:
+    return k == ObjectKind::BasicBlock;
+  case HandleType::Value:
+    return IsValueKind(k);
+  }
+  return true;
+}
+} // namespace
+
+void Runtime::CheckHandle(FnId fn, unsigned arg, const void *h,
+                          HandleType type) {
+  if (shadow_.MaybeContains(h)) {
+    RuntimeSection section;
+    ObjectRecord *freed = nullptr, *now = nullptr;
+    {
+      absl::MutexLock lock(&mu_);
+      freed = shadow_.Find(h);
+      // Case: a freed object of a kind this parameter cannot name. Its
+      // memory may hold an object LLVM made with malloc (memory buffers),
+      // which the allocation hook does not see: say nothing.
+      if (freed && !Compatible(freed->kind, type))
+        freed = nullptr;
+      if (!freed && type != HandleType::Other) {
+        // Case: LLVM has handed the address to a new object, but of a kind
+        // this parameter cannot take, and an object of the right kind died
+        // here before: the handle is that dead object's stale copy.
+        ObjectRecord *live = graph_.Find(h);
+        if (live && !Compatible(live->kind, type))
+          for (ObjectRecord *p = live->previous; p && !freed; p = p->previous)
+            if (Compatible(p->kind, type)) {
+              freed = p;
+              now = live;
+            }
+      }
+    }
+    if (freed) {
+      // Case: the handle names an object that died, and no object has been
+      // created at its address since (the quarantine holds the memory).
+      // Any use is a use after free; a second free is a double free.
+      ErrorReport rep;
+      rep.kind =
+          FreesArg(fn, arg) ? ErrorKind::DoubleFree : ErrorKind::UseAfterFree;
+      rep.object = freed;
+      rep.related = now;
+      rep.handle = h;
+      rep.fn = fn;
+      rep.arg = arg;
+      rep.use_stack = CurrentCallStack();
+      rep.thread = CurrentThreadNumber();
+      ReportAndDie(std::move(rep));
+    }
+  }
+  if (type == HandleType::Builder && uses_insertion_point_[fn] &&
+      dangling_builders_.MaybeContains(h))
+    CheckInsertionPoint(fn, arg, h);
+}
+
+void Runtime::CheckInsertionPoint(FnId fn, unsigned arg, const void *h) {
   RuntimeSection section;
-  ObjectRecord *freed;
+  ObjectRecord *builder, *dead;
   {
     absl::MutexLock lock(&mu_);
-    freed = shadow_.Find(h);
+    builder = graph_.Find(h);
+    if (!builder || builder->kind != ObjectKind::Builder ||
+        !builder->insert_point_freed)
+      return;
+    dead = builder->insert_point_freed;
   }
-  if (!freed)
-    return;
-  // Case: the handle names an object that died and whose memory no
-  // allocation has reused since. Any use is a use after free; a second
-  // free is a double free.
+  // Case: a live builder whose insertion block was deleted, or whose
+  // insertion point was an instruction that was erased: LLVM would insert
+  // into freed memory.
   ErrorReport rep;
-  rep.kind =
-      FreesArg(fn, arg) ? ErrorKind::DoubleFree : ErrorKind::UseAfterFree;
-  rep.object = freed;
+  rep.kind = ErrorKind::DanglingInsertionPoint;
+  rep.object = builder;
+  rep.related = dead;
   rep.handle = h;
   rep.fn = fn;
   rep.arg = arg;
   rep.use_stack = CurrentCallStack();
   rep.thread = CurrentThreadNumber();
+  rep.note = absl::StrCat(
+      FnName(fn), " inserts at the builder's position, which is ",
+      dead->kind == ObjectKind::BasicBlock ? "the end of a freed block"
+                                           : "before a freed instruction",
+      "; position the builder again first");
   ReportAndDie(std::move(rep));
 }
 
-void Runtime::Before(FnId fn, const void *const *args) {
+void Runtime::SetPosition(ObjectRecord *b, ObjectRecord *block,
+                          ObjectRecord *before) {
+  for (ObjectRecord *old : {b->insert_block, b->insert_before}) {
+    if (!old)
+      continue;
+    auto it = positioned_at_.find(old);
+    if (it != positioned_at_.end()) {
+      it->second.erase(b);
+      if (it->second.empty())
+        positioned_at_.erase(it);
+    }
+  }
+  b->insert_block = block;
+  b->insert_before = before;
+  b->insert_point_freed = nullptr;
+  if (block)
+    positioned_at_[block].insert(b);
+  if (before)
+    positioned_at_[before].insert(b);
+}
+
+void Runtime::NoteDeath(ObjectRecord *r) {
+  if (r->kind == ObjectKind::Builder) {
+    SetPosition(r, nullptr, nullptr);
+    return;
+  }
+  auto it = positioned_at_.find(r);
+  if (it == positioned_at_.end())
+    return;
+  for (ObjectRecord *b : it->second) {
+    // The builder keeps pointing here; its next insertion is reported.
+    (b->insert_block == r ? b->insert_block : b->insert_before) = nullptr;
+    b->insert_point_freed = r;
+    dangling_builders_.Add(b->addr);
+  }
+  positioned_at_.erase(it);
+}
+
+bool Runtime::TakeIntoQuarantine(void *p) {
+  if (CurrentThreadCallState().in_runtime)
+    return false;
+  size_t size = malloc_usable_size(p);
+  if (!tracked_pages_.MaybeOverlaps(p, size ? size : 1))
+    return false;
+  RuntimeSection section;
+  {
+    absl::MutexLock lock(&mu_);
+    // Case: memory that holds no freed object's address: free it now.
+    if (!shadow_.AnyInRange(p, size))
+      return false;
+  }
+  // Case: the memory of an object a stale handle may still name.
+  Hold({p, size, false});
+  return true;
+}
+
+void Runtime::Hold(Quarantine::Chunk chunk) {
+  RuntimeSection section;
+  std::vector<Quarantine::Chunk> release;
+  {
+    absl::MutexLock lock(&quarantine_mu_);
+    quarantine_.Put(chunk, &release);
+  }
+  for (const Quarantine::Chunk &c : release) {
+    if (!c.memory_buffer) {
+      free(c.p);
+      continue;
+    }
+    // LLVM frees a buffer with free(), which ownsan does not see, so its
+    // address stops matching when the real dispose happens.
+    {
+      absl::MutexLock lock(&mu_);
+      shadow_.DropRange(c.p, 1,
+                        [](ObjectRecord *r) { r->address_reused = true; });
+    }
+    Real<void (*)(LLVMMemoryBufferRef)>(kFn_LLVMDisposeMemoryBuffer)(
+        static_cast<LLVMMemoryBufferRef>(c.p));
+  }
+}
+
+void Runtime::PrintExitStatistics() {
+  size_t peak, now, count, taken, limit;
+  {
+    absl::MutexLock lock(&quarantine_mu_);
+    peak = quarantine_.peak_bytes();
+    now = quarantine_.bytes();
+    count = quarantine_.count();
+    taken = quarantine_.total_taken();
+    limit = quarantine_.limit();
+  }
+  std::string line = absl::StrCat(
+      "==", getpid(), "==OwnSan: quarantine: peak ", peak, " bytes (limit ",
+      limit, "), ", now, " bytes in ", count, " chunks at exit, ", taken,
+      " chunks taken; ", LiveObjects(), " live objects, ", FreedObjects(),
+      " freed objects matched; ", depot_.size(), " stacks\n");
+  (void)!write(2, line.data(), line.size());
+}
+
+bool Runtime::Before(FnId fn, const void *const *args) {
+  bool skip = false;
   const FnInfo &info = kFnInfo[fn];
   for (unsigned i = 0; i < info.num_effects; ++i) {
     const Effect &e = info.effects[i];
@@ -376,6 +573,11 @@ void Runtime::Before(FnId fn, const void *const *args) {
     if (!h)
       continue;
     switch (e.kind) {
+    case EffectKind::CauseText:
+      // Case: a call that may delete values by itself (a pass pipeline):
+      // its text goes into the cause of whatever it deletes.
+      CurrentCall().cause_text = static_cast<const char *>(h);
+      break;
     case EffectKind::FreeAttached:
     case EffectKind::FreeDetached:
       CheckFreePrecondition(fn, e.arg, e.kind, h);
@@ -383,16 +585,28 @@ void Runtime::Before(FnId fn, const void *const *args) {
     case EffectKind::Free: {
       // Case: the binding frees an object. Record the death before LLVM
       // runs, so no other thread can be handed the address first.
-      if (ObjectRecord *r = FindOrAdopt(fn, h))
+      if (ObjectRecord *r = FindOrAdopt(fn, h)) {
         FreeWithDescendants(r, CurrentFreeEvent(r));
+        if (fn == kFn_LLVMDisposeMemoryBuffer &&
+            r->kind == ObjectKind::MemoryBuffer) {
+          // Case: a memory buffer (malloc'ed by LLVM, so operator delete
+          // never sees it): hold the whole buffer; it is disposed for real
+          // when it leaves the quarantine.
+          size_t size = Real<size_t (*)(LLVMMemoryBufferRef)>(
+              kFn_LLVMGetBufferSize)(static_cast<LLVMMemoryBufferRef>(
+              const_cast<void *>(h)));
+          Hold({const_cast<void *>(h), size + 64, true});
+          skip = true;
+        }
+      }
       break;
     }
     default:
       break; // detach/attach/out-array act after the call
     }
   }
+  return skip;
 }
-
 void Runtime::After(FnId fn, const void *const *args) {
   const FnInfo &info = kFnInfo[fn];
   for (unsigned i = 0; i < info.num_effects; ++i) {
@@ -426,6 +640,25 @@ void Runtime::After(FnId fn, const void *const *args) {
       if (r) {
         absl::MutexLock lock(&mu_);
         graph_.SetParent(r, p);
+      }
+      break;
+    }
+    case EffectKind::Position: {
+      // Case: the builder was positioned; remember where, so the death of
+      // that block or instruction makes the builder's next insertion a
+      // report.
+      RuntimeSection section;
+      ObjectRecord *b = RegisterImpl(fn, h, HandleType::Builder, 0);
+      const void *block = e.other != kNoArg ? args[e.other] : nullptr;
+      const void *before = e.extra != kNoArg ? args[e.extra] : nullptr;
+      ObjectRecord *block_r =
+          block ? RegisterImpl(fn, block, HandleType::BasicBlock, 0) : nullptr;
+      ObjectRecord *before_r =
+          before ? RegisterImpl(fn, before, HandleType::Value, 0) : nullptr;
+      if (b) {
+        absl::MutexLock lock(&mu_);
+        if (b->state == ObjectState::Live)
+          SetPosition(b, before_r ? nullptr : block_r, before_r);
       }
       break;
     }
@@ -509,6 +742,7 @@ void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev) {
     r->freed = ev;
     tracked_pages_.Add(r->addr);
     shadow_.Insert(r);
+    NoteDeath(r);
   }
 }
 
@@ -535,6 +769,7 @@ void Runtime::OnValueDeleted(ObjectRecord *r) {
   r->freed = ev;
   tracked_pages_.Add(r->addr);
   shadow_.Insert(r);
+  NoteDeath(r);
 }
 
 void Runtime::OnAllocation(const void *p, size_t n) {
@@ -714,13 +949,23 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
         d->address_reused = true;
       }
     }
-    if (ObjectRecord *old = shadow_.Find(h)) {
+    ObjectRecord *old = shadow_.Find(h);
+    if (old) {
       // Case: LLVM hands out a freed address again: a new object lives
       // there; stale copies of the handle now alias it.
       old->address_reused = true;
       shadow_.Forget(h);
+    } else {
+      // Case: the address was reallocated earlier (operator new); this is
+      // the object that got it.
+      old = shadow_.TakeExpired(h);
     }
     r = graph_.Add(h, c.kind, parent);
+    if (old) {
+      r->previous = old;
+      r->generation = old->generation + 1;
+      old->reused_by = r;
+    }
     r->is_global_context = is_global;
     r->name = std::move(name);
     if (created_here) {
@@ -873,22 +1118,22 @@ size_t Runtime::FreedObjects() {
 void CallScope::Enter() { Runtime::Get().EnterCall(fn_); }
 void CallScope::Leave() { Runtime::Get().LeaveCall(); }
 
-void CallScope::CheckHandle(unsigned arg, const void *h, HandleType) {
+void CallScope::CheckHandle(unsigned arg, const void *h, HandleType type) {
   if (h)
-    Runtime::Get().CheckHandle(fn_, arg, h);
+    Runtime::Get().CheckHandle(fn_, arg, h, type);
 }
 
 void CallScope::CheckArray(unsigned arg, const void *const *hs, size_t n,
-                           HandleType) {
+                           HandleType type) {
   if (!hs)
     return;
   for (size_t i = 0; i < n; ++i)
     if (hs[i])
-      Runtime::Get().CheckHandle(fn_, arg, hs[i]);
+      Runtime::Get().CheckHandle(fn_, arg, hs[i], type);
 }
 
 void CallScope::Before(const void *const *args) {
-  Runtime::Get().Before(fn_, args);
+  skip_ = Runtime::Get().Before(fn_, args);
 }
 
 void CallScope::After(const void *const *args) {
@@ -915,6 +1160,12 @@ void OwnsanOnAllocation(const void *p, size_t n) {
   // cannot cover anything it tracks.
   if (ownsan::g_runtime_ready.load(std::memory_order_relaxed))
     ownsan::Runtime::Get().OnAllocation(p, n);
+}
+
+// operator delete (interpose/allocation_observer.cpp) asks this.
+bool OwnsanTakeIntoQuarantine(void *p) {
+  return ownsan::g_runtime_ready.load(std::memory_order_relaxed) &&
+         ownsan::Runtime::Get().TakeIntoQuarantine(p);
 }
 
 __attribute__((constructor(101))) static void OwnsanInit() {

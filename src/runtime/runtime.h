@@ -11,6 +11,7 @@
 
 #include "core/address_filter.h"
 #include "core/ownership_graph.h"
+#include "core/quarantine.h"
 #include "core/shadow_map.h"
 #include "report/error_report.h"
 #include "report/stack_depot.h"
@@ -34,8 +35,10 @@ public:
   // --- From the generated wrappers (via CallScope). ---
   void EnterCall(FnId fn);
   void LeaveCall();
-  void CheckHandle(FnId fn, unsigned arg, const void *h);
-  void Before(FnId fn, const void *const *args);
+  void CheckHandle(FnId fn, unsigned arg, const void *h, HandleType type);
+  /// Applies the spec's before-effects; true if the real call must be
+  /// skipped (the runtime holds a freed memory buffer in quarantine).
+  bool Before(FnId fn, const void *const *args);
   void After(FnId fn, const void *const *args);
   void Register(FnId fn, const void *h, HandleType type);
 
@@ -44,6 +47,13 @@ public:
   void OnValueDeleted(ObjectRecord *r);
   /// Memory [p, p+n) was just allocated by operator new.
   void OnAllocation(const void *p, size_t n);
+  /// operator delete: keeps `p` in the quarantine if it holds a freed
+  /// object's address (true), or leaves it to the caller to free (false).
+  bool TakeIntoQuarantine(void *p);
+  /// Puts a chunk into the quarantine and releases what falls out.
+  void Hold(Quarantine::Chunk chunk);
+  /// Quarantine statistics (verbosity=1 prints them at exit).
+  void PrintExitStatistics();
 
   /// Called once a libLLVM is found: loads the deletion observer.
   void OnLibLLVMFound(const std::string &path, int major);
@@ -76,6 +86,12 @@ private:
   void FreeWithDescendants(ObjectRecord *root, FreeEvent *ev);
   void CheckFreePrecondition(FnId fn, unsigned arg, EffectKind kind,
                              const void *h);
+  void CheckInsertionPoint(FnId fn, unsigned arg, const void *builder);
+  void SetPosition(ObjectRecord *builder, ObjectRecord *block,
+                   ObjectRecord *before) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  /// Bookkeeping for a record that just died (under mu_): builders that
+  /// pointed at it now dangle.
+  void NoteDeath(ObjectRecord *r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   [[noreturn]] void ReportAndDie(ErrorReport report);
 
@@ -88,6 +104,17 @@ private:
   AddressFilter tracked_pages_;
   StackDepot depot_;
   absl::Mutex report_mu_;
+
+  /// Builders whose insertion block or instruction died: checked on use.
+  AddressFilter dangling_builders_;
+  /// Block/instruction record -> builders positioned at it.
+  absl::flat_hash_map<ObjectRecord *, absl::flat_hash_set<ObjectRecord *>>
+      positioned_at_ ABSL_GUARDED_BY(mu_);
+  /// Per function: does it insert at a builder's position (LLVMBuild*...)?
+  std::vector<bool> uses_insertion_point_;
+
+  absl::Mutex quarantine_mu_;
+  Quarantine quarantine_ ABSL_GUARDED_BY(quarantine_mu_);
 
   // The deletion observer (libownsan_observer.so).
   void *(*observer_attach_)(void *, void *) = nullptr;

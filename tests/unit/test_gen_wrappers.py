@@ -618,7 +618,7 @@ class RealLLVMEndToEndBase:
     def test_dispose_module_frees_arg0(self):
         cpp = self.files["wrappers.cpp"]
         self.assertIn("const Effect kEffects_LLVMDisposeModule[] = "
-                      "{{EffectKind::Free, 0, 0}};", cpp)
+                      "{{EffectKind::Free, 0, 0, 255}};", cpp)
         self.assertIn('{"LLVMDisposeModule", kEffects_LLVMDisposeModule, 1},',
                       cpp)
         body = wrapper_body(cpp, "LLVMDisposeModule")
@@ -724,7 +724,7 @@ class RealLLVM19Test(RealLLVMEndToEndBase, unittest.TestCase):
 
     def test_delete_instruction_frees_detached(self):
         self.assertIn("const Effect kEffects_LLVMDeleteInstruction[] = "
-                      "{{EffectKind::FreeDetached, 0, 0}};",
+                      "{{EffectKind::FreeDetached, 0, 0, 255}};",
                       self.files["wrappers.cpp"])
 
 

@@ -52,7 +52,11 @@ int Run(int argc, char **argv) {
       ++i;
       break;
     }
-    if (a == "--llvm" && i + 1 < argc) {
+    if (a == "--llvm" && i + 1 >= argc) {
+      fprintf(stderr, "ownsan: --llvm needs an LLVM major version\n");
+      return 2;
+    }
+    if (a == "--llvm") {
       char *end = nullptr;
       long v = strtol(argv[++i], &end, 10);
       if (!end || *end || v <= 0 || v > 1000) {

@@ -1,0 +1,55 @@
+//===- quarantine.h - Delayed release of freed objects' memory --*- C++ -*-===//
+//
+// When an object ownsan has recorded as freed is deleted, its memory is held
+// here for a while instead of going back to malloc (memory buffers, which
+// LLVM allocates with malloc rather than operator new, are held whole: the
+// runtime forwards their LLVMDisposeMemoryBuffer only when they leave), so that no new object can
+// be created at the old address while a stale handle may still be used: the
+// stale handle keeps naming the freed object, and its use is reported (the
+// allocator-level quarantine of AddressSanitizer, limited to the memory of
+// objects a program held handles to). The object itself is destroyed
+// normally; only its bytes wait. First in, first out, bounded in bytes.
+//
+// Not thread-safe: the Runtime serializes access.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OWNSAN_CORE_QUARANTINE_H
+#define OWNSAN_CORE_QUARANTINE_H
+
+#include <cstddef>
+#include <deque>
+#include <vector>
+
+namespace ownsan {
+
+class Quarantine {
+public:
+  explicit Quarantine(size_t limit_bytes) : limit_(limit_bytes) {}
+
+  struct Chunk {
+    void *p;
+    size_t size;
+    bool memory_buffer; ///< release with LLVMDisposeMemoryBuffer, not free
+  };
+
+  /// Holds `c`. Appends to `release` the chunks (oldest first, possibly `c`
+  /// itself) that must be released now to stay within the limit.
+  void Put(Chunk c, std::vector<Chunk> *release);
+
+  size_t bytes() const { return bytes_; }
+  size_t peak_bytes() const { return peak_; }
+  size_t count() const { return fifo_.size(); }
+  size_t total_taken() const { return taken_; }
+  size_t limit() const { return limit_; }
+
+private:
+  std::deque<Chunk> fifo_;
+  size_t limit_;
+  size_t bytes_ = 0;
+  size_t peak_ = 0;
+  size_t taken_ = 0;
+};
+
+} // namespace ownsan
+
+#endif // OWNSAN_CORE_QUARANTINE_H

@@ -1,0 +1,6 @@
+/*===- rtld_lower.c - The second of the two layered libraries -------------===*/
+#include "rtld_layers.h"
+
+const char *layer_name(void) { return "lower"; }
+const char *LLVMCallpathsLayer(void) { return "lower"; }
+int lower_is_loaded(void) { return 1; }
