@@ -261,16 +261,28 @@ static int case_reuse_other_kind(void) {
   LLVMDisposeBuilder(stale);
   LLVMMemoryBufferRef taker = NULL;
   static char name[4096];
-  for (size_t len = 0; len < size && len < sizeof name - 1 && !taker; ++len) {
-    memset(name, 'n', len);
-    name[len] = 0;
-    LLVMMemoryBufferRef mb =
-        LLVMCreateMemoryBufferWithMemoryRange("data", 4, name, 0);
-    if ((void *)mb == (void *)stale)
-      taker = mb;
-    else
-      LLVMDisposeMemoryBuffer(mb);
+  /* Buffers of every size up to the builder's, kept alive so that each
+   * round takes other free chunks first, until one lands on the builder's
+   * chunk (allocator-dependent, hence the rounds). */
+  static LLVMMemoryBufferRef keep[40000];
+  int kept = 0;
+  for (int round = 0; round < 64 && !taker; ++round) {
+    for (size_t len = 0; len < size && len < sizeof name - 1 && !taker;
+         ++len) {
+      memset(name, 'n', len);
+      name[len] = 0;
+      LLVMMemoryBufferRef mb =
+          LLVMCreateMemoryBufferWithMemoryRange("data", 4, name, 0);
+      if ((void *)mb == (void *)stale)
+        taker = mb;
+      else if (kept < (int)(sizeof keep / sizeof keep[0]))
+        keep[kept++] = mb;
+      else
+        LLVMDisposeMemoryBuffer(mb);
+    }
   }
+  for (int i = 0; i < kept; ++i)
+    LLVMDisposeMemoryBuffer(keep[i]);
   if (!taker) {
     printf("no memory buffer landed on the freed builder\n");
     return 3;
