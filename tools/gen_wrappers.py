@@ -826,9 +826,10 @@ def render_wrapper(fn: Function, cls: Classification,
         out.append(f"  const void *args[] = {{{values}}};")
 
     out += _checking_block(_checks_before_call(fn, cls, hook_args))
-    if cls.has_hooks:
-        # The runtime may hold the call back (e.g. a freed memory buffer
-        # waits in the quarantine); the caller then gets a neutral result.
+    if any(p.handle for p in fn.params) or cls.arrays or cls.has_hooks:
+        # The runtime may hold the call back (a report in continue mode, or
+        # a freed memory buffer waiting in the quarantine); the caller then
+        # gets a neutral result.
         neutral = "return;" if fn.returns_void else (
             f"return {cxx_ret_type_value(fn)}{{}};")
         out.append(f"  if (call.Skipped())")

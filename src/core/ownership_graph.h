@@ -50,6 +50,10 @@ public:
                           absl::FunctionRef<void(ObjectRecord *)> fn) const;
 
   size_t LiveCount() const { return live_.size(); }
+  template <typename F> void ForEachLive(F fn) const {
+    for (const auto &entry : live_)
+      fn(entry.second);
+  }
   size_t RecordCount() const { return arena_.size(); }
 
   /// Unwatched objects are those whose deletion LLVM does not report.

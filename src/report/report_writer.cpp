@@ -1,13 +1,16 @@
-//===- report_writer.cpp - Renders an ErrorReport as text ----------------===//
+//===- report_writer.cpp - Resolves and renders an ErrorReport -----------===//
 
 #include "report/report_writer.h"
 
 #include "report/python_frames.h"
 #include "report/symbolizer.h"
 
+#include "absl/hash/hash.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
+#include <cstdlib>
 #include <vector>
 
 namespace ownsan {
@@ -53,83 +56,232 @@ bool IsInterpreterModule(const std::string &module) {
          absl::StartsWith(base, "libffi") || absl::StartsWith(base, "_ctypes");
 }
 
-struct RenderedStack {
-  std::string text;
-  std::string first_location; ///< for SUMMARY
-};
+std::string Hex(uintptr_t v) { return absl::StrCat("0x", absl::Hex(v)); }
+std::string Hex(const void *p) {
+  return Hex(reinterpret_cast<uintptr_t>(p));
+}
+std::string ThreadName(uint32_t t) { return absl::StrCat("T", t); }
 
-RenderedStack RenderStack(StackId id, const ReportContext &ctx) {
-  RenderedStack out;
+ResolvedStack ResolveStack(StackId id, const ReportContext &ctx) {
+  ResolvedStack out;
   const StackTrace &st = ctx.depot->Get(id);
-  int n = 0;
   for (uint32_t f : st.py_frames) {
     PythonFrame pf = GetPythonFrame(f);
-    absl::StrAppend(&out.text, "    #", n++, " ", pf.file, ":", pf.line, " in ",
-                    pf.function, " (python)\n");
-    if (out.first_location.empty())
-      out.first_location =
-          absl::StrCat(pf.file, ":", pf.line, " in ", pf.function);
+    ResolvedFrame rf;
+    rf.python = true;
+    rf.function = pf.function;
+    rf.file = pf.file;
+    rf.line = pf.line;
+    out.push_back(std::move(rf));
   }
-  std::vector<SymbolizedFrame> frames = Symbolize(st.pcs, ctx.symbolizer_path);
-  for (const SymbolizedFrame &f : frames) {
+  for (const SymbolizedFrame &f : Symbolize(st.pcs, ctx.symbolizer_path)) {
     if (!st.py_frames.empty() && IsInterpreterModule(f.module))
       continue;
     // A frame-pointer walk through code built without frame pointers can
     // yield words that are no code address at all; they name nothing.
     if (f.module.empty())
       continue;
-    std::string fn = f.function.empty() ? "<unknown>" : f.function;
-    std::string where;
-    if (!f.file.empty())
-      where = absl::StrCat(f.file, ":", f.line,
-                           f.column ? absl::StrCat(":", f.column) : "");
-    else
-      where = absl::StrCat("(", f.module, "+0x", absl::Hex(f.offset), ")");
-    absl::StrAppend(&out.text, "    #", n++, " 0x", absl::Hex(f.pc), " in ", fn,
-                    " ", where, "\n");
-    if (out.first_location.empty())
-      out.first_location = absl::StrCat(where, " in ", fn);
+    ResolvedFrame rf;
+    rf.function = f.function;
+    rf.file = f.file;
+    rf.line = f.line;
+    rf.column = f.column;
+    rf.module = f.module;
+    rf.pc = f.pc;
+    rf.offset = f.offset;
+    out.push_back(std::move(rf));
   }
-  if (n == 0)
-    out.text = "    <no stack recorded>\n";
   return out;
 }
 
-std::string ThreadName(uint32_t t) { return absl::StrCat("T", t); }
+std::string FrameLocation(const ResolvedFrame &f) {
+  if (f.python)
+    return absl::StrCat(f.file, ":", f.line, " in ", f.function);
+  std::string fn = f.function.empty() ? "<unknown>" : f.function;
+  if (!f.file.empty())
+    return absl::StrCat(f.file, ":", f.line,
+                        f.column ? absl::StrCat(":", f.column) : "", " in ",
+                        fn);
+  return absl::StrCat("(", f.module, "+0x", absl::Hex(f.offset), ") in ", fn);
+}
 
-} // namespace
+std::string StackText(const ResolvedStack &s) {
+  if (s.empty())
+    return "    <no stack recorded>\n";
+  std::string out;
+  int n = 0;
+  for (const ResolvedFrame &f : s) {
+    if (f.python) {
+      absl::StrAppend(&out, "    #", n++, " ", f.file, ":", f.line, " in ",
+                      f.function, " (python)\n");
+      continue;
+    }
+    std::string fn = f.function.empty() ? "<unknown>" : f.function;
+    std::string where =
+        !f.file.empty()
+            ? absl::StrCat(f.file, ":", f.line,
+                           f.column ? absl::StrCat(":", f.column) : "")
+            : absl::StrCat("(", f.module, "+0x", absl::Hex(f.offset), ")");
+    absl::StrAppend(&out, "    #", n++, " ", Hex(f.pc), " in ", fn, " ", where,
+                    "\n");
+  }
+  return out;
+}
 
-// "  freed by LLVMFoo(<target>) on thread T0, because ...:" and its stack;
-// `what` replaces "freed" (e.g. "its insertion point ... was freed").
-static std::string FreeSection(const ObjectRecord *obj,
-                               const ReportContext &ctx,
-                               const std::string &what) {
+// The free event of `obj`; `what` replaces "freed" ("its insertion point
+// ... was freed").
+ResolvedEvent ResolveFree(const ObjectRecord *obj, const ReportContext &ctx,
+                          const std::string &what) {
+  ResolvedEvent e;
   const FreeEvent *ev = obj->freed;
   if (!ev)
-    return "";
+    return e;
+  e.present = true;
+  e.thread = ev->thread;
   const char *by = ev->fn != kNoFn ? ctx.fn_name(ev->fn) : nullptr;
-  std::string line = absl::StrCat("  ", what);
+  e.function = by ? by : "";
+  std::string line = what;
   if (ev->target && by) {
-    absl::StrAppend(&line, " by ", by, "(",
-                    FullLabel(ev->target, ctx), ") on thread ",
+    e.target = FullLabel(ev->target, ctx);
+    absl::StrAppend(&line, " by ", by, "(", e.target, ") on thread ",
                     ThreadName(ev->thread));
-    if (ev->target != obj)
-      absl::StrAppend(&line, IsAncestor(ev->target, obj)
-                                 ? absl::StrCat(", because it belonged to "
-                                                "that ",
-                                                KindNoun(ev->target->kind))
-                                 : std::string(", as a side effect of that "
-                                               "call"));
+    if (ev->target != obj) {
+      e.cause = IsAncestor(ev->target, obj)
+                    ? absl::StrCat("because it belonged to that ",
+                                   KindNoun(ev->target->kind))
+                    : "as a side effect of that call";
+      absl::StrAppend(&line, ", ", e.cause);
+    }
   } else if (by) {
-    absl::StrAppend(&line, " during ", by,
-                    ev->detail.empty() ? ""
-                                       : absl::StrCat("(\"", ev->detail, "\")"),
-                    " on thread ", ThreadName(ev->thread), ", by LLVM itself");
+    e.during = absl::StrCat(
+        by, ev->detail.empty() ? "" : absl::StrCat("(\"", ev->detail, "\")"));
+    absl::StrAppend(&line, " during ", e.during, " on thread ",
+                    ThreadName(ev->thread), ", by LLVM itself");
   } else {
     absl::StrAppend(&line, " outside any LLVM-C call on thread ",
                     ThreadName(ev->thread));
   }
-  return absl::StrCat(line, ":\n", RenderStack(ev->stack, ctx).text);
+  e.heading = line;
+  e.stack = ResolveStack(ev->stack, ctx);
+  return e;
+}
+
+ResolvedEvent ResolveCreate(const ObjectRecord *obj, const ReportContext &ctx) {
+  ResolvedEvent e;
+  if (obj->created_by == kNoFn)
+    return e;
+  e.present = true;
+  e.function = ctx.fn_name(obj->created_by);
+  e.thread = obj->create_thread;
+  e.heading = absl::StrCat("created by ", e.function, " on thread ",
+                           ThreadName(e.thread));
+  e.stack = ResolveStack(obj->create_stack, ctx);
+  return e;
+}
+
+std::string TestName() {
+  // pytest keeps PYTEST_CURRENT_TEST up to date in the environment.
+  for (const char *var : {"OWNSAN_TEST_NAME", "PYTEST_CURRENT_TEST"})
+    if (const char *v = getenv(var); v && *v)
+      return v;
+  return "";
+}
+
+// Stable across processes and address layouts: kind, function and the
+// source locations (or module+offset) of the innermost frames of the use and
+// free stacks: the use site and the free site.
+std::string ProblemId(const ResolvedReport &r) {
+  std::string key = absl::StrCat(r.kind_name, "|", r.function, "|");
+  auto add_stack = [&key](const ResolvedStack &s) {
+    int n = 0;
+    for (const ResolvedFrame &f : s) {
+      if (n++ == 1)
+        break;
+      std::string module = f.module.substr(f.module.rfind('/') + 1);
+      absl::StrAppend(&key, f.file.empty() ? module : f.file, ":",
+                      f.file.empty() ? f.offset : uintptr_t(f.line), ":",
+                      f.function, ";");
+    }
+    key += "|";
+  };
+  add_stack(r.use);
+  add_stack(r.free.stack);
+  // FNV-1a: stable across runs and builds (absl::Hash is seeded).
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : key) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return absl::StrFormat("%016x", h);
+}
+
+void AppendJsonStack(std::string *out, const ResolvedStack &s) {
+  *out += "[";
+  int n = 0;
+  for (const ResolvedFrame &f : s) {
+    if (n)
+      *out += ",";
+    absl::StrAppend(out, "{\"index\":", n++, ",\"language\":\"",
+                    f.python ? "python" : "native", "\",\"function\":");
+    absl::StrAppend(out, f.function.empty() ? "null" : JsonEscape(f.function),
+                    ",\"file\":", f.file.empty() ? "null" : JsonEscape(f.file),
+                    ",\"line\":", f.line ? absl::StrCat(f.line) : "null",
+                    ",\"column\":", f.column ? absl::StrCat(f.column) : "null",
+                    ",\"module\":",
+                    f.module.empty() ? "null" : JsonEscape(f.module),
+                    ",\"pc\":", f.pc ? JsonEscape(Hex(f.pc)) : "null", "}");
+  }
+  *out += "]";
+}
+
+std::string JsonOrNull(const std::string &s) {
+  return s.empty() ? "null" : JsonEscape(s);
+}
+
+void AppendJsonEvent(std::string *out, const ResolvedEvent &e, bool is_free) {
+  if (!e.present) {
+    *out += "null";
+    return;
+  }
+  absl::StrAppend(out, "{\"function\":", JsonOrNull(e.function));
+  if (is_free)
+    absl::StrAppend(out, ",\"target\":", JsonOrNull(e.target),
+                    ",\"cause\":", JsonOrNull(e.cause),
+                    ",\"during\":", JsonOrNull(e.during));
+  absl::StrAppend(out, ",\"thread\":", e.thread, ",\"stack\":");
+  AppendJsonStack(out, e.stack);
+  *out += "}";
+}
+
+} // namespace
+
+std::string JsonEscape(const std::string &s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    case '\r':
+      out += "\\r";
+      break;
+    default:
+      if (c < 0x20)
+        absl::StrAppend(&out, absl::StrFormat("\\u%04x", c));
+      else
+        out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
 }
 
 std::string FullLabel(const ObjectRecord *r, const ReportContext &ctx) {
@@ -144,83 +296,146 @@ std::string FullLabel(const ObjectRecord *r, const ReportContext &ctx) {
   return s;
 }
 
-std::string RenderTextReport(const ErrorReport &rep, const ReportContext &ctx) {
+ResolvedReport Resolve(const ErrorReport &rep, const ReportContext &ctx) {
+  ResolvedReport r;
   const ObjectRecord *obj = rep.object;
-  const char *kind = ErrorKindName(rep.kind);
-  const char *fn = ctx.fn_name(rep.fn);
-  std::string out =
-      absl::StrCat("==", ctx.pid, "==ERROR: OwnSan: ", kind, " on ",
-                   KindHandleType(obj->kind), " 0x",
-                   absl::Hex(reinterpret_cast<uintptr_t>(rep.handle)), " (",
-                   FullLabel(obj, ctx), ")\n");
-  if (!rep.note.empty())
-    absl::StrAppend(&out, "  ", rep.note, "\n");
-
-  RenderedStack use = RenderStack(rep.use_stack, ctx);
-  absl::StrAppend(&out, "  passed as argument ", rep.arg + 1, " of ", fn,
-                  " on thread ", ThreadName(rep.thread), ":\n", use.text);
+  r.pid = ctx.pid;
+  r.kind = rep.kind;
+  r.kind_name = ErrorKindName(rep.kind);
+  r.handle = Hex(rep.handle);
+  r.handle_type = KindHandleType(obj->kind);
+  r.object_kind = KindNoun(obj->kind);
+  r.object_label = FullLabel(obj, ctx);
+  r.identity = absl::StrCat(Hex(obj->addr), "#", obj->generation);
+  r.note = rep.note;
+  r.function = ctx.fn_name(rep.fn);
+  r.argument = rep.arg + 1;
+  r.thread = rep.thread;
+  r.test = TestName();
+  r.use = ResolveStack(rep.use_stack, ctx);
 
   if (rep.kind == ErrorKind::DanglingInsertionPoint && rep.related) {
     // Case: the builder is fine; what it points into died.
-    absl::StrAppend(&out, FreeSection(rep.related, ctx,
-                                      absl::StrCat("its insertion point ",
-                                                   FullLabel(rep.related, ctx),
-                                                   " was freed")));
+    r.free = ResolveFree(rep.related, ctx,
+                         absl::StrCat("its insertion point ",
+                                      FullLabel(rep.related, ctx),
+                                      " was freed"));
   } else {
-    absl::StrAppend(&out, FreeSection(obj, ctx, "freed"));
+    r.free = ResolveFree(obj, ctx, "freed");
   }
   if (rep.kind == ErrorKind::UseAfterFree && !rep.related &&
       !obj->address_reused)
-    absl::StrAppend(&out, "  identity: 0x",
-                    absl::Hex(reinterpret_cast<uintptr_t>(obj->addr)), "#",
-                    obj->generation,
-                    " (address#generation); no object has been created at "
-                    "this address since it was freed\n");
+    r.identity_line = absl::StrCat(
+        "identity: ", r.identity,
+        " (address#generation); no object has been created at this address "
+        "since it was freed");
   if (rep.kind == ErrorKind::UseAfterFree && rep.related) {
     // Case: the address was handed to a new object of another kind, so
     // this handle can only be the stale copy.
     const ObjectRecord *now = rep.related;
-    absl::StrAppend(
-        &out, "  identity: 0x",
-        absl::Hex(reinterpret_cast<uintptr_t>(obj->addr)), "#", obj->generation,
+    r.related_kind = KindNoun(now->kind);
+    r.related_label = FullLabel(now, ctx);
+    r.related_identity = absl::StrCat(Hex(now->addr), "#", now->generation);
+    r.identity_line = absl::StrCat(
+        "identity: ", r.identity,
         " (address#generation), freed; the address now belongs to ",
-        FullLabel(now, ctx), " (0x",
-        absl::Hex(reinterpret_cast<uintptr_t>(now->addr)), "#", now->generation,
-        ")");
-    if (now->created_by != kNoFn)
-      absl::StrAppend(&out, ", created by ", ctx.fn_name(now->created_by),
-                      " on thread ", ThreadName(now->create_thread), ":\n",
-                      RenderStack(now->create_stack, ctx).text);
-    else
-      absl::StrAppend(&out, "\n");
+        r.related_label, " (", r.related_identity, ")");
+    r.related_create = ResolveCreate(now, ctx);
   }
+  r.create = ResolveCreate(obj, ctx);
 
-  if (obj->created_by != kNoFn)
-    absl::StrAppend(&out, "  created by ", ctx.fn_name(obj->created_by),
-                    " on thread ", ThreadName(obj->create_thread), ":\n",
-                    RenderStack(obj->create_stack, ctx).text);
-  else
-    absl::StrAppend(&out,
-                    "  created outside the LLVM-C API (first seen as "
-                    "an argument of ",
-                    fn, ")\n");
-
-  // Chain from the outermost owner down to the object.
   std::vector<const ObjectRecord *> chain;
   for (const ObjectRecord *p = obj; p; p = p->parent)
     chain.push_back(p);
-  std::string chain_text;
   for (auto it = chain.rbegin(); it != chain.rend(); ++it)
-    absl::StrAppend(&chain_text, chain_text.empty() ? "" : " -> ",
-                    ctx.short_label(*it));
-  absl::StrAppend(&out, "  ownership chain",
-                  obj->state == ObjectState::Freed ? " when freed" : "", ": ",
-                  chain_text, "\n");
+    r.chain.emplace_back(KindNoun((*it)->kind), ctx.short_label(*it));
+  r.chain_when_freed = obj->state == ObjectState::Freed;
 
-  absl::StrAppend(&out, "SUMMARY: OwnSan: ", kind, " in ", fn,
-                  use.first_location.empty() ? "" : " ", use.first_location,
-                  "\n");
+  std::string first = r.use.empty() ? "" : FrameLocation(r.use.front());
+  r.summary = absl::StrCat(r.kind_name, " in ", r.function,
+                           first.empty() ? "" : " ", first);
+  r.problem_id = ProblemId(r);
+  return r;
+}
+
+std::string RenderText(const ResolvedReport &r) {
+  std::string out =
+      absl::StrCat("==", r.pid, "==ERROR: OwnSan: ", r.kind_name, " on ",
+                   r.handle_type, " ", r.handle, " (", r.object_label, ")\n");
+  if (!r.note.empty())
+    absl::StrAppend(&out, "  ", r.note, "\n");
+  absl::StrAppend(&out, "  passed as argument ", r.argument, " of ",
+                  r.function, " on thread ", ThreadName(r.thread), ":\n",
+                  StackText(r.use));
+  if (r.free.present)
+    absl::StrAppend(&out, "  ", r.free.heading, ":\n", StackText(r.free.stack));
+  if (!r.identity_line.empty()) {
+    absl::StrAppend(&out, "  ", r.identity_line);
+    if (r.related_create.present)
+      absl::StrAppend(&out, ", created by ", r.related_create.function,
+                      " on thread ", ThreadName(r.related_create.thread),
+                      ":\n", StackText(r.related_create.stack));
+    else
+      out += "\n";
+  }
+  if (r.create.present)
+    absl::StrAppend(&out, "  ", r.create.heading, ":\n",
+                    StackText(r.create.stack));
+  else
+    absl::StrAppend(&out,
+                    "  created outside the LLVM-C API (first seen as an "
+                    "argument of ",
+                    r.function, ")\n");
+  std::string chain;
+  for (const auto &link : r.chain)
+    absl::StrAppend(&chain, chain.empty() ? "" : " -> ", link.second);
+  absl::StrAppend(&out, "  ownership chain",
+                  r.chain_when_freed ? " when freed" : "", ": ", chain, "\n");
+  if (!r.test.empty())
+    absl::StrAppend(&out, "  while running test ", r.test, "\n");
+  absl::StrAppend(&out, "SUMMARY: OwnSan: ", r.summary, "\n");
   return out;
+}
+
+std::string RenderJson(const ResolvedReport &r) {
+  std::string out = absl::StrCat(
+      "{\"ownsan_report\":1,\"pid\":", r.pid,
+      ",\"kind\":", JsonEscape(r.kind_name),
+      ",\"problem_id\":", JsonEscape(r.problem_id),
+      ",\"handle\":", JsonEscape(r.handle),
+      ",\"handle_type\":", JsonEscape(r.handle_type),
+      ",\"object\":{\"kind\":", JsonEscape(r.object_kind),
+      ",\"label\":", JsonEscape(r.object_label),
+      ",\"identity\":", JsonEscape(r.identity), "}",
+      ",\"call\":{\"function\":", JsonEscape(r.function),
+      ",\"argument\":", r.argument, "}", ",\"thread\":", r.thread,
+      ",\"test\":", JsonOrNull(r.test), ",\"note\":", JsonOrNull(r.note),
+      ",\"use\":{\"thread\":", r.thread, ",\"stack\":");
+  AppendJsonStack(&out, r.use);
+  out += "},\"free\":";
+  AppendJsonEvent(&out, r.free, true);
+  out += ",\"create\":";
+  AppendJsonEvent(&out, r.create, false);
+  out += ",\"chain\":[";
+  for (size_t i = 0; i < r.chain.size(); ++i)
+    absl::StrAppend(&out, i ? "," : "", "{\"kind\":",
+                    JsonEscape(r.chain[i].first),
+                    ",\"label\":", JsonEscape(r.chain[i].second), "}");
+  out += "],\"related\":";
+  if (r.related_label.empty())
+    out += "null";
+  else
+    absl::StrAppend(&out, "{\"kind\":", JsonEscape(r.related_kind),
+                    ",\"label\":", JsonEscape(r.related_label),
+                    ",\"identity\":", JsonEscape(r.related_identity), "}");
+  absl::StrAppend(&out, ",\"summary\":", JsonEscape(r.summary),
+                  ",\"text\":", JsonEscape(RenderText(r)), "}");
+  return out;
+}
+
+std::string RenderTextReport(const ErrorReport &rep,
+                             const ReportContext &ctx) {
+  return RenderText(Resolve(rep, ctx));
 }
 
 } // namespace ownsan

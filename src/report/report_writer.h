@@ -1,6 +1,9 @@
-//===- report_writer.h - Renders an ErrorReport as text ---------*- C++ -*-===//
+//===- report_writer.h - Resolves and renders an ErrorReport ----*- C++ -*-===//
 //
-// The sanitizer-style text report:
+// Two steps. Resolve() turns an ErrorReport (records and stack ids) into a
+// ResolvedReport of plain strings and symbolized frames; that is done once
+// per report and shared by the text and JSON writers, the suppression
+// matcher and the problem id. The text report reads:
 //
 //   ==PID==ERROR: OwnSan: <kind> on <handle type> 0x... (<label>)
 //     passed as argument N of LLVMFoo on thread T0:
@@ -22,6 +25,7 @@
 #include "absl/functional/function_ref.h"
 
 #include <string>
+#include <vector>
 
 namespace ownsan {
 
@@ -35,10 +39,65 @@ struct ReportContext {
   absl::FunctionRef<std::string(const ObjectRecord *)> short_label;
 };
 
+struct ResolvedFrame {
+  bool python = false;
+  std::string function; ///< "" when unknown
+  std::string file;     ///< "" when unknown
+  int line = 0;
+  int column = 0;
+  std::string module; ///< native frames: the object file
+  uintptr_t pc = 0;
+  uintptr_t offset = 0; ///< pc relative to the module
+};
+using ResolvedStack = std::vector<ResolvedFrame>;
+
+struct ResolvedEvent {
+  bool present = false;
+  std::string heading; ///< "freed by LLVMFoo(...) on thread T0, because ..."
+  std::string function;
+  std::string target; ///< label of what the call freed, if any
+  std::string cause;  ///< "because it belonged to that module", ...
+  std::string during; ///< LLVMRunPasses("dce") when LLVM freed it itself
+  uint32_t thread = 0;
+  ResolvedStack stack;
+};
+
+struct ResolvedReport {
+  int pid = 0;
+  ErrorKind kind{};
+  std::string kind_name;
+  std::string handle;      ///< "0x..."
+  std::string handle_type; ///< "LLVMValueRef"
+  std::string object_kind, object_label, identity;
+  std::string note;
+  std::string function; ///< the LLVM-C function the handle was passed to
+  unsigned argument = 0; ///< 1-based
+  uint32_t thread = 0;
+  std::string test; ///< from PYTEST_CURRENT_TEST / OWNSAN_TEST_NAME
+  ResolvedStack use;
+  ResolvedEvent free;
+  ResolvedEvent create;
+  std::string identity_line; ///< "identity: 0x...#1 ..." or ""
+  ResolvedEvent related_create;
+  std::string related_kind, related_label, related_identity;
+  std::vector<std::pair<std::string, std::string>> chain; ///< kind, label
+  bool chain_when_freed = false;
+  std::string summary; ///< after "SUMMARY: OwnSan: "
+  std::string problem_id; ///< 16 hex digits, stable across processes
+};
+
+ResolvedReport Resolve(const ErrorReport &report, const ReportContext &ctx);
+
+std::string RenderText(const ResolvedReport &r);
+/// One line of JSON (no trailing newline), see docs/reports.md.
+std::string RenderJson(const ResolvedReport &r);
+std::string JsonEscape(const std::string &s);
+
 /// The full label: `instruction %sum in block %entry of function @foo in
 /// module "m"` (walks the parent chain up to the module).
 std::string FullLabel(const ObjectRecord *r, const ReportContext &ctx);
 
+/// Resolve + RenderText (tests and simple callers).
 std::string RenderTextReport(const ErrorReport &report,
                              const ReportContext &ctx);
 

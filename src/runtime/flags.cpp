@@ -71,6 +71,18 @@ bool ParseFlags(const std::string &text, Flags *flags, std::string *error) {
       return false;
     }
   }
+  if (flags->report_format != "text" && flags->report_format != "json") {
+    *error = absl::StrCat("invalid value '", flags->report_format,
+                          "' for option 'report_format' in OWNSAN_OPTIONS "
+                          "(expected text or json)");
+    return false;
+  }
+  if (flags->max_reports < 0) {
+    *error = absl::StrCat("invalid value '", flags->max_reports,
+                          "' for option 'max_reports' in OWNSAN_OPTIONS "
+                          "(expected 0 or more)");
+    return false;
+  }
   if (flags->quarantine_size_mb < 0 || flags->quarantine_size_mb > 1 << 20) {
     *error = absl::StrCat("invalid value '", flags->quarantine_size_mb,
                           "' for option 'quarantine_size_mb' in "

@@ -66,11 +66,15 @@
 #include <llvm-c/Core.h>
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <link.h>
 #include <malloc.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -241,8 +245,13 @@ Runtime::Runtime()
         name.rfind("LLVMInsertIntoBuilder", 0) == 0 ||
         name == "LLVMInsertExistingBasicBlockAfterInsertBlock";
   }
-  if (flags_.verbosity >= 1)
-    atexit([] { Runtime::Get().PrintExitStatistics(); });
+  if (!flags_.suppressions.empty()) {
+    absl::MutexLock lock(&report_mu_);
+    if (!suppressions_.Load(flags_.suppressions, &error))
+      Fatal(error);
+  }
+  // Registered first, so it runs last: after the program's own handlers.
+  atexit([] { Runtime::Get().OnExit(); });
 }
 
 void Runtime::Fatal(const std::string &message) {
@@ -387,7 +396,7 @@ bool Compatible(ObjectKind k, HandleType type) {
 }
 } // namespace
 
-void Runtime::CheckHandle(FnId fn, unsigned arg, const void *h,
+bool Runtime::CheckHandle(FnId fn, unsigned arg, const void *h,
                           HandleType type) {
   if (shadow_.MaybeContains(h)) {
     RuntimeSection section;
@@ -427,15 +436,16 @@ void Runtime::CheckHandle(FnId fn, unsigned arg, const void *h,
       rep.arg = arg;
       rep.use_stack = CurrentCallStack();
       rep.thread = CurrentThreadNumber();
-      ReportAndDie(std::move(rep));
+      return Report(std::move(rep));
     }
   }
   if (type == HandleType::Builder && uses_insertion_point_[fn] &&
       dangling_builders_.MaybeContains(h))
-    CheckInsertionPoint(fn, arg, h);
+    return CheckInsertionPoint(fn, arg, h);
+  return false;
 }
 
-void Runtime::CheckInsertionPoint(FnId fn, unsigned arg, const void *h) {
+bool Runtime::CheckInsertionPoint(FnId fn, unsigned arg, const void *h) {
   RuntimeSection section;
   ObjectRecord *builder, *dead;
   {
@@ -443,7 +453,7 @@ void Runtime::CheckInsertionPoint(FnId fn, unsigned arg, const void *h) {
     builder = graph_.Find(h);
     if (!builder || builder->kind != ObjectKind::Builder ||
         !builder->insert_point_freed)
-      return;
+      return false;
     dead = builder->insert_point_freed;
   }
   // Case: a live builder whose insertion block was deleted, or whose
@@ -463,7 +473,7 @@ void Runtime::CheckInsertionPoint(FnId fn, unsigned arg, const void *h) {
       dead->kind == ObjectKind::BasicBlock ? "the end of a freed block"
                                            : "before a freed instruction",
       "; position the builder again first");
-  ReportAndDie(std::move(rep));
+  return Report(std::move(rep));
 }
 
 void Runtime::SetPosition(ObjectRecord *b, ObjectRecord *block,
@@ -580,7 +590,8 @@ bool Runtime::Before(FnId fn, const void *const *args) {
       break;
     case EffectKind::FreeAttached:
     case EffectKind::FreeDetached:
-      CheckFreePrecondition(fn, e.arg, e.kind, h);
+      if (CheckFreePrecondition(fn, e.arg, e.kind, h))
+        return true; // continue mode: the invalid free is not forwarded
       [[fallthrough]];
     case EffectKind::Free: {
       // Case: the binding frees an object. Record the death before LLVM
@@ -668,7 +679,7 @@ void Runtime::After(FnId fn, const void *const *args) {
   }
 }
 
-void Runtime::CheckFreePrecondition(FnId fn, unsigned arg, EffectKind kind,
+bool Runtime::CheckFreePrecondition(FnId fn, unsigned arg, EffectKind kind,
                                     const void *h) {
   RuntimeSection section;
   auto v = static_cast<LLVMValueRef>(const_cast<void *>(h));
@@ -688,14 +699,14 @@ void Runtime::CheckFreePrecondition(FnId fn, unsigned arg, EffectKind kind,
     what = "blocks";
     container = "function";
   } else {
-    return; // the precondition is about instructions and blocks only
+    return false; // the precondition is about instructions and blocks only
   }
   bool attached = parent != nullptr;
   if (attached == (kind == EffectKind::FreeAttached))
-    return;
+    return false;
   ObjectRecord *r = RegisterImpl(fn, h, HandleType::Value, 0);
   if (!r)
-    return;
+    return false;
   ErrorReport rep;
   rep.kind = ErrorKind::InvalidFree;
   rep.object = r;
@@ -717,7 +728,7 @@ void Runtime::CheckFreePrecondition(FnId fn, unsigned arg, EffectKind kind,
     rep.note = absl::StrCat(FnName(fn), " needs ", what, " that are in a ",
                             container, "; this one is detached");
   }
-  ReportAndDie(std::move(rep));
+  return Report(std::move(rep));
 }
 
 void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev) {
@@ -1077,9 +1088,149 @@ std::string Runtime::ShortLabel(const ObjectRecord *r) {
 // Reports
 //===----------------------------------------------------------------------===//
 
-void Runtime::ReportAndDie(ErrorReport rep) {
+bool Runtime::Report(ErrorReport rep) {
   RuntimeSection section;
-  absl::MutexLock report_lock(&report_mu_);
+  std::string text, kind;
+  bool halt = flags_.halt_on_error;
+  ErrorCallback callback = error_callback_.load();
+  {
+    absl::MutexLock report_lock(&report_mu_);
+    // Case: a problem already reported (same kind and call, same use site
+    // and free site: the innermost frames): count it, do not print it.
+    StackId free_stack = rep.object->freed ? rep.object->freed->stack : 0;
+    if (rep.kind == ErrorKind::DanglingInsertionPoint && rep.related &&
+        rep.related->freed)
+      free_stack = rep.related->freed->stack;
+    auto site = [this](StackId id) {
+      const StackTrace &st = depot_.Get(id);
+      return std::make_pair(st.pcs.empty() ? uintptr_t(0) : st.pcs[0],
+                            st.py_frames.empty() ? ~0u : st.py_frames[0]);
+    };
+    auto key = std::make_tuple(static_cast<int>(rep.kind), rep.fn,
+                               site(rep.use_stack), site(free_stack));
+    auto it = problem_index_.find(key);
+    if (it != problem_index_.end()) {
+      Problem &p = problems_[it->second];
+      ++p.count;
+      text = p.text;
+      kind = p.kind;
+    } else {
+      auto fn_name = [](FnIndex f) { return FnName(f); };
+      auto short_label = [this](const ObjectRecord *r) {
+        return ShortLabel(r);
+      };
+      ReportContext ctx{getpid(), &depot_,
+                        !flags_.symbolize ? std::string()
+                        : flags_.symbolizer_path.empty()
+                            ? std::string(OWNSAN_DEFAULT_SYMBOLIZER)
+                            : flags_.symbolizer_path,
+                        fn_name, short_label};
+      ResolvedReport resolved = Resolve(rep, ctx);
+      // Case: the user's suppression file names this report: say nothing,
+      // let the call through unchanged.
+      if (suppressions_.Match(resolved))
+        return false;
+      Problem p;
+      p.problem_id = resolved.problem_id;
+      p.kind = resolved.kind_name;
+      p.summary = resolved.summary;
+      p.text = RenderText(resolved);
+      p.count = 1;
+      text = p.text;
+      kind = p.kind;
+      bool print =
+          flags_.max_reports == 0 || printed_ < size_t(flags_.max_reports);
+      if (print) {
+        ++printed_;
+        WriteOut(flags_.report_format == "json" ? RenderJson(resolved) + "\n"
+                                                : p.text);
+      }
+      problem_index_[key] = problems_.size();
+      problems_.push_back(std::move(p));
+    }
+  }
+  if (callback) {
+    // Case: the binding asked to turn reports into its own errors: it gets
+    // the report, the call is skipped and returns 0/NULL.
+    callback(kind.c_str(), text.c_str(), error_callback_user_.load());
+    return true;
+  }
+  if (halt) {
+    if (flags_.abort_on_error)
+      abort();
+    _exit(flags_.exitcode);
+  }
+  // Continue mode: skip the offending call.
+  return true;
+}
+
+void Runtime::WriteOut(const std::string &text) {
+  int fd = 2;
+  if (!flags_.log_path.empty()) {
+    if (!log_tried_) {
+      log_tried_ = true;
+      std::string path = absl::StrCat(flags_.log_path, ".", getpid());
+      // A new file only: never through a symlink, never over a file.
+      log_fd_ = open(path.c_str(),
+                     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+      if (log_fd_ < 0) {
+        std::string line = absl::StrCat(
+            "==", getpid(), "==WARNING: OwnSan: cannot create log file ", path,
+            ": ", strerror(errno), "; writing reports to stderr\n");
+        (void)!write(2, line.data(), line.size());
+      }
+    }
+    if (log_fd_ >= 0)
+      fd = log_fd_;
+  }
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    done += n;
+  }
+}
+
+void Runtime::ReportLeaks(std::string *out, size_t *leaked) {
+  // Owned objects still alive: grouped by creating call and stack.
+  struct Group {
+    FnIndex fn;
+    StackId stack;
+    uint32_t thread;
+    ObjectKind kind;
+    size_t count = 0;
+    std::string example;
+  };
+  std::vector<Group> groups;
+  absl::flat_hash_map<std::pair<FnIndex, StackId>, size_t> index;
+  {
+    absl::MutexLock lock(&mu_);
+    graph_.ForEachLive([&](ObjectRecord *r) {
+      bool owned = (r->kind == ObjectKind::Context && !r->is_global_context) ||
+                   r->kind == ObjectKind::Builder ||
+                   r->kind == ObjectKind::MemoryBuffer ||
+                   // a module is owned by the caller (a live context would
+                   // dispose it, but only if the context is disposed)
+                   r->kind == ObjectKind::Module;
+      if (!owned || r->created_by == kNoFn)
+        return;
+      auto [it, inserted] =
+          index.try_emplace({r->created_by, r->create_stack}, groups.size());
+      if (inserted)
+        groups.push_back(
+            {r->created_by, r->create_stack, r->create_thread, r->kind, 0, ""});
+      Group &g = groups[it->second];
+      if (g.count++ == 0)
+        g.example = absl::StrCat(
+            "0x", absl::Hex(reinterpret_cast<uintptr_t>(r->addr)));
+    });
+  }
+  *leaked = 0;
+  if (groups.empty())
+    return;
   auto fn_name = [](FnIndex f) { return FnName(f); };
   auto short_label = [this](const ObjectRecord *r) { return ShortLabel(r); };
   ReportContext ctx{getpid(), &depot_,
@@ -1088,17 +1239,165 @@ void Runtime::ReportAndDie(ErrorReport rep) {
                         ? std::string(OWNSAN_DEFAULT_SYMBOLIZER)
                         : flags_.symbolizer_path,
                     fn_name, short_label};
-  std::string text = RenderTextReport(rep, ctx);
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = write(2, text.data() + done, text.size() - done);
-    if (n <= 0)
-      break;
-    done += n;
+  std::sort(groups.begin(), groups.end(),
+            [](const Group &a, const Group &b) { return a.count > b.count; });
+  absl::StrAppend(out, "==", getpid(),
+                  "==ERROR: OwnSan: detected leaks of owned LLVM objects\n");
+  for (const Group &g : groups) {
+    *leaked += g.count;
+    ErrorReport fake;
+    absl::StrAppend(out, "  ", g.count, " ", KindHandleType(g.kind),
+                    g.count == 1 ? "" : "s", " (", KindNoun(g.kind), " ",
+                    g.example, g.count == 1 ? "" : ", ...", ") created by ",
+                    FnName(g.fn), " on thread T", g.thread,
+                    ", never disposed:\n");
+    ObjectRecord probe;
+    probe.created_by = g.fn;
+    probe.create_stack = g.stack;
+    probe.create_thread = g.thread;
+    probe.kind = g.kind;
+    (void)fake;
+    ErrorReport stack_only;
+    stack_only.object = &probe;
+    stack_only.use_stack = g.stack;
+    stack_only.fn = g.fn;
+    ResolvedReport rr = Resolve(stack_only, ctx);
+    std::string text = RenderText(rr);
+    // The use stack of this synthetic report is the creation stack.
+    size_t a = text.find(":\n"), b = text.find("\n  ", a + 2);
+    if (a != std::string::npos && b != std::string::npos)
+      absl::StrAppend(out, text.substr(a + 2, b + 1 - (a + 2)));
   }
-  if (flags_.abort_on_error)
-    abort();
-  _exit(flags_.exitcode);
+  absl::StrAppend(out, "SUMMARY: OwnSan: ", *leaked,
+                  " leaked object(s) from ", groups.size(),
+                  " allocation site(s)\n");
+}
+
+void Runtime::OnExit() {
+  RuntimeSection section;
+  std::string out;
+  size_t leaked = 0;
+  if (flags_.report_leaks)
+    ReportLeaks(&out, &leaked);
+  bool any;
+  {
+    absl::MutexLock lock(&report_mu_);
+    any = !problems_.empty();
+    bool used_suppressions = false;
+    for (const Suppression &s : suppressions_.rules())
+      used_suppressions |= s.hits > 0;
+    if (flags_.report_format == "json") {
+      std::string json = absl::StrCat("{\"ownsan_summary\":1,\"pid\":",
+                                      getpid(), ",\"problems\":[");
+      for (size_t i = 0; i < problems_.size(); ++i)
+        absl::StrAppend(&json, i ? "," : "",
+                        "{\"problem_id\":", JsonEscape(problems_[i].problem_id),
+                        ",\"kind\":", JsonEscape(problems_[i].kind),
+                        ",\"count\":", problems_[i].count,
+                        ",\"summary\":", JsonEscape(problems_[i].summary), "}");
+      absl::StrAppend(&json, "],\"suppressed\":[");
+      bool first = true;
+      for (const Suppression &s : suppressions_.rules())
+        if (s.hits) {
+          absl::StrAppend(&json, first ? "" : ",", "{\"pattern\":",
+                          JsonEscape(absl::StrCat(s.type, ":", s.pattern)),
+                          ",\"count\":", s.hits, "}");
+          first = false;
+        }
+      absl::StrAppend(&json, "],\"leaked\":", leaked, ",\"exitcode\":",
+                      any || leaked ? flags_.exitcode : 0, "}\n");
+      if (any || used_suppressions || leaked) {
+        if (!out.empty())
+          WriteOut(out); // leaks as text (stderr or the log)
+        WriteOut(json);
+      }
+    } else {
+      if (flags_.print_summary && any) {
+        size_t total = 0;
+        absl::StrAppend(&out, "==", getpid(), "==OwnSan: ", problems_.size(),
+                        " distinct problem(s):\n");
+        for (const Problem &p : problems_) {
+          total += p.count;
+          absl::StrAppend(&out, "  ", p.count, "x ", p.summary, "\n");
+        }
+        absl::StrAppend(&out, "SUMMARY: OwnSan: ", problems_.size(),
+                        " distinct problem(s), ", total, " occurrence(s)\n");
+      }
+      if (used_suppressions) {
+        absl::StrAppend(&out, "==", getpid(), "==OwnSan: suppressions used:\n");
+        for (const Suppression &s : suppressions_.rules())
+          if (s.hits)
+            absl::StrAppend(&out, "  ", s.hits, " ", s.type, ":", s.pattern,
+                            "\n");
+      }
+      if (!out.empty())
+        WriteOut(out);
+    }
+  }
+  if (flags_.verbosity >= 1)
+    PrintExitStatistics();
+  if (any || leaked) {
+    // The run had problems: the process ends with `exitcode`, as with a
+    // sanitizer in recover mode, after stdio is flushed.
+    fflush(nullptr);
+    _exit(flags_.exitcode);
+  }
+}
+
+void Runtime::SetErrorCallback(ErrorCallback cb, void *user) {
+  error_callback_user_.store(user);
+  error_callback_.store(cb);
+}
+
+int Runtime::HandleState(const void *h) {
+  if (!h)
+    return 0;
+  absl::MutexLock lock(&mu_);
+  if (graph_.Find(h))
+    return 1;
+  if (shadow_.Find(h))
+    return 2;
+  return 0;
+}
+
+std::string Runtime::DescribeHandle(const void *h) {
+  RuntimeSection section;
+  ObjectRecord *r = nullptr;
+  {
+    absl::MutexLock lock(&mu_);
+    r = graph_.Find(h);
+    if (!r)
+      r = shadow_.Find(h);
+  }
+  if (!r)
+    return absl::StrCat("0x", absl::Hex(reinterpret_cast<uintptr_t>(h)),
+                        ": not an object ownsan knows");
+  auto fn_name = [](FnIndex f) { return FnName(f); };
+  auto short_label = [this](const ObjectRecord *o) { return ShortLabel(o); };
+  ReportContext ctx{getpid(), &depot_,
+                    !flags_.symbolize ? std::string()
+                    : flags_.symbolizer_path.empty()
+                        ? std::string(OWNSAN_DEFAULT_SYMBOLIZER)
+                        : flags_.symbolizer_path,
+                    fn_name, short_label};
+  ErrorReport rep;
+  rep.object = r;
+  rep.handle = h;
+  rep.fn = r->created_by;
+  ResolvedReport rr = Resolve(rep, ctx);
+  std::string out = absl::StrCat(
+      rr.handle_type, " ", rr.handle, " (", rr.object_label, "): ",
+      r->state == ObjectState::Live ? "live" : "freed", ", identity ",
+      rr.identity, "\n");
+  if (rr.free.present)
+    absl::StrAppend(&out, "  ", rr.free.heading, "\n");
+  if (rr.create.present)
+    absl::StrAppend(&out, "  ", rr.create.heading, "\n");
+  std::string chain;
+  for (const auto &link : rr.chain)
+    absl::StrAppend(&chain, chain.empty() ? "" : " -> ", link.second);
+  absl::StrAppend(&out, "  ownership chain: ", chain, "\n");
+  return out;
 }
 
 size_t Runtime::LiveObjects() {
@@ -1119,8 +1418,8 @@ void CallScope::Enter() { Runtime::Get().EnterCall(fn_); }
 void CallScope::Leave() { Runtime::Get().LeaveCall(); }
 
 void CallScope::CheckHandle(unsigned arg, const void *h, HandleType type) {
-  if (h)
-    Runtime::Get().CheckHandle(fn_, arg, h, type);
+  if (h && Runtime::Get().CheckHandle(fn_, arg, h, type))
+    skip_ = true;
 }
 
 void CallScope::CheckArray(unsigned arg, const void *const *hs, size_t n,
@@ -1128,12 +1427,14 @@ void CallScope::CheckArray(unsigned arg, const void *const *hs, size_t n,
   if (!hs)
     return;
   for (size_t i = 0; i < n; ++i)
-    if (hs[i])
-      Runtime::Get().CheckHandle(fn_, arg, hs[i], type);
+    if (hs[i] && Runtime::Get().CheckHandle(fn_, arg, hs[i], type))
+      skip_ = true;
 }
 
 void CallScope::Before(const void *const *args) {
-  skip_ = Runtime::Get().Before(fn_, args);
+  // A call already held back by a report has no effects.
+  if (!skip_)
+    skip_ = Runtime::Get().Before(fn_, args);
 }
 
 void CallScope::After(const void *const *args) {
@@ -1172,4 +1473,31 @@ __attribute__((constructor(101))) static void OwnsanInit() {
   ownsan::Runtime::Get();
   ownsan::g_runtime_ready.store(true);
   ownsan::g_enabled.store(true);
+}
+
+//===----------------------------------------------------------------------===//
+// The public API (include/ownsan/ownsan.h)
+//===----------------------------------------------------------------------===//
+
+extern "C" OWNSAN_EXPORT int ownsan_handle_state(const void *handle) {
+  return ownsan::Runtime::Get().HandleState(handle);
+}
+
+extern "C" OWNSAN_EXPORT size_t ownsan_describe_handle(const void *handle,
+                                                       char *buffer,
+                                                       size_t size) {
+  std::string text = ownsan::Runtime::Get().DescribeHandle(handle);
+  if (buffer && size) {
+    size_t n = std::min(size - 1, text.size());
+    memcpy(buffer, text.data(), n);
+    buffer[n] = 0;
+  }
+  return text.size();
+}
+
+extern "C" OWNSAN_EXPORT void
+ownsan_set_error_callback(void (*callback)(const char *kind,
+                                           const char *report, void *user),
+                          void *user) {
+  ownsan::Runtime::Get().SetErrorCallback(callback, user);
 }

@@ -14,6 +14,7 @@
 #include "core/quarantine.h"
 #include "core/shadow_map.h"
 #include "report/error_report.h"
+#include "report/suppressions.h"
 #include "report/stack_depot.h"
 #include "runtime/flags.h"
 #include "wrapper_api.h"
@@ -22,6 +23,7 @@
 
 #include <atomic>
 #include <string>
+#include <tuple>
 
 namespace ownsan {
 
@@ -35,7 +37,9 @@ public:
   // --- From the generated wrappers (via CallScope). ---
   void EnterCall(FnId fn);
   void LeaveCall();
-  void CheckHandle(FnId fn, unsigned arg, const void *h, HandleType type);
+  /// Checks one handle argument; true if the call must be skipped (a
+  /// report was made and the run continues).
+  bool CheckHandle(FnId fn, unsigned arg, const void *h, HandleType type);
   /// Applies the spec's before-effects; true if the real call must be
   /// skipped (the runtime holds a freed memory buffer in quarantine).
   bool Before(FnId fn, const void *const *args);
@@ -84,16 +88,32 @@ private:
   StackId CaptureStack(bool from_inside_llvm);
   FreeEvent *CurrentFreeEvent(ObjectRecord *target);
   void FreeWithDescendants(ObjectRecord *root, FreeEvent *ev);
-  void CheckFreePrecondition(FnId fn, unsigned arg, EffectKind kind,
+  bool CheckFreePrecondition(FnId fn, unsigned arg, EffectKind kind,
                              const void *h);
-  void CheckInsertionPoint(FnId fn, unsigned arg, const void *builder);
+  bool CheckInsertionPoint(FnId fn, unsigned arg, const void *builder);
   void SetPosition(ObjectRecord *builder, ObjectRecord *block,
                    ObjectRecord *before) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   /// Bookkeeping for a record that just died (under mu_): builders that
   /// pointed at it now dangle.
   void NoteDeath(ObjectRecord *r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  [[noreturn]] void ReportAndDie(ErrorReport report);
+  /// Reports (or counts, or suppresses) a problem. Halts unless
+  /// halt_on_error=0 or a binding installed an error callback; then returns
+  /// true: the offending call is skipped.
+  bool Report(ErrorReport report);
+  void WriteOut(const std::string &text) ABSL_EXCLUSIVE_LOCKS_REQUIRED(report_mu_);
+  void OnExit();
+  void ReportLeaks(std::string *out, size_t *leaked);
+
+ public:
+  /// The public API (include/ownsan/ownsan.h).
+  using ErrorCallback = void (*)(const char *kind, const char *report,
+                                 void *user);
+  void SetErrorCallback(ErrorCallback cb, void *user);
+  int HandleState(const void *h);
+  std::string DescribeHandle(const void *h);
+
+ private:
 
   Flags flags_;
   absl::Mutex mu_;
@@ -112,6 +132,22 @@ private:
       positioned_at_ ABSL_GUARDED_BY(mu_);
   /// Per function: does it insert at a builder's position (LLVMBuild*...)?
   std::vector<bool> uses_insertion_point_;
+
+  // Reports (report_mu_).
+  struct Problem {
+    std::string problem_id, kind, summary, text, json;
+    size_t count = 0;
+  };
+  using Site = std::pair<uintptr_t, uint32_t>; ///< innermost pc, py frame
+  absl::flat_hash_map<std::tuple<int, FnId, Site, Site>, size_t>
+      problem_index_ ABSL_GUARDED_BY(report_mu_);
+  std::vector<Problem> problems_ ABSL_GUARDED_BY(report_mu_);
+  size_t printed_ ABSL_GUARDED_BY(report_mu_) = 0;
+  int log_fd_ ABSL_GUARDED_BY(report_mu_) = -1;
+  bool log_tried_ ABSL_GUARDED_BY(report_mu_) = false;
+  Suppressions suppressions_ ABSL_GUARDED_BY(report_mu_);
+  std::atomic<ErrorCallback> error_callback_{nullptr};
+  std::atomic<void *> error_callback_user_{nullptr};
 
   absl::Mutex quarantine_mu_;
   Quarantine quarantine_ ABSL_GUARDED_BY(quarantine_mu_);

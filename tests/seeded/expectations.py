@@ -30,6 +30,17 @@ CHAIN_FUNCTION = CHAIN_MODULE + r" -> function @foo"
 CHAIN_BLOCK = CHAIN_FUNCTION + r" -> block %entry"
 CHAIN_INSTRUCTION = CHAIN_BLOCK + r" -> instruction %sum"
 
+# After re-insertion with LLVMInsertIntoBuilder, which renames the instruction
+# to "" (IRBuilder::Insert's default name): %sum is unnamed, in block %other.
+INSTRUCTION_IN_OTHER = (r'instruction <unnamed> in block %other of function '
+                        r'@foo in module "m"')
+CHAIN_INSTRUCTION_IN_OTHER = (CHAIN_FUNCTION +
+                              r" -> block %other -> instruction <unnamed>")
+# Block %entry after it moved from @foo to @bar.
+BLOCK_IN_BAR = r'block %entry of function @bar in module "m"'
+FUNCTION_BAR = r'function @bar in module "m"'
+CHAIN_BLOCK_IN_BAR = CHAIN_MODULE + r" -> function @bar -> block %entry"
+
 
 @dataclass(frozen=True)
 class Stacks:
@@ -224,5 +235,42 @@ EXPECTATIONS = {
         c=Stacks("use_instruction_opcode", "erase_the_instruction", "build_sum"),
         python=Stacks("use_instruction_opcode", "erase_the_instruction",
                       "build_sum"),
+    ),
+    # %sum was detached before %entry was deleted (so it survived that, with
+    # no report), then re-inserted into a new block %other: deleting %other
+    # frees it. The creation is still the original LLVMBuildAdd.
+    "use_reinserted_instruction_after_new_block_delete": Expectation(
+        kind="use-after-free",
+        handle_type="LLVMValueRef",
+        call="LLVMGetValueName2",
+        arg=1,
+        label=INSTRUCTION_IN_OTHER,
+        free_call="LLVMDeleteBasicBlock",
+        free_label=r'block %other of function @foo in module "m"',
+        because="block",
+        create_call="LLVMBuildAdd",
+        chain=CHAIN_INSTRUCTION_IN_OTHER,
+        note=None,
+        c=Stacks("use_instruction_name", "delete_the_other_block", "build_sum"),
+        python=Stacks("use_instruction_name", "delete_the_other_block",
+                      "build_sum"),
+    ),
+    # %entry was detached before @foo was deleted (so it survived that, with
+    # no report), then appended to @bar: deleting @bar frees it.
+    "use_detached_block_after_function_delete": Expectation(
+        kind="use-after-free",
+        handle_type="LLVMBasicBlockRef",
+        call="LLVMGetBasicBlockName",
+        arg=1,
+        label=BLOCK_IN_BAR,
+        free_call="LLVMDeleteFunction",
+        free_label=FUNCTION_BAR,
+        because="function",
+        create_call="LLVMAppendBasicBlockInContext",
+        chain=CHAIN_BLOCK_IN_BAR,
+        note=None,
+        c=Stacks("use_block_name", "delete_the_bar_function", "make_entry_block"),
+        python=Stacks("use_block_name", "delete_the_bar_function",
+                      "make_entry_block"),
     ),
 }

@@ -110,6 +110,18 @@ STEP LLVMBasicBlockRef make_entry_block(LLVMContextRef ctx, LLVMValueRef fn) {
   return LLVMAppendBasicBlockInContext(ctx, fn, "entry");
 }
 
+STEP LLVMBasicBlockRef make_other_block(LLVMContextRef ctx, LLVMValueRef fn) {
+  say(__func__, "LLVMAppendBasicBlockInContext(context, @foo, \"other\")");
+  return LLVMAppendBasicBlockInContext(ctx, fn, "other");
+}
+
+STEP LLVMValueRef make_bar_function(LLVMContextRef ctx, LLVMModuleRef mod) {
+  say(__func__, "LLVMAddFunction(module \"m\", \"bar\", void ())");
+  LLVMTypeRef fn_type =
+      LLVMFunctionType(LLVMVoidTypeInContext(ctx), NULL, 0, /*IsVarArg=*/0);
+  return LLVMAddFunction(mod, "bar", fn_type);
+}
+
 STEP LLVMBuilderRef make_builder(LLVMContextRef ctx) {
   say(__func__, "LLVMCreateBuilderInContext(context)");
   return LLVMCreateBuilderInContext(ctx);
@@ -192,17 +204,46 @@ STEP void erase_the_instruction(LLVMValueRef inst) {
   LLVMInstructionEraseFromParent(inst);
 }
 
-#if LLVM_VERSION_MAJOR >= 19
-STEP void detach_the_instruction(LLVMValueRef inst) {
-  say(__func__, "LLVMInstructionRemoveFromParent(%%sum)");
-  LLVMInstructionRemoveFromParent(inst);
+STEP void delete_the_other_block(LLVMBasicBlockRef block) {
+  say(__func__, "LLVMDeleteBasicBlock(%%other)");
+  LLVMDeleteBasicBlock(block);
 }
 
+STEP void delete_the_bar_function(LLVMValueRef fn) {
+  say(__func__, "LLVMDeleteFunction(@bar)");
+  LLVMDeleteFunction(fn);
+}
+
+#if LLVM_VERSION_MAJOR >= 19
 STEP void delete_the_instruction(LLVMValueRef inst) {
   say(__func__, "LLVMDeleteInstruction(%%sum)");
   LLVMDeleteInstruction(inst);
 }
 #endif
+
+/*===-- Steps that detach and re-attach -----------------------------------===*/
+
+STEP void detach_the_instruction(LLVMValueRef inst) {
+  say(__func__, "LLVMInstructionRemoveFromParent(%%sum)");
+  LLVMInstructionRemoveFromParent(inst);
+}
+
+STEP void detach_the_block(LLVMBasicBlockRef block) {
+  say(__func__, "LLVMRemoveBasicBlockFromParent(%%entry)");
+  LLVMRemoveBasicBlockFromParent(block);
+}
+
+STEP void reinsert_the_instruction(LLVMBuilderRef builder,
+                                   LLVMBasicBlockRef block, LLVMValueRef inst) {
+  say(__func__, "LLVMInsertIntoBuilder(builder at the end of %%other, %%sum)");
+  LLVMPositionBuilderAtEnd(builder, block);
+  LLVMInsertIntoBuilder(builder, inst);
+}
+
+STEP void move_block_to_bar(LLVMValueRef bar, LLVMBasicBlockRef block) {
+  say(__func__, "LLVMAppendExistingBasicBlock(@bar, %%entry)");
+  LLVMAppendExistingBasicBlock(bar, block);
+}
 
 /*===-- Steps that use ----------------------------------------------------===*/
 
@@ -447,6 +488,61 @@ STEP int case_use_erased_instruction(bool fixed) {
   return 0;
 }
 
+/* A detached instruction belongs to the caller: deleting the block it came
+ * from must not free it (no report there). Re-inserted into %other, it
+ * belongs to %other and dies with it.
+ * LLVMInsertIntoBuilder gives the instruction the name "" (IRBuilder::Insert's
+ * default), so %sum is unnamed from then on, in LLVM and in the report.
+ * valgrind (14, 19): "Invalid read of size 1" in LLVMGetValueName2, inside
+ * %sum freed by BasicBlock::~BasicBlock in LLVMDeleteBasicBlock(%other).
+ * native: exits 0 silently. */
+STEP int case_use_reinserted_instruction_after_new_block_delete(bool fixed) {
+  struct foo f;
+  build_foo(&f);
+  dispose_the_builder(f.builder);
+  note_handle("subject", f.sum);
+  detach_the_instruction(f.sum);
+  delete_the_block(f.entry); /* %sum is detached: it survives. */
+  LLVMBasicBlockRef other = make_other_block(f.ctx, f.fn);
+  LLVMBuilderRef builder = make_builder(f.ctx);
+  reinsert_the_instruction(builder, other, f.sum);
+  dispose_the_builder(builder);
+  delete_the_other_block(other);
+  if (!fixed)
+    use_instruction_name(f.sum); /* BUG: %sum died with %other. */
+  dispose_the_module(f.mod);
+  dispose_the_context(f.ctx);
+  return 0;
+}
+
+/* A detached block belongs to the caller: deleting the function it came
+ * from must not free it (no report there). Appended to @bar, it belongs to
+ * @bar and dies with it.
+ * %sum is erased first: it uses @foo's argument %x, and a block that still
+ * used %x when @foo died would hold dangling uses (valgrind, 14 and 19: an
+ * "Invalid write of size 8" when the block is freed later).
+ * valgrind (14, 19): "Invalid read of size 1" in LLVMGetBasicBlockName,
+ * inside %entry freed by BasicBlock::eraseFromParent in
+ * LLVMDeleteFunction(@bar).
+ * native: exits 0 silently. */
+STEP int case_use_detached_block_after_function_delete(bool fixed) {
+  struct foo f;
+  build_foo(&f);
+  dispose_the_builder(f.builder);
+  erase_the_instruction(f.sum);
+  note_handle("subject", f.entry);
+  detach_the_block(f.entry);
+  delete_the_function(f.fn); /* %entry is detached: it survives. */
+  LLVMValueRef bar = make_bar_function(f.ctx, f.mod);
+  move_block_to_bar(bar, f.entry);
+  delete_the_bar_function(bar);
+  if (!fixed)
+    use_block_name(f.entry); /* BUG: %entry died with @bar. */
+  dispose_the_module(f.mod);
+  dispose_the_context(f.ctx);
+  return 0;
+}
+
 static const struct {
   const char *name;
   int (*run)(bool fixed);
@@ -462,6 +558,10 @@ static const struct {
     {"double_dispose_builder", case_double_dispose_builder},
     {"delete_attached_instruction", case_delete_attached_instruction},
     {"use_erased_instruction", case_use_erased_instruction},
+    {"use_reinserted_instruction_after_new_block_delete",
+     case_use_reinserted_instruction_after_new_block_delete},
+    {"use_detached_block_after_function_delete",
+     case_use_detached_block_after_function_delete},
 };
 
 static int usage(const char *argv0) {

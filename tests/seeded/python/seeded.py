@@ -63,6 +63,8 @@ SIGNATURES = {
     "LLVMAppendBasicBlockInContext": (Handle, [Handle, Handle, c_char_p]),
     "LLVMGetBasicBlockName": (Handle, [Handle]),
     "LLVMDeleteBasicBlock": (None, [Handle]),
+    "LLVMRemoveBasicBlockFromParent": (None, [Handle]),
+    "LLVMAppendExistingBasicBlock": (None, [Handle, Handle]),
     "LLVMGetInstructionOpcode": (c_int, [Handle]),
     "LLVMInstructionEraseFromParent": (None, [Handle]),
     "LLVMInstructionRemoveFromParent": (None, [Handle]),
@@ -70,6 +72,7 @@ SIGNATURES = {
     "LLVMPositionBuilderAtEnd": (None, [Handle, Handle]),
     "LLVMBuildAdd": (Handle, [Handle, Handle, Handle, c_char_p]),
     "LLVMBuildRetVoid": (Handle, [Handle]),
+    "LLVMInsertIntoBuilder": (None, [Handle, Handle]),
     "LLVMDisposeBuilder": (None, [Handle]),
 }
 # Functions that only some LLVM versions export.
@@ -163,6 +166,18 @@ def make_entry_block(ctx, fn):
     return llvm.LLVMAppendBasicBlockInContext(ctx, fn, b"entry")
 
 
+def make_other_block(ctx, fn):
+    say('LLVMAppendBasicBlockInContext(context, @foo, "other")')
+    return llvm.LLVMAppendBasicBlockInContext(ctx, fn, b"other")
+
+
+def make_bar_function(ctx, mod):
+    say('LLVMAddFunction(module "m", "bar", void ())')
+    fn_type = llvm.LLVMFunctionType(llvm.LLVMVoidTypeInContext(ctx), None, 0,
+                                    0)
+    return llvm.LLVMAddFunction(mod, b"bar", fn_type)
+
+
 def make_builder(ctx):
     say("LLVMCreateBuilderInContext(context)")
     return llvm.LLVMCreateBuilderInContext(ctx)
@@ -245,14 +260,42 @@ def erase_the_instruction(inst):
     llvm.LLVMInstructionEraseFromParent(inst)
 
 
-def detach_the_instruction(inst):
-    say("LLVMInstructionRemoveFromParent(%sum)")
-    llvm.LLVMInstructionRemoveFromParent(inst)
+def delete_the_other_block(block):
+    say("LLVMDeleteBasicBlock(%other)")
+    llvm.LLVMDeleteBasicBlock(block)
+
+
+def delete_the_bar_function(fn):
+    say("LLVMDeleteFunction(@bar)")
+    llvm.LLVMDeleteFunction(fn)
 
 
 def delete_the_instruction(inst):
     say("LLVMDeleteInstruction(%sum)")
     llvm.LLVMDeleteInstruction(inst)
+
+
+# --- Steps that detach and re-attach ----------------------------------------
+
+def detach_the_instruction(inst):
+    say("LLVMInstructionRemoveFromParent(%sum)")
+    llvm.LLVMInstructionRemoveFromParent(inst)
+
+
+def detach_the_block(block):
+    say("LLVMRemoveBasicBlockFromParent(%entry)")
+    llvm.LLVMRemoveBasicBlockFromParent(block)
+
+
+def reinsert_the_instruction(builder, block, inst):
+    say("LLVMInsertIntoBuilder(builder at the end of %other, %sum)")
+    llvm.LLVMPositionBuilderAtEnd(builder, block)
+    llvm.LLVMInsertIntoBuilder(builder, inst)
+
+
+def move_block_to_bar(bar, block):
+    say("LLVMAppendExistingBasicBlock(@bar, %entry)")
+    llvm.LLVMAppendExistingBasicBlock(bar, block)
 
 
 # --- Steps that use ----------------------------------------------------------
@@ -439,6 +482,43 @@ def case_use_erased_instruction(fixed):
     return 0
 
 
+def case_use_reinserted_instruction_after_new_block_delete(fixed):
+    f = build_foo()
+    dispose_the_builder(f.builder)
+    note_handle("subject", f.sum)
+    detach_the_instruction(f.sum)
+    delete_the_block(f.entry)  # %sum is detached: it survives.
+    other = make_other_block(f.ctx, f.fn)
+    builder = make_builder(f.ctx)
+    reinsert_the_instruction(builder, other, f.sum)
+    dispose_the_builder(builder)
+    delete_the_other_block(other)
+    if not fixed:
+        use_instruction_name(f.sum)  # BUG: %sum died with %other.
+    dispose_the_module(f.mod)
+    dispose_the_context(f.ctx)
+    return 0
+
+
+def case_use_detached_block_after_function_delete(fixed):
+    f = build_foo()
+    dispose_the_builder(f.builder)
+    # %sum uses @foo's %x; erased so that %entry holds no use of it when @foo
+    # dies (see the C twin).
+    erase_the_instruction(f.sum)
+    note_handle("subject", f.entry)
+    detach_the_block(f.entry)
+    delete_the_function(f.fn)  # %entry is detached: it survives.
+    bar = make_bar_function(f.ctx, f.mod)
+    move_block_to_bar(bar, f.entry)
+    delete_the_bar_function(bar)
+    if not fixed:
+        use_block_name(f.entry)  # BUG: %entry died with @bar.
+    dispose_the_module(f.mod)
+    dispose_the_context(f.ctx)
+    return 0
+
+
 CASES = {
     "use_after_module_dispose": case_use_after_module_dispose,
     "use_after_context_dispose": case_use_after_context_dispose,
@@ -450,6 +530,10 @@ CASES = {
     "double_dispose_builder": case_double_dispose_builder,
     "delete_attached_instruction": case_delete_attached_instruction,
     "use_erased_instruction": case_use_erased_instruction,
+    "use_reinserted_instruction_after_new_block_delete":
+        case_use_reinserted_instruction_after_new_block_delete,
+    "use_detached_block_after_function_delete":
+        case_use_detached_block_after_function_delete,
 }
 
 

@@ -1,0 +1,97 @@
+//===- suppressions.cpp - Sanitizer-style suppression files --------------===//
+
+#include "report/suppressions.h"
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+
+#include <fnmatch.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace ownsan {
+
+bool Suppressions::Parse(const std::string &text, const std::string &source,
+                         std::string *error) {
+  std::vector<Suppression> rules;
+  int line_no = 0;
+  for (absl::string_view raw : absl::StrSplit(text, '\n')) {
+    ++line_no;
+    absl::string_view line = absl::StripAsciiWhitespace(raw);
+    if (line.empty() || line[0] == '#')
+      continue;
+    size_t colon = line.find(':');
+    if (colon == absl::string_view::npos) {
+      *error = absl::StrCat(source, ":", line_no, ": expected TYPE:PATTERN, got '",
+                            line, "'");
+      return false;
+    }
+    std::string type(absl::StripAsciiWhitespace(line.substr(0, colon)));
+    std::string pattern(absl::StripAsciiWhitespace(line.substr(colon + 1)));
+    if (type != "fun" && type != "src" && type != "lib") {
+      *error = absl::StrCat(source, ":", line_no, ": unknown suppression type '",
+                            type, "' (expected fun, src or lib)");
+      return false;
+    }
+    if (pattern.empty()) {
+      *error = absl::StrCat(source, ":", line_no, ": empty pattern after '",
+                            type, ":'");
+      return false;
+    }
+    rules.push_back({type, pattern, line_no, 0});
+  }
+  rules_ = std::move(rules);
+  return true;
+}
+
+bool Suppressions::Load(const std::string &path, std::string *error) {
+  std::ifstream in(path);
+  if (!in) {
+    *error = absl::StrCat("cannot read suppressions file '", path, "'");
+    return false;
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) {
+    *error = absl::StrCat("cannot read suppressions file '", path, "'");
+    return false;
+  }
+  return Parse(ss.str(), path, error);
+}
+
+namespace {
+
+bool Matches(const std::string &pattern, const std::string &name) {
+  return !name.empty() && fnmatch(pattern.c_str(), name.c_str(), 0) == 0;
+}
+
+bool StackMatches(const Suppression &s, const ResolvedStack &stack) {
+  for (const ResolvedFrame &f : stack) {
+    if (s.type == "fun" && Matches(s.pattern, f.function))
+      return true;
+    if (s.type == "src" && Matches(s.pattern, f.file))
+      return true;
+    if (s.type == "lib" && Matches(s.pattern, f.module))
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
+const Suppression *Suppressions::Match(const ResolvedReport &r) {
+  for (Suppression &s : rules_) {
+    bool hit = (s.type == "fun" && Matches(s.pattern, r.function)) ||
+               StackMatches(s, r.use) || StackMatches(s, r.free.stack) ||
+               StackMatches(s, r.create.stack);
+    if (hit) {
+      ++s.hits;
+      return &s;
+    }
+  }
+  return nullptr;
+}
+
+} // namespace ownsan

@@ -1,0 +1,54 @@
+//===- suppressions.h - Sanitizer-style suppression files -------*- C++ -*-===//
+//
+// A suppression file has one rule per line, `type:pattern`, in the style of
+// the sanitizers' files; blank lines and `#` comments are ignored:
+//
+//   fun:PATTERN   a function in any stack of the report (native or Python),
+//                 or the LLVM-C function the handle was passed to
+//   src:PATTERN   a source file in any stack
+//   lib:PATTERN   a module (shared object or executable) in any stack
+//
+// Patterns are shell wildcards (`*`, `?`, `[...]`) matched against the whole
+// name. A report matching any rule is counted against that rule and not
+// printed; the rules that matched are listed at exit.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OWNSAN_REPORT_SUPPRESSIONS_H
+#define OWNSAN_REPORT_SUPPRESSIONS_H
+
+#include "report/report_writer.h"
+
+#include <string>
+#include <vector>
+
+namespace ownsan {
+
+struct Suppression {
+  std::string type; ///< "fun", "src" or "lib"
+  std::string pattern;
+  int line = 0;
+  size_t hits = 0;
+};
+
+class Suppressions {
+public:
+  /// Parses `text`; on error returns false with a one-line `error` that
+  /// names `source` and the line.
+  bool Parse(const std::string &text, const std::string &source,
+             std::string *error);
+  /// Reads and parses a file.
+  bool Load(const std::string &path, std::string *error);
+
+  /// The first rule matching the report (its hit count is incremented), or
+  /// nullptr.
+  const Suppression *Match(const ResolvedReport &r);
+
+  const std::vector<Suppression> &rules() const { return rules_; }
+
+private:
+  std::vector<Suppression> rules_;
+};
+
+} // namespace ownsan
+
+#endif // OWNSAN_REPORT_SUPPRESSIONS_H

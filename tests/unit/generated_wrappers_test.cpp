@@ -1,0 +1,729 @@
+//===- generated_wrappers_test.cpp ---------------------------------------===//
+//
+// Checks the artifacts of *this* build against the libraries they describe:
+// the files tools/gen_wrappers.py wrote into build/gen (coverage.txt,
+// classification.txt, symbols.c, fn_ids.h), the runtime built from them
+// (libownsan.so), the libLLVM it wraps, the ownership spec and the version
+// script. tests/unit/test_gen_wrappers.py tests the generator on made-up
+// inputs; this test looks at what it actually produced.
+//
+// Paths and the LLVM major come from compile definitions (see
+// tests/unit/CMakeLists.txt). Symbols are read with `nm -D --defined-only`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gtest/gtest.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <sys/wait.h>
+
+#ifndef OWNSAN_GEN_DIR
+#error "OWNSAN_GEN_DIR (the generator's output directory) must be defined"
+#endif
+
+namespace {
+
+const std::string kGenDir = OWNSAN_GEN_DIR;
+const std::string kRuntime = OWNSAN_RUNTIME;
+const std::string kLibLLVM = OWNSAN_LIBLLVM;
+const std::string kSpec = OWNSAN_SPEC;
+const std::string kVersionScript = OWNSAN_VERSION_SCRIPT;
+constexpr int kLLVMMajor = OWNSAN_LLVM_MAJOR;
+
+using NameSet = std::set<std::string>;
+
+//===-- Helpers -----------------------------------------------------------===//
+
+// Reads a whole file; false if it cannot be opened.
+bool ReadFile(const std::string &path, std::string *text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  *text = ss.str();
+  return true;
+}
+
+std::vector<std::string> Lines(const std::string &text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(line);
+  return lines;
+}
+
+std::vector<std::string> Words(const std::string &line) {
+  std::vector<std::string> words;
+  std::istringstream in(line);
+  for (std::string w; in >> w;)
+    words.push_back(w);
+  return words;
+}
+
+bool StartsWith(const std::string &s, const std::string &prefix) {
+  return s.compare(0, prefix.size(), prefix) == 0;
+}
+
+std::string Quote(const std::string &path) {
+  std::string q = "'";
+  for (char c : path)
+    q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// Runs a shell command; false (and *output = the error) if it fails.
+bool RunCommand(const std::string &cmd, std::string *output) {
+  FILE *p = popen(cmd.c_str(), "r");
+  if (!p) {
+    *output = "popen failed: " + std::string(std::strerror(errno));
+    return false;
+  }
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+    out.append(buf, n);
+  int status = pclose(p);
+  *output = out;
+  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    *output =
+        "`" + cmd + "` failed (status " + std::to_string(status) + "): " + out;
+    return false;
+  }
+  return true;
+}
+
+struct DynamicSymbol {
+  char type;        // nm's letter: T, W, i, D, B, A, ...
+  std::string name; // without the @VERSION / @@VERSION suffix
+};
+
+// The defined dynamic symbols of a shared library (`nm -D --defined-only`).
+std::vector<DynamicSymbol> DefinedDynamicSymbols(const std::string &lib) {
+  std::string out;
+  if (!RunCommand("nm -D --defined-only " + Quote(lib) + " 2>&1", &out)) {
+    ADD_FAILURE() << out;
+    return {};
+  }
+  std::vector<DynamicSymbol> syms;
+  for (const std::string &line : Lines(out)) {
+    std::vector<std::string> w = Words(line);
+    if (w.size() < 2 || w[w.size() - 2].size() != 1)
+      continue;
+    std::string name = w.back();
+    name = name.substr(0, name.find('@'));
+    syms.push_back({w[w.size() - 2][0], name});
+  }
+  if (syms.empty())
+    ADD_FAILURE() << "nm -D found no defined dynamic symbols in " << lib;
+  return syms;
+}
+
+// The LLVM* functions a library exports (code symbols: T, W, i).
+NameSet ExportedLLVMFunctions(const std::string &lib) {
+  NameSet names;
+  for (const DynamicSymbol &s : DefinedDynamicSymbols(lib))
+    if ((s.type == 'T' || s.type == 'W' || s.type == 'i') &&
+        StartsWith(s.name, "LLVM"))
+      names.insert(s.name);
+  return names;
+}
+
+// Success if `problems` is empty; else one failure that lists the first few
+// (a broken build can have a thousand of the same problem).
+::testing::AssertionResult
+NoProblems(const std::vector<std::string> &problems) {
+  if (problems.empty())
+    return ::testing::AssertionSuccess();
+  constexpr size_t kShown = 20;
+  ::testing::AssertionResult r = ::testing::AssertionFailure();
+  r << problems.size() << " problem(s):";
+  for (size_t i = 0; i < problems.size() && i < kShown; ++i)
+    r << "\n  " << problems[i];
+  if (problems.size() > kShown)
+    r << "\n  ... and " << problems.size() - kShown << " more";
+  return r;
+}
+
+std::string Join(const std::vector<std::string> &items, const char *sep) {
+  std::string s;
+  for (size_t i = 0; i < items.size(); ++i)
+    s += (i ? sep : "") + items[i];
+  return s;
+}
+
+//===-- coverage.txt ------------------------------------------------------===//
+
+struct Coverage {
+  std::map<std::string, long> counts; // llvm_major, exported, declared, wrapped
+  std::map<std::string, std::vector<std::string>> lists; // by line keyword
+  // "(N)" of each "# ..." line that introduces a list, by the list keyword.
+  std::map<std::string, long> header_counts;
+};
+
+bool ParseCoverage(Coverage *cov, std::string *error) {
+  std::string text;
+  std::string path = kGenDir + "/coverage.txt";
+  if (!ReadFile(path, &text)) {
+    *error = "cannot read " + path;
+    return false;
+  }
+  static const std::pair<const char *, const char *> kHeaders[] = {
+      {"# exported by libLLVM but not declared", "exported_not_declared"},
+      {"# declared in the llvm-c headers but not exported",
+       "declared_not_exported"},
+      {"# spec entries for this version whose function is not wrapped",
+       "spec_not_wrapped"},
+  };
+  static const std::regex kCountInParens(R"(\((\d+)\))");
+  for (const std::string &line : Lines(text)) {
+    if (line.empty())
+      continue;
+    if (line[0] == '#') {
+      for (const auto &[start, key] : kHeaders) {
+        std::smatch m;
+        if (StartsWith(line, start) &&
+            std::regex_search(line, m, kCountInParens))
+          cov->header_counts[key] = std::stol(m[1]);
+      }
+      continue;
+    }
+    std::vector<std::string> w = Words(line);
+    if (w.size() != 2) {
+      *error = "unexpected line in " + path + ": " + line;
+      return false;
+    }
+    if (w[0] == "llvm_major" || w[0] == "exported" || w[0] == "declared" ||
+        w[0] == "wrapped") {
+      if (w[1].find_first_not_of("0123456789") != std::string::npos) {
+        *error = "not a count in " + path + ": " + line;
+        return false;
+      }
+      cov->counts[w[0]] = std::stol(w[1]);
+    } else {
+      cov->lists[w[0]].push_back(w[1]);
+    }
+  }
+  for (const char *key : {"llvm_major", "exported", "declared", "wrapped"})
+    if (!cov->counts.count(key)) {
+      *error = path + " has no '" + key + " N' line";
+      return false;
+    }
+  return true;
+}
+
+TEST(GeneratedCoverage, EveryExportedFunctionIsWrappedOrListedAsUndeclared) {
+  Coverage cov;
+  std::string error;
+  ASSERT_TRUE(ParseCoverage(&cov, &error)) << error;
+  NameSet exported = ExportedLLVMFunctions(kLibLLVM);
+  NameSet wrappers = ExportedLLVMFunctions(kRuntime);
+  ASSERT_FALSE(exported.empty()) << kLibLLVM;
+  ASSERT_FALSE(wrappers.empty()) << kRuntime;
+  const std::vector<std::string> &listed = cov.lists["exported_not_declared"];
+  NameSet undeclared(listed.begin(), listed.end());
+  EXPECT_EQ(undeclared.size(), listed.size())
+      << "a name is listed twice as exported_not_declared";
+
+  std::vector<std::string> problems;
+  for (const std::string &name : exported) {
+    bool wrapped = wrappers.count(name) != 0;
+    bool is_listed = undeclared.count(name) != 0;
+    if (!wrapped && !is_listed)
+      problems.push_back(name +
+                         " is exported by libLLVM but neither wrapped "
+                         "nor listed in coverage.txt as exported_not_declared");
+    if (wrapped && is_listed)
+      problems.push_back(name + " is wrapped but coverage.txt lists it as "
+                                "exported_not_declared");
+  }
+  for (const std::string &name : wrappers)
+    if (!exported.count(name))
+      problems.push_back("libownsan.so exports " + name +
+                         ", which libLLVM "
+                         "does not (a wrapper with nothing to forward to)");
+  for (const std::string &name : undeclared)
+    if (!exported.count(name))
+      problems.push_back("coverage.txt lists " + name +
+                         " as "
+                         "exported_not_declared, but libLLVM does not export "
+                         "it");
+  for (const std::string &name : cov.lists["declared_not_exported"]) {
+    if (exported.count(name))
+      problems.push_back("coverage.txt lists " + name +
+                         " as "
+                         "declared_not_exported, but libLLVM exports it");
+    if (wrappers.count(name))
+      problems.push_back(name + " is declared_not_exported but wrapped");
+  }
+  EXPECT_TRUE(NoProblems(problems))
+      << "libLLVM: " << kLibLLVM << "\nruntime: " << kRuntime;
+}
+
+TEST(GeneratedCoverage, CountsMatchTheLibraries) {
+  Coverage cov;
+  std::string error;
+  ASSERT_TRUE(ParseCoverage(&cov, &error)) << error;
+  NameSet exported = ExportedLLVMFunctions(kLibLLVM);
+  NameSet wrappers = ExportedLLVMFunctions(kRuntime);
+  long undeclared =
+      static_cast<long>(cov.lists["exported_not_declared"].size());
+  long not_exported =
+      static_cast<long>(cov.lists["declared_not_exported"].size());
+
+  EXPECT_EQ(cov.counts["llvm_major"], kLLVMMajor);
+  EXPECT_EQ(cov.counts["exported"], static_cast<long>(exported.size()))
+      << "LLVM* functions exported by " << kLibLLVM;
+  EXPECT_EQ(cov.counts["wrapped"], static_cast<long>(wrappers.size()))
+      << "LLVM* functions exported by " << kRuntime;
+  EXPECT_EQ(cov.counts["exported"], cov.counts["wrapped"] + undeclared)
+      << "exported = wrapped + exported_not_declared";
+  EXPECT_EQ(cov.counts["declared"], cov.counts["wrapped"] + not_exported)
+      << "declared = wrapped + declared_not_exported";
+
+  // The "(N)" of each list's header is its length.
+  for (const char *key :
+       {"exported_not_declared", "declared_not_exported", "spec_not_wrapped"}) {
+    ASSERT_TRUE(cov.header_counts.count(key))
+        << "coverage.txt: no '# ... (N)' header for " << key;
+    EXPECT_EQ(cov.header_counts[key], static_cast<long>(cov.lists[key].size()))
+        << key;
+  }
+  // Every list keyword is one of the known ones.
+  for (const auto &[key, names] : cov.lists)
+    EXPECT_TRUE(cov.header_counts.count(key))
+        << "coverage.txt: unknown line keyword " << key << " (" << names[0]
+        << ")";
+}
+
+//===-- libownsan.so's exports --------------------------------------------===//
+
+// operator new/new[]/delete/delete[] in every variant (Itanium mangling).
+bool IsOperatorNewOrDelete(const std::string &name) {
+  for (const char *prefix : {"_Znw", "_Zna", "_Zdl", "_Zda"})
+    if (StartsWith(name, prefix))
+      return true;
+  return false;
+}
+
+// The functions of include/ownsan/ownsan.h.
+bool IsPublicApi(const std::string &name) {
+  return name == "ownsan_handle_state" || name == "ownsan_describe_handle" ||
+         name == "ownsan_set_error_callback";
+}
+
+TEST(RuntimeExports, OnlyLLVMFunctionsDlsymAndOperatorNewDelete) {
+  std::vector<DynamicSymbol> syms = DefinedDynamicSymbols(kRuntime);
+  ASSERT_FALSE(syms.empty());
+  NameSet names;
+  std::vector<std::string> problems;
+  for (const DynamicSymbol &s : syms) {
+    names.insert(s.name);
+    bool allowed = StartsWith(s.name, "LLVM") || s.name == "dlsym" ||
+                   s.name == "dlvsym" || IsPublicApi(s.name) ||
+                   IsOperatorNewOrDelete(s.name);
+    if (!allowed)
+      problems.push_back("exports " + s.name + " (nm type " +
+                         std::string(1, s.type) + ")");
+    else if (s.type != 'T')
+      problems.push_back("exports " + s.name + " as nm type " +
+                         std::string(1, s.type) + ", not a function (T)");
+  }
+  // The interposers themselves must be there.
+  for (const char *required : {"dlsym", "dlvsym", "_Znwm", "_Znam"})
+    if (!names.count(required))
+      problems.push_back("does not export " + std::string(required));
+  EXPECT_TRUE(NoProblems(problems))
+      << kRuntime << " may export only LLVM*, dlsym, dlvsym, the "
+      << "include/ownsan/ownsan.h API and operator new/delete (see "
+      << kVersionScript << ")";
+}
+
+// The global: patterns of the version script ("LLVM*" or exact names).
+bool ParseVersionScript(std::vector<std::string> *patterns, bool *local_all,
+                        std::string *error) {
+  std::string text;
+  if (!ReadFile(kVersionScript, &text)) {
+    *error = "cannot read " + kVersionScript;
+    return false;
+  }
+  // Drop /* ... */ comments.
+  for (size_t a; (a = text.find("/*")) != std::string::npos;) {
+    size_t b = text.find("*/", a + 2);
+    text.erase(a, b == std::string::npos ? std::string::npos : b + 2 - a);
+  }
+  enum { kNone, kGlobal, kLocal } section = kNone;
+  *local_all = false;
+  for (std::string word : Words(text)) {
+    if (word == "global:") {
+      section = kGlobal;
+    } else if (word == "local:") {
+      section = kLocal;
+    } else if (word == "{" || word == "};" || word == "}") {
+      continue;
+    } else if (!word.empty() && word.back() == ';') {
+      word.pop_back();
+      if (section == kGlobal)
+        patterns->push_back(word);
+      else if (section == kLocal && word == "*")
+        *local_all = true;
+    }
+  }
+  if (patterns->empty()) {
+    *error = kVersionScript + ": no global: names";
+    return false;
+  }
+  return true;
+}
+
+bool MatchesPattern(const std::string &name, const std::string &pattern) {
+  if (!pattern.empty() && pattern.back() == '*')
+    return StartsWith(name, pattern.substr(0, pattern.size() - 1));
+  return name == pattern;
+}
+
+TEST(RuntimeExports, MatchTheVersionScript) {
+  std::vector<std::string> patterns;
+  bool local_all = false;
+  std::string error;
+  ASSERT_TRUE(ParseVersionScript(&patterns, &local_all, &error)) << error;
+  EXPECT_TRUE(local_all) << kVersionScript << " must end in 'local: *;'";
+  std::vector<std::string> problems;
+  // The script itself stays within the allowed set.
+  for (const std::string &p : patterns)
+    if (!(p == "LLVM*" || p == "dlsym" || p == "dlvsym" || IsPublicApi(p) ||
+          IsOperatorNewOrDelete(p)))
+      problems.push_back("the script exports " + p);
+
+  NameSet exported;
+  for (const DynamicSymbol &s : DefinedDynamicSymbols(kRuntime)) {
+    exported.insert(s.name);
+    bool matched = false;
+    for (const std::string &p : patterns)
+      matched = matched || MatchesPattern(s.name, p);
+    if (!matched)
+      problems.push_back("the library exports " + s.name +
+                         ", which the script does not list");
+  }
+  // Each exact name in the script is defined (no stale entries).
+  for (const std::string &p : patterns)
+    if (p.find('*') == std::string::npos && !exported.count(p))
+      problems.push_back("the script lists " + p +
+                         ", which the library does not define");
+  EXPECT_TRUE(NoProblems(problems))
+      << "script: " << kVersionScript << "\nlibrary: " << kRuntime;
+}
+
+//===-- classification.txt ------------------------------------------------===//
+
+// name -> field -> value, e.g. "effects" -> "[free(0)]". A line is
+// "Name key=value key=[a b c] ..."; values may hold spaces inside [...].
+using Classification =
+    std::map<std::string, std::map<std::string, std::string>>;
+
+bool ParseClassification(Classification *cls, std::string *error) {
+  std::string text;
+  std::string path = kGenDir + "/classification.txt";
+  if (!ReadFile(path, &text)) {
+    *error = "cannot read " + path;
+    return false;
+  }
+  for (const std::string &line : Lines(text)) {
+    if (line.empty() || line[0] == '#')
+      continue;
+    std::vector<std::string> tokens;
+    std::string cur;
+    int depth = 0;
+    for (char c : line) {
+      if (c == ' ' && depth == 0) {
+        if (!cur.empty())
+          tokens.push_back(cur);
+        cur.clear();
+        continue;
+      }
+      depth += c == '[' ? 1 : c == ']' ? -1 : 0;
+      cur += c;
+    }
+    if (!cur.empty())
+      tokens.push_back(cur);
+    if (depth != 0 || tokens.size() < 2) {
+      *error = "malformed line in " + path + ": " + line;
+      return false;
+    }
+    auto &fields = (*cls)[tokens[0]];
+    if (!fields.empty()) {
+      *error = path + " has two lines for " + tokens[0];
+      return false;
+    }
+    for (size_t i = 1; i < tokens.size(); ++i) {
+      size_t eq = tokens[i].find('=');
+      if (eq == std::string::npos) {
+        *error = "field without '=' in " + path + ": " + line;
+        return false;
+      }
+      fields[tokens[i].substr(0, eq)] = tokens[i].substr(eq + 1);
+    }
+  }
+  if (cls->empty()) {
+    *error = path + " lists no functions";
+    return false;
+  }
+  return true;
+}
+
+TEST(GeneratedClassification, KeyFunctionsFollowTheSpec) {
+  Classification cls;
+  std::string error;
+  ASSERT_TRUE(ParseClassification(&cls, &error)) << error;
+  auto field = [&](const char *fn, const char *key) -> std::string {
+    auto it = cls.find(fn);
+    if (it == cls.end())
+      return "<" + std::string(fn) + " not in classification.txt>";
+    auto f = it->second.find(key);
+    return f == it->second.end() ? "<no " + std::string(key) + "= field>"
+                                 : f->second;
+  };
+
+  EXPECT_EQ(field("LLVMDisposeModule", "effects"), "[free(0)]");
+  EXPECT_EQ(field("LLVMDisposeModule", "args"), "[0:Module]");
+  if (kLLVMMajor >= 19) {
+    EXPECT_EQ(field("LLVMDeleteInstruction", "effects"), "[free_detached(0)]");
+  } else {
+    // Not declared before 19 (spec: since=19), so not wrapped at all.
+    EXPECT_EQ(cls.count("LLVMDeleteInstruction"), 0u)
+        << "LLVMDeleteInstruction is classified in LLVM " << kLLVMMajor;
+  }
+  EXPECT_EQ(field("LLVMInstructionRemoveFromParent", "effects"), "[detach(0)]");
+  // LLVMBuildCall2(Builder, Ty, Fn, Args, NumArgs, Name): Args is an input
+  // array of NumArgs values, each checked.
+  EXPECT_EQ(field("LLVMBuildCall2", "arrays"), "[3:Value[4]]");
+  EXPECT_EQ(field("LLVMBuildCall2", "ret"), "Value");
+  // LLVMGetParams(Fn, Params) fills LLVMCountParams(Fn) handles.
+  EXPECT_EQ(field("LLVMGetParams", "effects"),
+            "[out_array(1,count=LLVMCountParams(0))]");
+}
+
+struct SpecEntry {
+  std::string function;
+  std::vector<std::string> effects;
+  int since = 0, until = 1 << 30;
+  int line = 0;
+};
+
+bool ParseSpec(std::vector<SpecEntry> *entries, std::string *error) {
+  std::string text;
+  if (!ReadFile(kSpec, &text)) {
+    *error = "cannot read " + kSpec;
+    return false;
+  }
+  int line_no = 0;
+  for (std::string line : Lines(text)) {
+    ++line_no;
+    line = line.substr(0, line.find('#'));
+    std::vector<std::string> w = Words(line);
+    if (w.empty())
+      continue;
+    SpecEntry e;
+    e.function = w[0];
+    e.line = line_no;
+    for (size_t i = 1; i < w.size(); ++i) {
+      if (StartsWith(w[i], "since="))
+        e.since = std::atoi(w[i].c_str() + 6);
+      else if (StartsWith(w[i], "until="))
+        e.until = std::atoi(w[i].c_str() + 6);
+      else
+        e.effects.push_back(w[i]);
+    }
+    if (e.effects.empty()) {
+      *error = kSpec + ":" + std::to_string(line_no) + ": no effect";
+      return false;
+    }
+    entries->push_back(e);
+  }
+  if (entries->empty()) {
+    *error = kSpec + " has no entries";
+    return false;
+  }
+  return true;
+}
+
+TEST(GeneratedClassification, AgreesWithEverySpecEntryOfThisVersion) {
+  Classification cls;
+  std::vector<SpecEntry> spec;
+  Coverage cov;
+  std::string error;
+  ASSERT_TRUE(ParseClassification(&cls, &error)) << error;
+  ASSERT_TRUE(ParseSpec(&spec, &error)) << error;
+  ASSERT_TRUE(ParseCoverage(&cov, &error)) << error;
+  const std::vector<std::string> &not_wrapped = cov.lists["spec_not_wrapped"];
+
+  std::map<std::string, std::string> expected; // function -> "[e1 e2]"
+  for (const SpecEntry &e : spec) {
+    if (kLLVMMajor < e.since || kLLVMMajor > e.until)
+      continue;
+    std::string where = kSpec + ":" + std::to_string(e.line);
+    EXPECT_FALSE(expected.count(e.function))
+        << where << ": second entry for " << e.function;
+    expected[e.function] = "[" + Join(e.effects, " ") + "]";
+  }
+  ASSERT_FALSE(expected.empty());
+  std::vector<std::string> problems;
+  for (const auto &[fn, effects] : expected) {
+    bool listed = std::find(not_wrapped.begin(), not_wrapped.end(), fn) !=
+                  not_wrapped.end();
+    auto it = cls.find(fn);
+    if (listed) {
+      if (it != cls.end())
+        problems.push_back(fn + " is spec_not_wrapped but classified");
+    } else if (it == cls.end()) {
+      problems.push_back(fn +
+                         ": the spec entry applies, but the function is "
+                         "not in classification.txt (nor spec_not_wrapped in "
+                         "coverage.txt)");
+    } else if (it->second["effects"] != effects) {
+      problems.push_back(fn + ": effects=" + it->second["effects"] +
+                         ", the spec says " + effects);
+    }
+  }
+  // No function has effects the spec does not give it for this version.
+  for (auto &[fn, fields] : cls)
+    if (fields["effects"] != "[]" && !expected.count(fn))
+      problems.push_back(fn + " has effects=" + fields["effects"] +
+                         " but no spec entry applies");
+  EXPECT_TRUE(NoProblems(problems))
+      << "classification.txt vs " << kSpec << " for LLVM " << kLLVMMajor;
+}
+
+//===-- symbols.c ---------------------------------------------------------===//
+
+struct SymbolRow {
+  std::string name, wrapper;
+  long fn;
+  int line;
+};
+
+bool ParseSymbolTable(std::vector<SymbolRow> *rows, long *declared_count,
+                      std::string *error) {
+  std::string text;
+  std::string path = kGenDir + "/symbols.c";
+  if (!ReadFile(path, &text)) {
+    *error = "cannot read " + path;
+    return false;
+  }
+  static const std::regex kRow(
+      R"re(\s*\{\s*"([^"]*)"\s*,\s*\(void \*\)\s*(\w+)\s*,\s*(\d+)\s*\},\s*)re");
+  static const std::regex kCount(
+      R"(\s*const unsigned ownsan_symbol_count = (\d+);\s*)");
+  bool in_table = false, seen_table = false;
+  *declared_count = -1;
+  int line_no = 0;
+  for (const std::string &line : Lines(text)) {
+    ++line_no;
+    std::smatch m;
+    if (line.find("ownsan_symbols[] = {") != std::string::npos) {
+      in_table = seen_table = true;
+    } else if (in_table && line.find("};") != std::string::npos) {
+      in_table = false;
+    } else if (in_table) {
+      if (!std::regex_match(line, m, kRow)) {
+        *error =
+            path + ":" + std::to_string(line_no) + ": not a table row: " + line;
+        return false;
+      }
+      rows->push_back({m[1], m[2], std::stol(m[3]), line_no});
+    } else if (std::regex_match(line, m, kCount)) {
+      *declared_count = std::stol(m[1]);
+    }
+  }
+  if (!seen_table || in_table) {
+    *error = path + ": no complete 'ownsan_symbols[] = { ... };' table";
+    return false;
+  }
+  return true;
+}
+
+TEST(GeneratedSymbolTable, IsSortedByStrcmp) {
+  std::vector<SymbolRow> rows;
+  long count;
+  std::string error;
+  ASSERT_TRUE(ParseSymbolTable(&rows, &count, &error)) << error;
+  ASSERT_FALSE(rows.empty());
+  EXPECT_EQ(count, static_cast<long>(rows.size()))
+      << "ownsan_symbol_count is not the number of rows";
+  // The dlsym interposer binary-searches this table with strcmp: strictly
+  // increasing, no duplicates.
+  int unsorted = 0;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    if (std::strcmp(rows[i - 1].name.c_str(), rows[i].name.c_str()) >= 0 &&
+        ++unsorted <= 5)
+      ADD_FAILURE() << "symbols.c:" << rows[i].line << ": \"" << rows[i].name
+                    << "\" comes after \"" << rows[i - 1].name
+                    << "\"; the table must be in strictly increasing strcmp "
+                    << "order";
+  }
+  EXPECT_EQ(unsorted, 0) << "rows out of order";
+}
+
+TEST(GeneratedSymbolTable, ListsExactlyTheWrappersWithTheirIds) {
+  std::vector<SymbolRow> rows;
+  long count;
+  std::string error;
+  ASSERT_TRUE(ParseSymbolTable(&rows, &count, &error)) << error;
+
+  // fn_ids.h: "kFn_<Name> = <id>,".
+  std::string ids_text;
+  ASSERT_TRUE(ReadFile(kGenDir + "/fn_ids.h", &ids_text));
+  std::map<std::string, long> ids;
+  static const std::regex kId(R"(\s*kFn_(\w+) = (\d+),\s*)");
+  for (const std::string &line : Lines(ids_text)) {
+    std::smatch m;
+    if (std::regex_match(line, m, kId))
+      ids[m[1]] = std::stol(m[2]);
+  }
+  EXPECT_EQ(ids.size(), rows.size()) << "fn_ids.h vs symbols.c";
+
+  NameSet wrappers = ExportedLLVMFunctions(kRuntime);
+  NameSet in_table;
+  std::set<long> fn_ids;
+  std::vector<std::string> problems;
+  for (const SymbolRow &r : rows) {
+    std::string where = "symbols.c:" + std::to_string(r.line) + ": ";
+    in_table.insert(r.name);
+    if (r.name != r.wrapper)
+      problems.push_back(where + "\"" + r.name + "\" maps to " + r.wrapper);
+    if (!fn_ids.insert(r.fn).second)
+      problems.push_back(where + "id " + std::to_string(r.fn) + " used twice");
+    if (r.fn >= static_cast<long>(rows.size()))
+      problems.push_back(where + "id " + std::to_string(r.fn) +
+                         " is out of range");
+    auto it = ids.find(r.name);
+    if (it == ids.end())
+      problems.push_back(where + r.name + " has no kFn_ id in fn_ids.h");
+    else if (it->second != r.fn)
+      problems.push_back(where + r.name + " has id " + std::to_string(r.fn) +
+                         ", fn_ids.h says " + std::to_string(it->second));
+    if (!wrappers.count(r.name))
+      problems.push_back(where + r.name + " is not exported by the runtime");
+  }
+  for (const std::string &name : wrappers)
+    if (!in_table.count(name))
+      problems.push_back("the runtime exports " + name +
+                         ", which symbols.c "
+                         "does not list (dlsym would bypass its wrapper)");
+  EXPECT_TRUE(NoProblems(problems)) << "runtime: " << kRuntime;
+}
+
+} // namespace
