@@ -11,6 +11,7 @@
 #ifndef OWNSAN_CORE_OBJECT_RECORD_H
 #define OWNSAN_CORE_OBJECT_RECORD_H
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -63,11 +64,25 @@ struct FreeEvent {
   std::string detail; ///< e.g. the pass pipeline of LLVMRunPasses
 };
 
+/// Who is using a context right now (contexts only; see runtime.cpp,
+/// "Context concurrency"). Written lock-free by the threads that call in.
+struct ContextUse {
+  std::atomic<uint32_t> active_thread{0}; ///< thread number + 1; 0: none
+  std::atomic<uint32_t> last_thread{0};   ///< thread number + 1
+  std::atomic<bool> shared{false};        ///< ever used by two threads
+  std::atomic<StackId> active_stack{0};   ///< recorded once shared
+  std::atomic<FnIndex> active_fn{kNoFn};
+};
+
 struct ObjectRecord {
   const void *addr = nullptr;
   uint64_t serial = 0; ///< identity = (addr, serial); never reused
   ObjectKind kind = ObjectKind::Unknown;
-  ObjectState state = ObjectState::Live;
+  /// Read without the lock by the per-thread record cache.
+  std::atomic<ObjectState> state{ObjectState::Live};
+  /// The context the object belongs to (itself for a context), if known.
+  ObjectRecord *context = nullptr;
+  ContextUse *use = nullptr; ///< contexts only
   bool is_global_context = false;
   /// Address matches were dropped because new memory covered the address.
   bool address_reused = false;

@@ -14,6 +14,10 @@ ObjectRecord *OwnershipGraph::Add(const void *addr, ObjectKind kind,
   r.serial = next_serial_++;
   r.kind = kind;
   r.state = ObjectState::Live;
+  if (kind == ObjectKind::Context) {
+    r.context = &r;
+    r.use = new ContextUse;
+  }
   live_[addr] = &r;
   if (!IsWatched(kind))
     unwatched_by_addr_[reinterpret_cast<uintptr_t>(addr)] = &r;
@@ -24,6 +28,9 @@ ObjectRecord *OwnershipGraph::Add(const void *addr, ObjectKind kind,
 void OwnershipGraph::SetParent(ObjectRecord *r, ObjectRecord *new_parent) {
   Unlink(r);
   r->parent = new_parent;
+  // A detached object stays in its context.
+  if (new_parent && new_parent->context && r->kind != ObjectKind::Context)
+    r->context = new_parent->context;
   if (new_parent && !IsWatched(r->kind))
     children_[new_parent].insert(r);
 }

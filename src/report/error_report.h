@@ -19,7 +19,9 @@ namespace ownsan {
   X(UseAfterFree, "use-after-free")                                            \
   X(DoubleFree, "double-free")                                                 \
   X(InvalidFree, "invalid-free")                                               \
-  X(DanglingInsertionPoint, "dangling-insertion-point")
+  X(DanglingInsertionPoint, "dangling-insertion-point")                       \
+  X(ContextRace, "context-race")                                               \
+  X(CrossContext, "cross-context")
 
 enum class ErrorKind {
 #define OWNSAN_ERROR_ENUM(Id, Text) Id,
@@ -41,6 +43,11 @@ struct ErrorReport {
   /// UseAfterFree on a reused address: the live object that has it now.
   /// DanglingInsertionPoint: the freed block or instruction.
   const ObjectRecord *related = nullptr;
+  /// ContextRace: the other thread inside a call on the same context.
+  bool has_other = false;
+  uint32_t other_thread = 0;
+  StackId other_stack = 0; ///< 0 when it was not recorded
+  FnIndex other_fn = kNoFn;
 };
 
 } // namespace ownsan

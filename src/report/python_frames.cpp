@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 
 #include <deque>
+#include <new>
 
 namespace ownsan {
 namespace {
@@ -135,6 +136,15 @@ void CapturePythonFrames(std::vector<uint32_t> *out, int depth) {
     py.Py_DecRef(frame);
   py.PyGILState_Release(gil);
 }
+
+void LockPythonFramesForFork(bool lock) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  if (lock)
+    Table().mu.Lock();
+  else
+    Table().mu.Unlock();
+}
+
+void ResetPythonFramesLockInChild() { new (&Table().mu) absl::Mutex; }
 
 PythonFrame GetPythonFrame(uint32_t id) {
   FrameTable &t = Table();

@@ -35,6 +35,10 @@ void CapturePythonFrames(std::vector<uint32_t> *out, int depth);
 /// The frame for an id returned by CapturePythonFrames.
 PythonFrame GetPythonFrame(uint32_t id);
 
+/// fork() support for the frame table's lock.
+void LockPythonFramesForFork(bool lock);
+void ResetPythonFramesLockInChild();
+
 } // namespace ownsan
 
 #endif // OWNSAN_REPORT_PYTHON_FRAMES_H

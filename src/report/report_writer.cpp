@@ -343,6 +343,16 @@ ResolvedReport Resolve(const ErrorReport &rep, const ReportContext &ctx) {
     r.related_create = ResolveCreate(now, ctx);
   }
   r.create = ResolveCreate(obj, ctx);
+  if (rep.has_other) {
+    r.other.present = true;
+    r.other.thread = rep.other_thread;
+    r.other.function = rep.other_fn != kNoFn ? ctx.fn_name(rep.other_fn) : "";
+    r.other.heading = absl::StrCat(
+        "at the same time thread ", ThreadName(rep.other_thread),
+        " is inside ", r.other.function.empty() ? "an LLVM-C call" : r.other.function,
+        " on the same context, which it entered at");
+    r.other.stack = ResolveStack(rep.other_stack, ctx);
+  }
 
   std::vector<const ObjectRecord *> chain;
   for (const ObjectRecord *p = obj; p; p = p->parent)
@@ -367,6 +377,12 @@ std::string RenderText(const ResolvedReport &r) {
   absl::StrAppend(&out, "  passed as argument ", r.argument, " of ",
                   r.function, " on thread ", ThreadName(r.thread), ":\n",
                   StackText(r.use));
+  if (r.other.present)
+    absl::StrAppend(&out, "  ", r.other.heading, ":\n",
+                    r.other.stack.empty()
+                        ? "    <not recorded: the context had been used by "
+                          "one thread only until then>\n"
+                        : StackText(r.other.stack));
   if (r.free.present)
     absl::StrAppend(&out, "  ", r.free.heading, ":\n", StackText(r.free.stack));
   if (!r.identity_line.empty()) {
@@ -414,6 +430,8 @@ std::string RenderJson(const ResolvedReport &r) {
   AppendJsonStack(&out, r.use);
   out += "},\"free\":";
   AppendJsonEvent(&out, r.free, true);
+  out += ",\"other\":";
+  AppendJsonEvent(&out, r.other, false);
   out += ",\"create\":";
   AppendJsonEvent(&out, r.create, false);
   out += ",\"chain\":[";

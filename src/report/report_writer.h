@@ -79,6 +79,7 @@ struct ResolvedReport {
   ResolvedEvent create;
   std::string identity_line; ///< "identity: 0x...#1 ..." or ""
   ResolvedEvent related_create;
+  ResolvedEvent other; ///< context-race: the other thread's call
   std::string related_kind, related_label, related_identity;
   std::vector<std::pair<std::string, std::string>> chain; ///< kind, label
   bool chain_when_freed = false;

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <new>
 #include <vector>
 
 namespace ownsan {
@@ -41,6 +42,15 @@ public:
   /// The trace for `id`; an empty trace for 0 or an unknown id.
   const StackTrace &Get(StackId id) const;
   size_t size() const;
+
+  /// fork() support: hold the lock across fork; the child gets a fresh one.
+  void LockForFork() ABSL_NO_THREAD_SAFETY_ANALYSIS { mu_.Lock(); }
+  void UnlockAfterFork(bool child) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    if (child)
+      new (&mu_) absl::Mutex;
+    else
+      mu_.Unlock();
+  }
 
 private:
   mutable absl::Mutex mu_;

@@ -67,6 +67,7 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <link.h>
 #include <malloc.h>
 #include <sys/syscall.h>
@@ -112,6 +113,11 @@ struct CallContext {
   StackId stack = 0;
   FreeEvent *event = nullptr;
   std::string cause_text; ///< CauseText argument of the call, if any
+  /// The context the call's handles belong to, and its use slot if this
+  /// call marked itself as the context's user.
+  ObjectRecord *context = nullptr;
+  unsigned context_arg = 0;
+  ContextUse *entered = nullptr;
   /// Values LLVM deletes outside any wrapped call share one event until the
   /// next wrapped call starts (one stack capture per burst, not per value).
   FreeEvent *orphan_event = nullptr;
@@ -365,6 +371,11 @@ void Runtime::EnterCall(FnId fn) {
 
 void Runtime::LeaveCall() {
   CallContext &call = CurrentCall();
+  if (call.entered) {
+    call.entered->active_thread.store(0, std::memory_order_release);
+    call.entered = nullptr;
+  }
+  call.context = nullptr;
   call.fn = kNoFn;
   call.stack = 0;
   call.event = nullptr;
@@ -442,6 +453,117 @@ bool Runtime::CheckHandle(FnId fn, unsigned arg, const void *h,
   if (type == HandleType::Builder && uses_insertion_point_[fn] &&
       dangling_builders_.MaybeContains(h))
     return CheckInsertionPoint(fn, arg, h);
+  if (type != HandleType::Other && type != HandleType::Builder &&
+      type != HandleType::MemoryBuffer) {
+    ObjectRecord *r = LookupLive(h);
+    if (r && r->context)
+      return CheckContext(fn, arg, h, r);
+  }
+  return false;
+}
+
+namespace {
+// A per-thread cache of live records: records never move or die, so a
+// cached pointer is safe; it is valid while it still names a live object
+// at that address.
+struct CachedRecord {
+  const void *addr;
+  ObjectRecord *record;
+};
+thread_local CachedRecord tls_record_cache[256];
+} // namespace
+
+ObjectRecord *Runtime::LookupLive(const void *h) {
+  CachedRecord &slot =
+      tls_record_cache[(reinterpret_cast<uintptr_t>(h) >> 4) & 255];
+  if (slot.addr == h && slot.record && slot.record->addr == h &&
+      slot.record->state.load(std::memory_order_relaxed) == ObjectState::Live)
+    return slot.record;
+  ObjectRecord *r;
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    r = graph_.Find(h);
+  }
+  slot = {h, r};
+  return r;
+}
+
+// Context concurrency: the first handle of a call that belongs to a context
+// claims the context for the thread until the call returns (active_thread).
+// Another thread finding it claimed is inside a call on the same context at
+// the same time: a race. Claims are lock-free; a context becomes "shared"
+// the first time a second thread uses it, and from then on each claim
+// records its stack, so a race report can show both threads.
+bool Runtime::CheckContext(FnId fn, unsigned arg, const void *h,
+                           ObjectRecord *r) {
+  CallContext &call = CurrentCall();
+  ObjectRecord *ctx = r->context;
+  if (call.context) {
+    if (call.context == ctx)
+      return false;
+    // Case: two handles of one call belong to different contexts (a type
+    // of the global context in a module of another context, say).
+    RuntimeSection section;
+    ErrorReport rep;
+    rep.kind = ErrorKind::CrossContext;
+    rep.object = r;
+    rep.handle = h;
+    rep.fn = fn;
+    rep.arg = arg;
+    rep.use_stack = CurrentCallStack();
+    rep.thread = CurrentThreadNumber();
+    rep.note = absl::StrCat("argument ", arg + 1, " belongs to ",
+                            ShortLabel(ctx), " but argument ",
+                            call.context_arg + 1, " belongs to ",
+                            ShortLabel(call.context),
+                            ": objects of two contexts cannot be mixed");
+    return Report(std::move(rep));
+  }
+  call.context = ctx;
+  call.context_arg = arg;
+  ContextUse *use = ctx->use;
+  if (!use)
+    return false;
+  uint32_t me = CurrentThreadNumber() + 1;
+  uint32_t active = use->active_thread.load(std::memory_order_acquire);
+  if (active != 0 && active != me) {
+    // Case: another thread is inside an LLVM-C call on this context now.
+    RuntimeSection section;
+    ErrorReport rep;
+    rep.kind = ErrorKind::ContextRace;
+    rep.object = ctx;
+    rep.handle = ctx->addr;
+    rep.fn = fn;
+    rep.arg = arg;
+    rep.use_stack = CurrentCallStack();
+    rep.thread = me - 1;
+    rep.has_other = true;
+    rep.other_thread = active - 1;
+    rep.other_stack = use->shared.load() ? use->active_stack.load() : 0;
+    rep.other_fn = use->active_fn.load();
+    rep.note = absl::StrCat(
+        "argument ", arg + 1, " (", ShortLabel(r), ") belongs to ",
+        ShortLabel(ctx),
+        ", which another thread is using right now; an LLVMContext must not "
+        "be used by two threads at once");
+    return Report(std::move(rep));
+  }
+  // Case: the context is free (or already ours): claim it for this call.
+  uint32_t last = use->last_thread.load(std::memory_order_relaxed);
+  if (last != me) {
+    // Sequential hand-off to another thread is fine; remember it, so later
+    // claims record their stacks.
+    if (last != 0)
+      use->shared.store(true, std::memory_order_relaxed);
+    use->last_thread.store(me, std::memory_order_relaxed);
+  }
+  use->active_thread.store(me, std::memory_order_release);
+  call.entered = use;
+  if (use->shared.load(std::memory_order_relaxed)) {
+    RuntimeSection section;
+    use->active_fn.store(fn, std::memory_order_relaxed);
+    use->active_stack.store(CurrentCallStack(), std::memory_order_relaxed);
+  }
   return false;
 }
 
@@ -1344,6 +1466,45 @@ void Runtime::OnExit() {
   }
 }
 
+// fork(): every runtime lock is taken before the fork, in the order the
+// runtime nests them (report, quarantine, graph, then the leaf locks), so
+// no lock is held by a thread that will not exist in the child. The parent
+// releases them; the child gets fresh, unlocked mutexes (other threads may
+// have been queued on the old ones).
+void Runtime::PrepareFork() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  report_mu_.Lock();
+  quarantine_mu_.Lock();
+  mu_.Lock();
+  g_ranges_mu.Lock();
+  depot_.LockForFork();
+  LockPythonFramesForFork(true);
+}
+
+void Runtime::AfterForkInParent() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  LockPythonFramesForFork(false);
+  depot_.UnlockAfterFork(false);
+  g_ranges_mu.Unlock();
+  mu_.Unlock();
+  quarantine_mu_.Unlock();
+  report_mu_.Unlock();
+}
+
+void Runtime::AfterForkInChild() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  // Threads of the parent that were inside calls do not exist here.
+  graph_.ForEachLive([](ObjectRecord *r) {
+    if (r->use) {
+      r->use->active_thread.store(0);
+      r->use->last_thread.store(0);
+    }
+  });
+  ResetPythonFramesLockInChild();
+  depot_.UnlockAfterFork(true);
+  new (&g_ranges_mu) absl::Mutex;
+  new (&mu_) absl::Mutex;
+  new (&quarantine_mu_) absl::Mutex;
+  new (&report_mu_) absl::Mutex;
+}
+
 void Runtime::SetErrorCallback(ErrorCallback cb, void *user) {
   error_callback_user_.store(user);
   error_callback_.store(cb);
@@ -1469,8 +1630,36 @@ bool OwnsanTakeIntoQuarantine(void *p) {
          ownsan::Runtime::Get().TakeIntoQuarantine(p);
 }
 
+namespace {
+
+// Under AddressSanitizer (or another sanitizer allocator) loaded ahead of
+// ownsan, the sanitizer's operator new and delete are the ones called, not
+// ownsan's. Its allocator then tells ownsan about new memory through the
+// sanitizers' malloc hooks, and its own quarantine delays the reuse of freed
+// memory (ASan's quarantine_size_mb), so both halves of ownsan's reasoning
+// about reused addresses still hold.
+void OnSanitizerMalloc(const volatile void *p, size_t n) {
+  OwnsanOnAllocation(const_cast<const void *>(p), n);
+}
+void OnSanitizerFree(const volatile void *) {}
+
+void InstallSanitizerAllocatorHooks() {
+  using Installer = int (*)(void (*)(const volatile void *, size_t),
+                            void (*)(const volatile void *));
+  if (auto install = reinterpret_cast<Installer>(
+          dlsym(RTLD_DEFAULT, "__sanitizer_install_malloc_and_free_hooks")))
+    install(&OnSanitizerMalloc, &OnSanitizerFree);
+}
+
+} // namespace
+
 __attribute__((constructor(101))) static void OwnsanInit() {
   ownsan::Runtime::Get();
+  InstallSanitizerAllocatorHooks();
+  // A child of fork() must not inherit a lock another thread held.
+  pthread_atfork([] { ownsan::Runtime::Get().PrepareFork(); },
+                 [] { ownsan::Runtime::Get().AfterForkInParent(); },
+                 [] { ownsan::Runtime::Get().AfterForkInChild(); });
   ownsan::g_runtime_ready.store(true);
   ownsan::g_enabled.store(true);
 }

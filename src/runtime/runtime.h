@@ -59,6 +59,11 @@ public:
   /// Quarantine statistics (verbosity=1 prints them at exit).
   void PrintExitStatistics();
 
+  /// pthread_atfork handlers.
+  void PrepareFork();
+  void AfterForkInParent();
+  void AfterForkInChild();
+
   /// Called once a libLLVM is found: loads the deletion observer.
   void OnLibLLVMFound(const std::string &path, int major);
 
@@ -91,6 +96,8 @@ private:
   bool CheckFreePrecondition(FnId fn, unsigned arg, EffectKind kind,
                              const void *h);
   bool CheckInsertionPoint(FnId fn, unsigned arg, const void *builder);
+  bool CheckContext(FnId fn, unsigned arg, const void *h, ObjectRecord *r);
+  ObjectRecord *LookupLive(const void *h);
   void SetPosition(ObjectRecord *builder, ObjectRecord *block,
                    ObjectRecord *before) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   /// Bookkeeping for a record that just died (under mu_): builders that

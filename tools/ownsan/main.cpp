@@ -4,6 +4,10 @@
 //       Runs CMD with the ownsan runtime preloaded; exits with CMD's status
 //       (CMD replaces this process, so its pid, signals and exit status are
 //       exactly CMD's). OWNSAN_OPTIONS passes through unchanged.
+//   ownsan report [OPTIONS] PATH...
+//       Merges the JSON reports of many processes (terminal summary, SARIF,
+//       JUnit, HTML): execs /usr/bin/python3 with
+//       <bin>/../share/ownsan/ownsan_report.py (tools/report/).
 //   ownsan --version | --help
 //
 //===----------------------------------------------------------------------===//
@@ -16,14 +20,19 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace {
 
 const char kUsage[] =
     "usage: ownsan run [--llvm N] [--] COMMAND [ARGS...]\n"
+    "       ownsan report [--sarif F] [--junit F] [--html DIR] "
+    "[--source-root DIR] PATH...\n"
     "       ownsan --version\n"
     "Runs COMMAND with the ownsan runtime preloaded. Options for the runtime\n"
-    "go in OWNSAN_OPTIONS (OWNSAN_OPTIONS=help=1 lists them).\n";
+    "go in OWNSAN_OPTIONS (OWNSAN_OPTIONS=help=1 lists them).\n"
+    "`ownsan report` merges the JSON reports of many processes "
+    "(`ownsan report --help`).\n";
 
 std::string SelfDir() {
   char buf[PATH_MAX];
@@ -97,6 +106,27 @@ int Run(int argc, char **argv) {
   return errno == ENOENT ? 127 : 126;
 }
 
+// `ownsan report ARGS...`: the report tool is a Python script installed in
+// share/ownsan next to bin/; it takes over this process.
+int Report(int argc, char **argv) {
+  static const char kPython[] = "/usr/bin/python3";
+  std::string script = SelfDir() + "/../share/ownsan/ownsan_report.py";
+  if (access(script.c_str(), R_OK) != 0) {
+    fprintf(stderr, "ownsan: 'report' is not installed (no %s)\n",
+            script.c_str());
+    return 2;
+  }
+  std::vector<char *> args;
+  args.push_back(const_cast<char *>(kPython));
+  args.push_back(script.data());
+  for (int i = 0; i < argc; ++i)
+    args.push_back(argv[i]);
+  args.push_back(nullptr);
+  execv(kPython, args.data());
+  fprintf(stderr, "ownsan: cannot run %s: %s\n", kPython, strerror(errno));
+  return 2;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -107,6 +137,8 @@ int main(int argc, char **argv) {
   std::string cmd = argv[1];
   if (cmd == "run")
     return Run(argc - 2, argv + 2);
+  if (cmd == "report")
+    return Report(argc - 2, argv + 2);
   if (cmd == "--version") {
     printf("ownsan %s (LLVM %d)\n", OWNSAN_VERSION, OWNSAN_LLVM_MAJOR);
     return 0;
