@@ -38,6 +38,29 @@ extern const unsigned ownsan_symbol_count;
 namespace ownsan {
 namespace {
 
+// No libc string functions here: under AddressSanitizer, dlsym is called
+// from ASan's own start-up, before its interceptors of strcmp & co. work.
+int Compare(const char *a, const char *b) {
+  while (*a && *a == *b)
+    ++a, ++b;
+  return static_cast<unsigned char>(*a) - static_cast<unsigned char>(*b);
+}
+
+bool HasPrefix(const char *s, const char *prefix) {
+  while (*prefix)
+    if (*s++ != *prefix++)
+      return false;
+  return true;
+}
+
+const char *BaseName(const char *path) {
+  const char *base = path;
+  for (const char *p = path; *p; ++p)
+    if (*p == '/')
+      base = p + 1;
+  return base;
+}
+
 using DlsymFn = void *(*)(void *, const char *) noexcept;
 using DlvsymFn = void *(*)(void *, const char *, const char *) noexcept;
 
@@ -70,9 +93,8 @@ void *FindInLibc(const char *name) {
   dl_iterate_phdr(
       [](dl_phdr_info *info, size_t, void *data) {
         auto *l = static_cast<LibcLookup *>(data);
-        const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : 0;
-        base = base ? base + 1 : info->dlpi_name;
-        if (!base || strncmp(base, "libc.so.", 8) != 0)
+        if (!info->dlpi_name || !HasPrefix(BaseName(info->dlpi_name),
+                                           "libc.so."))
           return 0;
         const ElfW(Dyn) *dyn = nullptr;
         for (int i = 0; i < info->dlpi_phnum; ++i)
@@ -116,7 +138,7 @@ void *FindInLibc(const char *name) {
           const ElfW(Sym) &s = symtab[i];
           if (s.st_value == 0 || ELF64_ST_TYPE(s.st_info) != STT_FUNC)
             continue;
-          if (strcmp(strtab + s.st_name, l->name) != 0)
+          if (Compare(strtab + s.st_name, l->name) != 0)
             continue;
           if (versym && (versym[i] & 0x8000)) // hidden: not the default
             continue;
@@ -148,7 +170,7 @@ const ownsan_symbol *FindWrapped(const char *name) {
   size_t lo = 0, hi = ownsan_symbol_count;
   while (lo < hi) {
     size_t mid = (lo + hi) / 2;
-    int c = strcmp(ownsan_symbols[mid].name, name);
+    int c = Compare(ownsan_symbols[mid].name, name);
     if (c == 0)
       return &ownsan_symbols[mid];
     if (c < 0)
