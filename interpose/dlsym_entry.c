@@ -17,7 +17,12 @@ void *ownsan_real_dlsym_fn(void);
 void *ownsan_real_dlvsym_fn(void);
 void *ownsan_redirect_llvm_symbol(const char *name, void *found);
 
-static int is_llvm_name(const char *name) {
+/* Called from sanitizer start-up code: no instrumentation. */
+#define OWNSAN_NO_SANITIZE                                                     \
+  __attribute__((no_sanitize("address", "thread", "undefined"),                \
+                 disable_sanitizer_instrumentation))
+
+OWNSAN_NO_SANITIZE static int is_llvm_name(const char *name) {
   return name && name[0] == 'L' && name[1] == 'L' && name[2] == 'V' &&
          name[3] == 'M';
 }
@@ -28,8 +33,8 @@ static int is_llvm_name(const char *name) {
 #define OWNSAN_MUSTTAIL
 #endif
 
-__attribute__((visibility("default"))) void *dlsym(void *handle,
-                                                   const char *name) {
+OWNSAN_NO_SANITIZE __attribute__((visibility("default"))) void *
+dlsym(void *handle, const char *name) {
   dlsym_fn real = (dlsym_fn)ownsan_real_dlsym_fn();
   /* RTLD_NEXT is answered relative to the caller, so it must reach glibc
      with the caller's return address, whatever the name. */
@@ -38,7 +43,7 @@ __attribute__((visibility("default"))) void *dlsym(void *handle,
   return ownsan_redirect_llvm_symbol(name, real(handle, name));
 }
 
-__attribute__((visibility("default"))) void *
+OWNSAN_NO_SANITIZE __attribute__((visibility("default"))) void *
 dlvsym(void *handle, const char *name, const char *version) {
   dlvsym_fn real = (dlvsym_fn)ownsan_real_dlvsym_fn();
   if (!is_llvm_name(name) || handle == RTLD_NEXT)

@@ -19,6 +19,8 @@
 #include "interpose/real_llvm.h"
 #include "wrapper_api.h"
 
+#include <atomic>
+
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
@@ -35,25 +37,30 @@ extern const struct ownsan_symbol ownsan_symbols[];
 extern const unsigned ownsan_symbol_count;
 }
 
+#define OWNSAN_NO_SANITIZE                                                     \
+  __attribute__((no_sanitize("address", "thread", "undefined"),                \
+                 disable_sanitizer_instrumentation))
+
 namespace ownsan {
 namespace {
 
-// No libc string functions here: under AddressSanitizer, dlsym is called
-// from ASan's own start-up, before its interceptors of strcmp & co. work.
-int Compare(const char *a, const char *b) {
+// No libc string functions and no sanitizer instrumentation here: dlsym is
+// called from a sanitizer's own start-up (ASan, TSan), before its
+// interceptors of strcmp & co. and its shadow memory work.
+OWNSAN_NO_SANITIZE int Compare(const char *a, const char *b) {
   while (*a && *a == *b)
     ++a, ++b;
   return static_cast<unsigned char>(*a) - static_cast<unsigned char>(*b);
 }
 
-bool HasPrefix(const char *s, const char *prefix) {
+OWNSAN_NO_SANITIZE bool HasPrefix(const char *s, const char *prefix) {
   while (*prefix)
     if (*s++ != *prefix++)
       return false;
   return true;
 }
 
-const char *BaseName(const char *path) {
+OWNSAN_NO_SANITIZE const char *BaseName(const char *path) {
   const char *base = path;
   for (const char *p = path; *p; ++p)
     if (*p == '/')
@@ -65,7 +72,7 @@ using DlsymFn = void *(*)(void *, const char *) noexcept;
 using DlvsymFn = void *(*)(void *, const char *, const char *) noexcept;
 
 // Number of symbols in a DT_GNU_HASH table (it does not store it).
-size_t GnuHashSymbolCount(const uint32_t *gnu_hash) {
+OWNSAN_NO_SANITIZE size_t GnuHashSymbolCount(const uint32_t *gnu_hash) {
   uint32_t nbuckets = gnu_hash[0], symoffset = gnu_hash[1];
   uint32_t bloom_size = gnu_hash[2];
   const uint32_t *buckets = reinterpret_cast<const uint32_t *>(
@@ -82,82 +89,87 @@ size_t GnuHashSymbolCount(const uint32_t *gnu_hash) {
   return last + 1;
 }
 
-struct LibcLookup {
-  const char *name;
-  void *result;
-};
-
-// Finds the default-version definition of `name` in libc.so.6.
-void *FindInLibc(const char *name) {
-  LibcLookup lookup{name, nullptr};
-  dl_iterate_phdr(
-      [](dl_phdr_info *info, size_t, void *data) {
-        auto *l = static_cast<LibcLookup *>(data);
-        if (!info->dlpi_name || !HasPrefix(BaseName(info->dlpi_name),
-                                           "libc.so."))
-          return 0;
-        const ElfW(Dyn) *dyn = nullptr;
-        for (int i = 0; i < info->dlpi_phnum; ++i)
-          if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
-            dyn = reinterpret_cast<const ElfW(Dyn) *>(
-                info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-        if (!dyn)
-          return 0;
-        const ElfW(Sym) *symtab = nullptr;
-        const char *strtab = nullptr;
-        const uint32_t *hash = nullptr, *gnu_hash = nullptr;
-        const ElfW(Half) *versym = nullptr;
-        // ld.so relocates these entries in place on x86-64; be safe either
-        // way.
-        auto ptr = [&](ElfW(Addr) a) {
-          return a < info->dlpi_addr ? a + info->dlpi_addr : a;
-        };
-        for (; dyn->d_tag != DT_NULL; ++dyn) {
-          switch (dyn->d_tag) {
-          case DT_SYMTAB:
-            symtab = reinterpret_cast<const ElfW(Sym) *>(ptr(dyn->d_un.d_ptr));
-            break;
-          case DT_STRTAB:
-            strtab = reinterpret_cast<const char *>(ptr(dyn->d_un.d_ptr));
-            break;
-          case DT_HASH:
-            hash = reinterpret_cast<const uint32_t *>(ptr(dyn->d_un.d_ptr));
-            break;
-          case DT_GNU_HASH:
-            gnu_hash = reinterpret_cast<const uint32_t *>(ptr(dyn->d_un.d_ptr));
-            break;
-          case DT_VERSYM:
-            versym = reinterpret_cast<const ElfW(Half) *>(ptr(dyn->d_un.d_ptr));
-            break;
-          }
-        }
-        if (!symtab || !strtab || (!hash && !gnu_hash))
-          return 0;
-        size_t count = hash ? hash[1] : GnuHashSymbolCount(gnu_hash);
-        for (size_t i = 0; i < count; ++i) {
-          const ElfW(Sym) &s = symtab[i];
-          if (s.st_value == 0 || ELF64_ST_TYPE(s.st_info) != STT_FUNC)
-            continue;
-          if (Compare(strtab + s.st_name, l->name) != 0)
-            continue;
-          if (versym && (versym[i] & 0x8000)) // hidden: not the default
-            continue;
-          l->result = reinterpret_cast<void *>(info->dlpi_addr + s.st_value);
-          return 1;
-        }
-        return 0;
-      },
-      &lookup);
-  return lookup.result;
+// ld.so relocates the dynamic section's addresses in place on x86-64;
+// be safe either way.
+OWNSAN_NO_SANITIZE ElfW(Addr) Relocated(ElfW(Addr) a, ElfW(Addr) base) {
+  return a < base ? a + base : a;
 }
 
-DlsymFn RealDlsymFn() {
-  static DlsymFn fn = reinterpret_cast<DlsymFn>(FindInLibc("dlsym"));
+// The default-version definition of `name` in the object whose dynamic
+// section is `dyn`, loaded at `base`; nullptr if absent.
+OWNSAN_NO_SANITIZE void *FindInObject(const ElfW(Dyn) * dyn, ElfW(Addr) base,
+                                      const char *name) {
+  const ElfW(Sym) *symtab = nullptr;
+  const char *strtab = nullptr;
+  const uint32_t *hash = nullptr, *gnu_hash = nullptr;
+  const ElfW(Half) *versym = nullptr;
+  for (; dyn->d_tag != DT_NULL; ++dyn) {
+    ElfW(Addr) a = Relocated(dyn->d_un.d_ptr, base);
+    switch (dyn->d_tag) {
+    case DT_SYMTAB:
+      symtab = reinterpret_cast<const ElfW(Sym) *>(a);
+      break;
+    case DT_STRTAB:
+      strtab = reinterpret_cast<const char *>(a);
+      break;
+    case DT_HASH:
+      hash = reinterpret_cast<const uint32_t *>(a);
+      break;
+    case DT_GNU_HASH:
+      gnu_hash = reinterpret_cast<const uint32_t *>(a);
+      break;
+    case DT_VERSYM:
+      versym = reinterpret_cast<const ElfW(Half) *>(a);
+      break;
+    }
+  }
+  if (!symtab || !strtab || (!hash && !gnu_hash))
+    return nullptr;
+  size_t count = hash ? hash[1] : GnuHashSymbolCount(gnu_hash);
+  for (size_t i = 0; i < count; ++i) {
+    const ElfW(Sym) &s = symtab[i];
+    if (s.st_value == 0 || ELF64_ST_TYPE(s.st_info) != STT_FUNC)
+      continue;
+    if (Compare(strtab + s.st_name, name) != 0)
+      continue;
+    if (versym && (versym[i] & 0x8000)) // hidden: not the default
+      continue;
+    return reinterpret_cast<void *>(base + s.st_value);
+  }
+  return nullptr;
+}
+
+// Finds the default-version definition of `name` in libc.so.6. The loaded
+// objects are read from the dynamic linker's own list (_r_debug), not with
+// dl_iterate_phdr, which ThreadSanitizer intercepts and which must not be
+// called before the sanitizer has started (its start-up calls dlsym).
+OWNSAN_NO_SANITIZE void *FindInLibc(const char *name) {
+  for (const link_map *m = _r_debug.r_map; m; m = m->l_next)
+    if (m->l_name && HasPrefix(BaseName(m->l_name), "libc.so.") && m->l_ld)
+      return FindInObject(m->l_ld, m->l_addr, name);
+  return nullptr;
+}
+
+// Looked up once; a racing second look-up stores the same value. (No
+// function-local statics: their guards are intercepted by sanitizers.)
+DlsymFn g_real_dlsym = nullptr;   // __atomic builtins only: no calls into
+DlvsymFn g_real_dlvsym = nullptr; // (instrumented) std::atomic members
+
+OWNSAN_NO_SANITIZE DlsymFn RealDlsymFn() {
+  DlsymFn fn = __atomic_load_n(&g_real_dlsym, __ATOMIC_RELAXED);
+  if (!fn) {
+    fn = reinterpret_cast<DlsymFn>(FindInLibc("dlsym"));
+    __atomic_store_n(&g_real_dlsym, fn, __ATOMIC_RELAXED);
+  }
   return fn;
 }
 
-DlvsymFn RealDlvsymFn() {
-  static DlvsymFn fn = reinterpret_cast<DlvsymFn>(FindInLibc("dlvsym"));
+OWNSAN_NO_SANITIZE DlvsymFn RealDlvsymFn() {
+  DlvsymFn fn = __atomic_load_n(&g_real_dlvsym, __ATOMIC_RELAXED);
+  if (!fn) {
+    fn = reinterpret_cast<DlvsymFn>(FindInLibc("dlvsym"));
+    __atomic_store_n(&g_real_dlvsym, fn, __ATOMIC_RELAXED);
+  }
   return fn;
 }
 
@@ -212,10 +224,10 @@ void *RealDlvsym(void *handle, const char *name, const char *version) {
 
 // The entry points themselves are in dlsym_entry.c (C, for the guaranteed
 // tail call); these are their helpers.
-extern "C" void *ownsan_real_dlsym_fn(void) {
+extern "C" OWNSAN_NO_SANITIZE void *ownsan_real_dlsym_fn(void) {
   return reinterpret_cast<void *>(ownsan::RealDlsymFn());
 }
-extern "C" void *ownsan_real_dlvsym_fn(void) {
+extern "C" OWNSAN_NO_SANITIZE void *ownsan_real_dlvsym_fn(void) {
   return reinterpret_cast<void *>(ownsan::RealDlvsymFn());
 }
 extern "C" void *ownsan_redirect_llvm_symbol(const char *name, void *found) {

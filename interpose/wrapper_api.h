@@ -64,6 +64,7 @@ enum class EffectKind : uint8_t {
   OutArray,        ///< arg is an array of handles the call fills (count given)
   Position,  ///< builder arg is positioned: in block `other`, before `extra`
   CauseText, ///< string arg describes what the call does (a pass pipeline)
+  SerializedBy, ///< arg (an engine) serializes the call: no context claim
 };
 
 constexpr uint8_t kNoArg = 255;

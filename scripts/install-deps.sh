@@ -12,7 +12,10 @@ SUDO=""
 
 pkgs=(
   build-essential cmake ninja-build pkg-config git
-  clang clang-format
+  clang clang-format libclang-rt-14-dev
+  # ThreadSanitizer builds use clang 19 (clang 14's TSan runtime fails on
+  # this kernel's address-space layout).
+  clang-19 libclang-rt-19-dev
   libabsl-dev libgtest-dev libbenchmark-dev
   python3 python3-pytest
   # The wrapper generator parses the llvm-c headers of any version with

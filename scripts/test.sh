@@ -18,4 +18,18 @@ for v in 19 14; do
   echo "=== LLVM $v: tests ==="
   ctest --test-dir "$dir" --output-on-failure -j2 || status=1
 done
+# The runtime checks itself: built with sanitizers, the C-level tests
+# (label "sanitized": unit tests, seeded programs, lifetime and call-path
+# tests, the thread stress test) run with the runtime instrumented.
+echo "=== sanitized runtime: AddressSanitizer + UndefinedBehaviorSanitizer ==="
+cmake -S . -B build-asan -G Ninja -DLLVM_DIR=/usr/lib/llvm-19/lib/cmake/llvm \
+  -DOWNSAN_SANITIZE=address,undefined >/dev/null
+cmake --build build-asan
+ctest --test-dir build-asan -L sanitized \
+  --output-on-failure -j2 || status=1
+echo "=== sanitized runtime: ThreadSanitizer (clang 19) ==="
+CC=clang-19 CXX=clang++-19 cmake -S . -B build-tsan -G Ninja \
+  -DLLVM_DIR=/usr/lib/llvm-19/lib/cmake/llvm -DOWNSAN_SANITIZE=thread >/dev/null
+cmake --build build-tsan
+ctest --test-dir build-tsan -L sanitized --output-on-failure -j2 || status=1
 exit $status

@@ -74,6 +74,7 @@ EFFECT_KINDS = {
     "out_array": "OutArray",
     "position": "Position",
     "cause_text": "CauseText",
+    "serialized_by": "SerializedBy",
 }
 # Marks an absent optional argument of position(...) (ownsan::kNoArg).
 NO_ARG = 255
@@ -445,6 +446,7 @@ _OUT_ARRAY_ARG_RE = re.compile(r"^out_array\((\d+),count=arg\((\d+)\)\)$")
 _POSITION_RE = re.compile(
     r"^position\((\d+)(?:,block=(\d+))?(?:,before=(\d+))?\)$")
 _CAUSE_TEXT_RE = re.compile(r"^cause_text\((\d+)\)$")
+_SERIALIZED_RE = re.compile(r"^serialized_by\((\d+)\)$")
 _VERSION_RE = re.compile(r"^(since|until)=(\d+)$")
 _FUNCTION_NAME_RE = re.compile(r"^LLVM\w+$")
 
@@ -475,6 +477,9 @@ def parse_effect(token: str) -> Optional[Effect]:
     m = _CAUSE_TEXT_RE.match(token)
     if m:
         return Effect(kind="cause_text", arg=int(m.group(1)))
+    m = _SERIALIZED_RE.match(token)
+    if m:
+        return Effect(kind="serialized_by", arg=int(m.group(1)))
     return None
 
 
@@ -547,6 +552,11 @@ def _validate_effect(entry: SpecEntry, effect: Effect, fn: Function,
     """Checks one effect against the declaration of its function."""
     param = _check_index(entry, fn, effect.arg, "argument")
     text = effect.spec_text()
+    if effect.kind == "serialized_by":
+        if param.handle is None:
+            raise entry.error(f"{text}: parameter {effect.arg}"
+                              f" ({param.spelling}) is not a handle")
+        return
     if effect.kind == "cause_text":
         if param.spelling.replace(" ", "") != "constchar*":
             raise entry.error(f"{text}: parameter {effect.arg}"

@@ -16,7 +16,7 @@ ObjectRecord *OwnershipGraph::Add(const void *addr, ObjectKind kind,
   r.state = ObjectState::Live;
   if (kind == ObjectKind::Context) {
     r.context = &r;
-    r.use = new ContextUse;
+    r.use = &context_uses_.emplace_back();
   }
   live_[addr] = &r;
   if (!IsWatched(kind))

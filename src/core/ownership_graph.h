@@ -63,6 +63,7 @@ private:
   void Unlink(ObjectRecord *r);
 
   std::deque<ObjectRecord> arena_; ///< records never move or die
+  std::deque<ContextUse> context_uses_; ///< one per context record
   uint64_t next_serial_ = 1;
   absl::flat_hash_map<const void *, ObjectRecord *> live_;
   absl::btree_map<uintptr_t, ObjectRecord *> unwatched_by_addr_;

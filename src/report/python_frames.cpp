@@ -3,7 +3,7 @@
 #include "report/python_frames.h"
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/synchronization/mutex.h"
+#include "core/mutex.h"
 
 #include <dlfcn.h>
 
@@ -62,7 +62,7 @@ const PyApi &Api() {
 // Interned frames. Code objects are kept alive (one reference each) so a
 // (code, line) key can never be reused by another function.
 struct FrameTable {
-  absl::Mutex mu;
+  Mutex mu;
   absl::flat_hash_map<std::pair<void *, int>, uint32_t> ids ABSL_GUARDED_BY(mu);
   std::deque<PythonFrame> frames ABSL_GUARDED_BY(mu);
 };
@@ -104,7 +104,7 @@ void CapturePythonFrames(std::vector<uint32_t> *out, int depth) {
     uint32_t id = 0;
     bool known;
     {
-      absl::MutexLock lock(&t.mu);
+      MutexLock lock(&t.mu);
       auto it = t.ids.find({code, line});
       known = it != t.ids.end();
       if (known)
@@ -116,7 +116,7 @@ void CapturePythonFrames(std::vector<uint32_t> *out, int depth) {
       // Attribute look-ups may run Python code (GC): no lock held here.
       PythonFrame f{AttrString(py, code, "co_filename"), line,
                     AttrString(py, code, "co_name")};
-      absl::MutexLock lock(&t.mu);
+      MutexLock lock(&t.mu);
       auto [it, inserted] = t.ids.try_emplace({code, line}, 0);
       if (inserted) {
         // Keep the code object's reference: the key stays unique.
@@ -144,11 +144,11 @@ void LockPythonFramesForFork(bool lock) ABSL_NO_THREAD_SAFETY_ANALYSIS {
     Table().mu.Unlock();
 }
 
-void ResetPythonFramesLockInChild() { new (&Table().mu) absl::Mutex; }
+void ResetPythonFramesLockInChild() { new (&Table().mu) Mutex; }
 
 PythonFrame GetPythonFrame(uint32_t id) {
   FrameTable &t = Table();
-  absl::MutexLock lock(&t.mu);
+  MutexLock lock(&t.mu);
   if (id >= t.frames.size())
     return {};
   return t.frames[id];

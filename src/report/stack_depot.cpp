@@ -9,7 +9,7 @@
 namespace ownsan {
 
 StackId StackDepot::Put(StackTrace s) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   auto it = ids_.find(s);
   if (it != ids_.end())
     return it->second;
@@ -21,14 +21,14 @@ StackId StackDepot::Put(StackTrace s) {
 
 const StackTrace &StackDepot::Get(StackId id) const {
   static const StackTrace kEmpty;
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (id == 0 || id > stacks_.size())
     return kEmpty;
   return stacks_[id - 1]; // deque elements never move
 }
 
 size_t StackDepot::size() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return stacks_.size();
 }
 

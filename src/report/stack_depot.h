@@ -15,7 +15,7 @@
 #include "core/object_record.h"
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/synchronization/mutex.h"
+#include "core/mutex.h"
 
 #include <cstdint>
 #include <deque>
@@ -47,13 +47,13 @@ public:
   void LockForFork() ABSL_NO_THREAD_SAFETY_ANALYSIS { mu_.Lock(); }
   void UnlockAfterFork(bool child) ABSL_NO_THREAD_SAFETY_ANALYSIS {
     if (child)
-      new (&mu_) absl::Mutex;
+      new (&mu_) Mutex;
     else
       mu_.Unlock();
   }
 
 private:
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   std::deque<StackTrace> stacks_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<StackTrace, StackId> ids_ ABSL_GUARDED_BY(mu_);
 };

@@ -133,7 +133,7 @@ CallContext &CurrentCall() {
 struct CodeRange {
   uintptr_t lo, hi;
 };
-absl::Mutex g_ranges_mu(absl::kConstInit);
+Mutex g_ranges_mu(absl::kConstInit);
 // Function-local: the library constructor runs before namespace-scope
 // dynamic initializers would.
 std::vector<CodeRange> &InternalRanges() {
@@ -169,13 +169,13 @@ void AddCodeRangesOf(const void *addr_in_module) {
         return 0;
       },
       &arg);
-  absl::MutexLock lock(&g_ranges_mu);
+  MutexLock lock(&g_ranges_mu);
   for (auto r : arg.found)
     InternalRanges().push_back(r);
 }
 
 bool IsInternalPc(uintptr_t pc) {
-  absl::MutexLock lock(&g_ranges_mu);
+  MutexLock lock(&g_ranges_mu);
   for (const CodeRange &r : InternalRanges())
     if (pc >= r.lo && pc < r.hi)
       return true;
@@ -239,12 +239,16 @@ Runtime::Runtime()
   }
   AddCodeRangesOf(reinterpret_cast<void *>(&OnObserverDeleted));
   {
-    absl::MutexLock lock(&quarantine_mu_);
+    MutexLock lock(&quarantine_mu_);
     quarantine_ = Quarantine(size_t(flags_.quarantine_size_mb) << 20);
   }
   // Calls that insert at a builder's insertion point.
   uses_insertion_point_.resize(kFnCount);
+  serialized_.resize(kFnCount);
   for (unsigned f = 0; f < kFnCount; ++f) {
+    for (unsigned e = 0; e < kFnInfo[f].num_effects; ++e)
+      if (kFnInfo[f].effects[e].kind == EffectKind::SerializedBy)
+        serialized_[f] = true;
     std::string name = kFnInfo[f].name;
     uses_insertion_point_[f] =
         name.rfind("LLVMBuild", 0) == 0 ||
@@ -252,7 +256,7 @@ Runtime::Runtime()
         name == "LLVMInsertExistingBasicBlockAfterInsertBlock";
   }
   if (!flags_.suppressions.empty()) {
-    absl::MutexLock lock(&report_mu_);
+    MutexLock lock(&report_mu_);
     if (!suppressions_.Load(flags_.suppressions, &error))
       Fatal(error);
   }
@@ -413,7 +417,7 @@ bool Runtime::CheckHandle(FnId fn, unsigned arg, const void *h,
     RuntimeSection section;
     ObjectRecord *freed = nullptr, *now = nullptr;
     {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       freed = shadow_.Find(h);
       // Case: a freed object of a kind this parameter cannot name. Its
       // memory may hold an object LLVM made with malloc (memory buffers),
@@ -454,7 +458,7 @@ bool Runtime::CheckHandle(FnId fn, unsigned arg, const void *h,
       dangling_builders_.MaybeContains(h))
     return CheckInsertionPoint(fn, arg, h);
   if (type != HandleType::Other && type != HandleType::Builder &&
-      type != HandleType::MemoryBuffer) {
+      type != HandleType::MemoryBuffer && !serialized_[fn]) {
     ObjectRecord *r = LookupLive(h);
     if (r && r->context)
       return CheckContext(fn, arg, h, r);
@@ -481,7 +485,7 @@ ObjectRecord *Runtime::LookupLive(const void *h) {
     return slot.record;
   ObjectRecord *r;
   {
-    absl::ReaderMutexLock lock(&mu_);
+    ReaderMutexLock lock(&mu_);
     r = graph_.Find(h);
   }
   slot = {h, r};
@@ -571,7 +575,7 @@ bool Runtime::CheckInsertionPoint(FnId fn, unsigned arg, const void *h) {
   RuntimeSection section;
   ObjectRecord *builder, *dead;
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     builder = graph_.Find(h);
     if (!builder || builder->kind != ObjectKind::Builder ||
         !builder->insert_point_freed)
@@ -644,7 +648,7 @@ bool Runtime::TakeIntoQuarantine(void *p) {
     return false;
   RuntimeSection section;
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     // Case: memory that holds no freed object's address: free it now.
     if (!shadow_.AnyInRange(p, size))
       return false;
@@ -658,7 +662,7 @@ void Runtime::Hold(Quarantine::Chunk chunk) {
   RuntimeSection section;
   std::vector<Quarantine::Chunk> release;
   {
-    absl::MutexLock lock(&quarantine_mu_);
+    MutexLock lock(&quarantine_mu_);
     quarantine_.Put(chunk, &release);
   }
   for (const Quarantine::Chunk &c : release) {
@@ -669,7 +673,7 @@ void Runtime::Hold(Quarantine::Chunk chunk) {
     // LLVM frees a buffer with free(), which ownsan does not see, so its
     // address stops matching when the real dispose happens.
     {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       shadow_.DropRange(c.p, 1,
                         [](ObjectRecord *r) { r->address_reused = true; });
     }
@@ -681,7 +685,7 @@ void Runtime::Hold(Quarantine::Chunk chunk) {
 void Runtime::PrintExitStatistics() {
   size_t peak, now, count, taken, limit;
   {
-    absl::MutexLock lock(&quarantine_mu_);
+    MutexLock lock(&quarantine_mu_);
     peak = quarantine_.peak_bytes();
     now = quarantine_.bytes();
     count = quarantine_.count();
@@ -753,7 +757,7 @@ void Runtime::After(FnId fn, const void *const *args) {
       RuntimeSection section;
       ObjectRecord *r = RegisterImpl(fn, h, HandleType::Value, 0);
       if (r) {
-        absl::MutexLock lock(&mu_);
+        MutexLock lock(&mu_);
         graph_.SetParent(r, nullptr);
       }
       break;
@@ -771,7 +775,7 @@ void Runtime::After(FnId fn, const void *const *args) {
       ObjectRecord *p =
           parent ? RegisterImpl(fn, parent, HandleType::Value, 0) : nullptr;
       if (r) {
-        absl::MutexLock lock(&mu_);
+        MutexLock lock(&mu_);
         graph_.SetParent(r, p);
       }
       break;
@@ -789,7 +793,7 @@ void Runtime::After(FnId fn, const void *const *args) {
       ObjectRecord *before_r =
           before ? RegisterImpl(fn, before, HandleType::Value, 0) : nullptr;
       if (b) {
-        absl::MutexLock lock(&mu_);
+        MutexLock lock(&mu_);
         if (b->state == ObjectState::Live)
           SetPosition(b, before_r ? nullptr : block_r, before_r);
       }
@@ -857,7 +861,7 @@ void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev) {
   RuntimeSection section;
   std::vector<ObjectRecord *> dying;
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     if (root->state != ObjectState::Live)
       return;
     dying = graph_.Remove(root);
@@ -867,7 +871,7 @@ void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev) {
   names.reserve(dying.size());
   for (ObjectRecord *r : dying)
     names.push_back(SnapshotName(r));
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   for (size_t i = 0; i < dying.size(); ++i) {
     ObjectRecord *r = dying[i];
     r->name = std::move(names[i]);
@@ -882,7 +886,7 @@ void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev) {
 void Runtime::OnValueDeleted(ObjectRecord *r) {
   RuntimeSection section;
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     r->observer = nullptr;
     // Case: already recorded as freed by the explicit free that is now
     // being forwarded.
@@ -893,7 +897,7 @@ void Runtime::OnValueDeleted(ObjectRecord *r) {
   // freed, or a pass deleted it). The value is intact until we return.
   std::string name = SnapshotName(r);
   FreeEvent *ev = CurrentFreeEvent(nullptr);
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (r->state != ObjectState::Live)
     return;
   graph_.Remove(r);
@@ -911,7 +915,7 @@ void Runtime::OnAllocation(const void *p, size_t n) {
   if (!tracked_pages_.MaybeOverlaps(p, n ? n : 1))
     return;
   RuntimeSection section;
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   // Case: new memory over a freed object's address. The address may name a
   // new object from now on; stop matching it.
   shadow_.DropRange(p, n, [](ObjectRecord *r) { r->address_reused = true; });
@@ -938,7 +942,7 @@ void Runtime::Register(FnId fn, const void *h, HandleType type) {
     return;
   {
     // Fast path: an object we already know.
-    absl::ReaderMutexLock lock(&mu_);
+    ReaderMutexLock lock(&mu_);
     ObjectRecord *r = graph_.Find(h);
     if (r && (IsValueKind(r->kind) ==
               (type == HandleType::Value || type == HandleType::BasicBlock)))
@@ -1037,7 +1041,7 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
   if (!h || depth > 8)
     return nullptr;
   {
-    absl::ReaderMutexLock lock(&mu_);
+    ReaderMutexLock lock(&mu_);
     if (ObjectRecord *r = graph_.Find(h)) {
       bool want_value =
           type == HandleType::Value || type == HandleType::BasicBlock;
@@ -1071,7 +1075,7 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
   StackId stack = created_here ? CurrentCallStack() : 0;
   ObjectRecord *r;
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     if (ObjectRecord *existing = graph_.Find(h)) {
       if (IsValueKind(existing->kind) == IsValueKind(c.kind))
         return existing; // another thread registered it meanwhile
@@ -1111,7 +1115,7 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
   }
   if (OwnershipGraph::IsWatched(c.kind) && observer_attach_) {
     void *watcher = observer_attach_(const_cast<void *>(h), r);
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     r->observer = watcher;
   }
   return r;
@@ -1119,7 +1123,7 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
 
 ObjectRecord *Runtime::FindOrAdopt(FnId fn, const void *h) {
   {
-    absl::ReaderMutexLock lock(&mu_);
+    ReaderMutexLock lock(&mu_);
     if (ObjectRecord *r = graph_.Find(h))
       return r;
   }
@@ -1216,7 +1220,7 @@ bool Runtime::Report(ErrorReport rep) {
   bool halt = flags_.halt_on_error;
   ErrorCallback callback = error_callback_.load();
   {
-    absl::MutexLock report_lock(&report_mu_);
+    MutexLock report_lock(&report_mu_);
     // Case: a problem already reported (same kind and call, same use site
     // and free site: the innermost frames): count it, do not print it.
     StackId free_stack = rep.object->freed ? rep.object->freed->stack : 0;
@@ -1329,7 +1333,7 @@ void Runtime::ReportLeaks(std::string *out, size_t *leaked) {
   std::vector<Group> groups;
   absl::flat_hash_map<std::pair<FnIndex, StackId>, size_t> index;
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     graph_.ForEachLive([&](ObjectRecord *r) {
       bool owned = (r->kind == ObjectKind::Context && !r->is_global_context) ||
                    r->kind == ObjectKind::Builder ||
@@ -1403,7 +1407,7 @@ void Runtime::OnExit() {
     ReportLeaks(&out, &leaked);
   bool any;
   {
-    absl::MutexLock lock(&report_mu_);
+    MutexLock lock(&report_mu_);
     any = !problems_.empty();
     bool used_suppressions = false;
     for (const Suppression &s : suppressions_.rules())
@@ -1499,10 +1503,10 @@ void Runtime::AfterForkInChild() ABSL_NO_THREAD_SAFETY_ANALYSIS {
   });
   ResetPythonFramesLockInChild();
   depot_.UnlockAfterFork(true);
-  new (&g_ranges_mu) absl::Mutex;
-  new (&mu_) absl::Mutex;
-  new (&quarantine_mu_) absl::Mutex;
-  new (&report_mu_) absl::Mutex;
+  new (&g_ranges_mu) Mutex;
+  new (&mu_) Mutex;
+  new (&quarantine_mu_) Mutex;
+  new (&report_mu_) Mutex;
 }
 
 void Runtime::SetErrorCallback(ErrorCallback cb, void *user) {
@@ -1513,7 +1517,7 @@ void Runtime::SetErrorCallback(ErrorCallback cb, void *user) {
 int Runtime::HandleState(const void *h) {
   if (!h)
     return 0;
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (graph_.Find(h))
     return 1;
   if (shadow_.Find(h))
@@ -1525,7 +1529,7 @@ std::string Runtime::DescribeHandle(const void *h) {
   RuntimeSection section;
   ObjectRecord *r = nullptr;
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     r = graph_.Find(h);
     if (!r)
       r = shadow_.Find(h);
@@ -1562,12 +1566,12 @@ std::string Runtime::DescribeHandle(const void *h) {
 }
 
 size_t Runtime::LiveObjects() {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return graph_.LiveCount();
 }
 
 size_t Runtime::FreedObjects() {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return shadow_.size();
 }
 

@@ -19,7 +19,7 @@
 #include "runtime/flags.h"
 #include "wrapper_api.h"
 
-#include "absl/synchronization/mutex.h"
+#include "core/mutex.h"
 
 #include <atomic>
 #include <string>
@@ -123,14 +123,14 @@ private:
  private:
 
   Flags flags_;
-  absl::Mutex mu_;
+  Mutex mu_;
   OwnershipGraph graph_ ABSL_GUARDED_BY(mu_);
   ShadowMap shadow_ ABSL_GUARDED_BY(mu_);
   /// Pages holding a shadow entry or an unwatched live object: allocations
   /// elsewhere need no lock.
   AddressFilter tracked_pages_;
   StackDepot depot_;
-  absl::Mutex report_mu_;
+  Mutex report_mu_;
 
   /// Builders whose insertion block or instruction died: checked on use.
   AddressFilter dangling_builders_;
@@ -139,6 +139,8 @@ private:
       positioned_at_ ABSL_GUARDED_BY(mu_);
   /// Per function: does it insert at a builder's position (LLVMBuild*...)?
   std::vector<bool> uses_insertion_point_;
+  /// Per function: serialized by an engine, so it claims no context.
+  std::vector<bool> serialized_;
 
   // Reports (report_mu_).
   struct Problem {
@@ -156,7 +158,7 @@ private:
   std::atomic<ErrorCallback> error_callback_{nullptr};
   std::atomic<void *> error_callback_user_{nullptr};
 
-  absl::Mutex quarantine_mu_;
+  Mutex quarantine_mu_;
   Quarantine quarantine_ ABSL_GUARDED_BY(quarantine_mu_);
 
   // The deletion observer (libownsan_observer.so).

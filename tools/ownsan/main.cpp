@@ -98,6 +98,11 @@ int Run(int argc, char **argv) {
     return 2;
   }
   std::string preload = resolved;
+#ifdef OWNSAN_SANITIZER_RUNTIME
+  // A sanitized build of the runtime needs its sanitizer's runtime first.
+  if (sizeof(OWNSAN_SANITIZER_RUNTIME) > 1)
+    preload = std::string(OWNSAN_SANITIZER_RUNTIME) + ":" + preload;
+#endif
   if (const char *old = getenv("LD_PRELOAD"); old && *old)
     preload += std::string(":") + old;
   setenv("LD_PRELOAD", preload.c_str(), 1);

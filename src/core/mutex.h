@@ -1,0 +1,94 @@
+//===- mutex.h - The runtime's lock: absl::Mutex, visible to TSan -*- C++ -*-//
+//
+// The runtime locks with absl::Mutex. Debian's Abseil is not built with
+// ThreadSanitizer, so in a TSan build of ownsan (OWNSAN_SANITIZE=thread) the
+// synchronization absl::Mutex provides would be invisible and every access
+// it protects would look like a race. This wrapper tells TSan about each
+// acquire and release; in other builds it adds nothing.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OWNSAN_CORE_MUTEX_H
+#define OWNSAN_CORE_MUTEX_H
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define OWNSAN_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define OWNSAN_TSAN 1
+#endif
+
+#ifdef OWNSAN_TSAN
+extern "C" void __tsan_acquire(void *addr);
+extern "C" void __tsan_release(void *addr);
+#endif
+
+namespace ownsan {
+
+class ABSL_LOCKABLE Mutex {
+public:
+  Mutex() = default;
+  explicit constexpr Mutex(absl::ConstInitType) : mu_(absl::kConstInit) {}
+
+  void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() {
+    mu_.Lock();
+    Acquired();
+  }
+  void Unlock() ABSL_UNLOCK_FUNCTION() {
+    Releasing();
+    mu_.Unlock();
+  }
+  void ReaderLock() ABSL_SHARED_LOCK_FUNCTION() {
+    mu_.ReaderLock();
+    Acquired();
+  }
+  void ReaderUnlock() ABSL_UNLOCK_FUNCTION() {
+    Releasing();
+    mu_.ReaderUnlock();
+  }
+
+private:
+#ifdef OWNSAN_TSAN
+  void Acquired() { __tsan_acquire(this); }
+  void Releasing() { __tsan_release(this); }
+#else
+  void Acquired() {}
+  void Releasing() {}
+#endif
+  absl::Mutex mu_;
+};
+
+class ABSL_SCOPED_LOCKABLE MutexLock {
+public:
+  explicit MutexLock(Mutex *mu) ABSL_EXCLUSIVE_LOCK_FUNCTION(mu) : mu_(mu) {
+    mu_->Lock();
+  }
+  ~MutexLock() ABSL_UNLOCK_FUNCTION() { mu_->Unlock(); }
+  MutexLock(const MutexLock &) = delete;
+  MutexLock &operator=(const MutexLock &) = delete;
+
+private:
+  Mutex *mu_;
+};
+
+class ABSL_SCOPED_LOCKABLE ReaderMutexLock {
+public:
+  explicit ReaderMutexLock(Mutex *mu) ABSL_SHARED_LOCK_FUNCTION(mu)
+      : mu_(mu) {
+    mu_->ReaderLock();
+  }
+  ~ReaderMutexLock() ABSL_UNLOCK_FUNCTION() { mu_->ReaderUnlock(); }
+  ReaderMutexLock(const ReaderMutexLock &) = delete;
+  ReaderMutexLock &operator=(const ReaderMutexLock &) = delete;
+
+private:
+  Mutex *mu_;
+};
+
+} // namespace ownsan
+
+#endif // OWNSAN_CORE_MUTEX_H
