@@ -133,8 +133,7 @@ OWNSAN_EXPORT void operator delete[](void *p, std::size_t) noexcept {
 OWNSAN_EXPORT void operator delete(void *p, const std::nothrow_t &) noexcept {
   Release(p);
 }
-OWNSAN_EXPORT void operator delete[](void *p,
-                                     const std::nothrow_t &) noexcept {
+OWNSAN_EXPORT void operator delete[](void *p, const std::nothrow_t &) noexcept {
   Release(p);
 }
 OWNSAN_EXPORT void operator delete(void *p, std::align_val_t) noexcept {

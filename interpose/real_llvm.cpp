@@ -120,8 +120,7 @@ const LoadedLibLLVM &SelectedLibLLVM(const char *why) {
 bool AddressInLibLLVM(const void *addr, int *major) {
   Dl_info info;
   link_map *map = nullptr;
-  if (!dladdr1(addr, &info, reinterpret_cast<void **>(&map),
-               RTLD_DL_LINKMAP) ||
+  if (!dladdr1(addr, &info, reinterpret_cast<void **>(&map), RTLD_DL_LINKMAP) ||
       !map)
     return false;
   *major = LoadedMajor(map->l_ld, map->l_addr, info.dli_fname);

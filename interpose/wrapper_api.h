@@ -62,8 +62,8 @@ enum class EffectKind : uint8_t {
   Attach,          ///< arg gets a parent: arg `other` (a function or block)
   AttachAtBuilder, ///< arg gets the insert block of builder arg `other`
   OutArray,        ///< arg is an array of handles the call fills (count given)
-  Position,  ///< builder arg is positioned: in block `other`, before `extra`
-  CauseText, ///< string arg describes what the call does (a pass pipeline)
+  Position,     ///< builder arg is positioned: in block `other`, before `extra`
+  CauseText,    ///< string arg describes what the call does (a pass pipeline)
   SerializedBy, ///< arg (an engine) serializes the call: no context claim
 };
 

@@ -62,7 +62,7 @@ public:
 private:
   void Unlink(ObjectRecord *r);
 
-  std::deque<ObjectRecord> arena_; ///< records never move or die
+  std::deque<ObjectRecord> arena_;      ///< records never move or die
   std::deque<ContextUse> context_uses_; ///< one per context record
   uint64_t next_serial_ = 1;
   absl::flat_hash_map<const void *, ObjectRecord *> live_;

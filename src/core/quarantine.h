@@ -3,11 +3,11 @@
 // When an object ownsan has recorded as freed is deleted, its memory is held
 // here for a while instead of going back to malloc (memory buffers, which
 // LLVM allocates with malloc rather than operator new, are held whole: the
-// runtime forwards their LLVMDisposeMemoryBuffer only when they leave), so that no new object can
-// be created at the old address while a stale handle may still be used: the
-// stale handle keeps naming the freed object, and its use is reported (the
-// allocator-level quarantine of AddressSanitizer, limited to the memory of
-// objects a program held handles to). The object itself is destroyed
+// runtime forwards their LLVMDisposeMemoryBuffer only when they leave), so that
+// no new object can be created at the old address while a stale handle may
+// still be used: the stale handle keeps naming the freed object, and its use is
+// reported (the allocator-level quarantine of AddressSanitizer, limited to the
+// memory of objects a program held handles to). The object itself is destroyed
 // normally; only its bytes wait. First in, first out, bounded in bytes.
 //
 // Not thread-safe: the Runtime serializes access.

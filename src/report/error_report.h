@@ -19,7 +19,7 @@ namespace ownsan {
   X(UseAfterFree, "use-after-free")                                            \
   X(DoubleFree, "double-free")                                                 \
   X(InvalidFree, "invalid-free")                                               \
-  X(DanglingInsertionPoint, "dangling-insertion-point")                       \
+  X(DanglingInsertionPoint, "dangling-insertion-point")                        \
   X(ContextRace, "context-race")                                               \
   X(CrossContext, "cross-context")
 

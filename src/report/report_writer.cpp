@@ -57,10 +57,10 @@ bool IsInterpreterModule(const std::string &module) {
 }
 
 std::string Hex(uintptr_t v) { return absl::StrCat("0x", absl::Hex(v)); }
-std::string Hex(const void *p) {
-  return Hex(reinterpret_cast<uintptr_t>(p));
-}
+std::string Hex(const void *p) { return Hex(reinterpret_cast<uintptr_t>(p)); }
 std::string ThreadName(uint32_t t) { return absl::StrCat("T", t); }
+
+} // namespace
 
 ResolvedStack ResolveStack(StackId id, const ReportContext &ctx) {
   ResolvedStack out;
@@ -94,6 +94,8 @@ ResolvedStack ResolveStack(StackId id, const ReportContext &ctx) {
   return out;
 }
 
+namespace {
+
 std::string FrameLocation(const ResolvedFrame &f) {
   if (f.python)
     return absl::StrCat(f.file, ":", f.line, " in ", f.function);
@@ -104,6 +106,8 @@ std::string FrameLocation(const ResolvedFrame &f) {
                         fn);
   return absl::StrCat("(", f.module, "+0x", absl::Hex(f.offset), ") in ", fn);
 }
+
+} // namespace
 
 std::string StackText(const ResolvedStack &s) {
   if (s.empty())
@@ -127,6 +131,8 @@ std::string StackText(const ResolvedStack &s) {
   }
   return out;
 }
+
+namespace {
 
 // The free event of `obj`; `what` replaces "freed" ("its insertion point
 // ... was freed").
@@ -188,19 +194,15 @@ std::string TestName() {
 }
 
 // Stable across processes and address layouts: kind, function and the
-// source locations (or module+offset) of the innermost frames of the use and
-// free stacks: the use site and the free site.
+// source locations (or module and function) of the frames of the use and
+// free stacks.
 std::string ProblemId(const ResolvedReport &r) {
   std::string key = absl::StrCat(r.kind_name, "|", r.function, "|");
   auto add_stack = [&key](const ResolvedStack &s) {
-    int n = 0;
     for (const ResolvedFrame &f : s) {
-      if (n++ == 1)
-        break;
       std::string module = f.module.substr(f.module.rfind('/') + 1);
       absl::StrAppend(&key, f.file.empty() ? module : f.file, ":",
-                      f.file.empty() ? f.offset : uintptr_t(f.line), ":",
-                      f.function, ";");
+                      f.file.empty() ? 0 : f.line, ":", f.function, ";");
     }
     key += "|";
   };
@@ -215,6 +217,8 @@ std::string ProblemId(const ResolvedReport &r) {
   return absl::StrFormat("%016x", h);
 }
 
+} // namespace
+
 void AppendJsonStack(std::string *out, const ResolvedStack &s) {
   *out += "[";
   int n = 0;
@@ -223,16 +227,18 @@ void AppendJsonStack(std::string *out, const ResolvedStack &s) {
       *out += ",";
     absl::StrAppend(out, "{\"index\":", n++, ",\"language\":\"",
                     f.python ? "python" : "native", "\",\"function\":");
-    absl::StrAppend(out, f.function.empty() ? "null" : JsonEscape(f.function),
-                    ",\"file\":", f.file.empty() ? "null" : JsonEscape(f.file),
-                    ",\"line\":", f.line ? absl::StrCat(f.line) : "null",
-                    ",\"column\":", f.column ? absl::StrCat(f.column) : "null",
-                    ",\"module\":",
-                    f.module.empty() ? "null" : JsonEscape(f.module),
-                    ",\"pc\":", f.pc ? JsonEscape(Hex(f.pc)) : "null", "}");
+    absl::StrAppend(
+        out, f.function.empty() ? "null" : JsonEscape(f.function),
+        ",\"file\":", f.file.empty() ? "null" : JsonEscape(f.file),
+        ",\"line\":", f.line ? absl::StrCat(f.line) : "null",
+        ",\"column\":", f.column ? absl::StrCat(f.column) : "null",
+        ",\"module\":", f.module.empty() ? "null" : JsonEscape(f.module),
+        ",\"pc\":", f.pc ? JsonEscape(Hex(f.pc)) : "null", "}");
   }
   *out += "]";
 }
+
+namespace {
 
 std::string JsonOrNull(const std::string &s) {
   return s.empty() ? "null" : JsonEscape(s);
@@ -316,10 +322,10 @@ ResolvedReport Resolve(const ErrorReport &rep, const ReportContext &ctx) {
 
   if (rep.kind == ErrorKind::DanglingInsertionPoint && rep.related) {
     // Case: the builder is fine; what it points into died.
-    r.free = ResolveFree(rep.related, ctx,
-                         absl::StrCat("its insertion point ",
-                                      FullLabel(rep.related, ctx),
-                                      " was freed"));
+    r.free =
+        ResolveFree(rep.related, ctx,
+                    absl::StrCat("its insertion point ",
+                                 FullLabel(rep.related, ctx), " was freed"));
   } else {
     r.free = ResolveFree(obj, ctx, "freed");
   }
@@ -348,8 +354,8 @@ ResolvedReport Resolve(const ErrorReport &rep, const ReportContext &ctx) {
     r.other.thread = rep.other_thread;
     r.other.function = rep.other_fn != kNoFn ? ctx.fn_name(rep.other_fn) : "";
     r.other.heading = absl::StrCat(
-        "at the same time thread ", ThreadName(rep.other_thread),
-        " is inside ", r.other.function.empty() ? "an LLVM-C call" : r.other.function,
+        "at the same time thread ", ThreadName(rep.other_thread), " is inside ",
+        r.other.function.empty() ? "an LLVM-C call" : r.other.function,
         " on the same context, which it entered at");
     r.other.stack = ResolveStack(rep.other_stack, ctx);
   }
@@ -374,9 +380,8 @@ std::string RenderText(const ResolvedReport &r) {
                    r.handle_type, " ", r.handle, " (", r.object_label, ")\n");
   if (!r.note.empty())
     absl::StrAppend(&out, "  ", r.note, "\n");
-  absl::StrAppend(&out, "  passed as argument ", r.argument, " of ",
-                  r.function, " on thread ", ThreadName(r.thread), ":\n",
-                  StackText(r.use));
+  absl::StrAppend(&out, "  passed as argument ", r.argument, " of ", r.function,
+                  " on thread ", ThreadName(r.thread), ":\n", StackText(r.use));
   if (r.other.present)
     absl::StrAppend(&out, "  ", r.other.heading, ":\n",
                     r.other.stack.empty()
@@ -389,8 +394,8 @@ std::string RenderText(const ResolvedReport &r) {
     absl::StrAppend(&out, "  ", r.identity_line);
     if (r.related_create.present)
       absl::StrAppend(&out, ", created by ", r.related_create.function,
-                      " on thread ", ThreadName(r.related_create.thread),
-                      ":\n", StackText(r.related_create.stack));
+                      " on thread ", ThreadName(r.related_create.thread), ":\n",
+                      StackText(r.related_create.stack));
     else
       out += "\n";
   }
@@ -436,8 +441,8 @@ std::string RenderJson(const ResolvedReport &r) {
   AppendJsonEvent(&out, r.create, false);
   out += ",\"chain\":[";
   for (size_t i = 0; i < r.chain.size(); ++i)
-    absl::StrAppend(&out, i ? "," : "", "{\"kind\":",
-                    JsonEscape(r.chain[i].first),
+    absl::StrAppend(&out, i ? "," : "",
+                    "{\"kind\":", JsonEscape(r.chain[i].first),
                     ",\"label\":", JsonEscape(r.chain[i].second), "}");
   out += "],\"related\":";
   if (r.related_label.empty())
@@ -451,8 +456,7 @@ std::string RenderJson(const ResolvedReport &r) {
   return out;
 }
 
-std::string RenderTextReport(const ErrorReport &rep,
-                             const ReportContext &ctx) {
+std::string RenderTextReport(const ErrorReport &rep, const ReportContext &ctx) {
   return RenderText(Resolve(rep, ctx));
 }
 

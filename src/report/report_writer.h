@@ -70,7 +70,7 @@ struct ResolvedReport {
   std::string handle_type; ///< "LLVMValueRef"
   std::string object_kind, object_label, identity;
   std::string note;
-  std::string function; ///< the LLVM-C function the handle was passed to
+  std::string function;  ///< the LLVM-C function the handle was passed to
   unsigned argument = 0; ///< 1-based
   uint32_t thread = 0;
   std::string test; ///< from PYTEST_CURRENT_TEST / OWNSAN_TEST_NAME
@@ -83,11 +83,17 @@ struct ResolvedReport {
   std::string related_kind, related_label, related_identity;
   std::vector<std::pair<std::string, std::string>> chain; ///< kind, label
   bool chain_when_freed = false;
-  std::string summary; ///< after "SUMMARY: OwnSan: "
+  std::string summary;    ///< after "SUMMARY: OwnSan: "
   std::string problem_id; ///< 16 hex digits, stable across processes
 };
 
 ResolvedReport Resolve(const ErrorReport &report, const ReportContext &ctx);
+
+/// One stack, symbolized (Python frames first), and as report text.
+ResolvedStack ResolveStack(StackId id, const ReportContext &ctx);
+std::string StackText(const ResolvedStack &s);
+/// A JSON array of frames (docs/reports.md).
+void AppendJsonStack(std::string *out, const ResolvedStack &s);
 
 std::string RenderText(const ResolvedReport &r);
 /// One line of JSON (no trailing newline), see docs/reports.md.

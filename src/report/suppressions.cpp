@@ -24,15 +24,16 @@ bool Suppressions::Parse(const std::string &text, const std::string &source,
       continue;
     size_t colon = line.find(':');
     if (colon == absl::string_view::npos) {
-      *error = absl::StrCat(source, ":", line_no, ": expected TYPE:PATTERN, got '",
-                            line, "'");
+      *error = absl::StrCat(source, ":", line_no,
+                            ": expected TYPE:PATTERN, got '", line, "'");
       return false;
     }
     std::string type(absl::StripAsciiWhitespace(line.substr(0, colon)));
     std::string pattern(absl::StripAsciiWhitespace(line.substr(colon + 1)));
     if (type != "fun" && type != "src" && type != "lib") {
-      *error = absl::StrCat(source, ":", line_no, ": unknown suppression type '",
-                            type, "' (expected fun, src or lib)");
+      *error =
+          absl::StrCat(source, ":", line_no, ": unknown suppression type '",
+                       type, "' (expected fun, src or lib)");
       return false;
     }
     if (pattern.empty()) {

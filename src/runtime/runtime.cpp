@@ -67,9 +67,9 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <link.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -260,6 +260,14 @@ Runtime::Runtime()
     if (!suppressions_.Load(flags_.suppressions, &error))
       Fatal(error);
   }
+  // Reports go to the stderr the process started with, even if the program
+  // later points fd 2 elsewhere (pytest captures it during each test).
+  report_fd_ = fcntl(2, F_DUPFD_CLOEXEC, 100);
+  if (report_fd_ < 0)
+    report_fd_ = 2;
+  // absl's deadlock detector costs time on every lock and misreads locks
+  // re-created in a fork() child; the runtime's lock order is fixed.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   // Registered first, so it runs last: after the program's own handlers.
   atexit([] { Runtime::Get().OnExit(); });
 }
@@ -516,11 +524,10 @@ bool Runtime::CheckContext(FnId fn, unsigned arg, const void *h,
     rep.arg = arg;
     rep.use_stack = CurrentCallStack();
     rep.thread = CurrentThreadNumber();
-    rep.note = absl::StrCat("argument ", arg + 1, " belongs to ",
-                            ShortLabel(ctx), " but argument ",
-                            call.context_arg + 1, " belongs to ",
-                            ShortLabel(call.context),
-                            ": objects of two contexts cannot be mixed");
+    rep.note = absl::StrCat(
+        "argument ", arg + 1, " belongs to ", ShortLabel(ctx), " but argument ",
+        call.context_arg + 1, " belongs to ", ShortLabel(call.context),
+        ": objects of two contexts cannot be mixed");
     return Report(std::move(rep));
   }
   call.context = ctx;
@@ -729,9 +736,9 @@ bool Runtime::Before(FnId fn, const void *const *args) {
           // Case: a memory buffer (malloc'ed by LLVM, so operator delete
           // never sees it): hold the whole buffer; it is disposed for real
           // when it leaves the quarantine.
-          size_t size = Real<size_t (*)(LLVMMemoryBufferRef)>(
-              kFn_LLVMGetBufferSize)(static_cast<LLVMMemoryBufferRef>(
-              const_cast<void *>(h)));
+          size_t size =
+              Real<size_t (*)(LLVMMemoryBufferRef)>(kFn_LLVMGetBufferSize)(
+                  static_cast<LLVMMemoryBufferRef>(const_cast<void *>(h)));
           Hold({const_cast<void *>(h), size + 64, true});
           skip = true;
         }
@@ -1222,18 +1229,15 @@ bool Runtime::Report(ErrorReport rep) {
   {
     MutexLock report_lock(&report_mu_);
     // Case: a problem already reported (same kind and call, same use site
-    // and free site: the innermost frames): count it, do not print it.
+    // and free site: the same use and free stacks): count it, do not print
+    // it. Whole stacks, not innermost frames: in a binding, every call goes
+    // through the same wrapper line.
     StackId free_stack = rep.object->freed ? rep.object->freed->stack : 0;
     if (rep.kind == ErrorKind::DanglingInsertionPoint && rep.related &&
         rep.related->freed)
       free_stack = rep.related->freed->stack;
-    auto site = [this](StackId id) {
-      const StackTrace &st = depot_.Get(id);
-      return std::make_pair(st.pcs.empty() ? uintptr_t(0) : st.pcs[0],
-                            st.py_frames.empty() ? ~0u : st.py_frames[0]);
-    };
     auto key = std::make_tuple(static_cast<int>(rep.kind), rep.fn,
-                               site(rep.use_stack), site(free_stack));
+                               rep.use_stack, free_stack);
     auto it = problem_index_.find(key);
     if (it != problem_index_.end()) {
       Problem &p = problems_[it->second];
@@ -1278,6 +1282,10 @@ bool Runtime::Report(ErrorReport rep) {
   if (callback) {
     // Case: the binding asked to turn reports into its own errors: it gets
     // the report, the call is skipped and returns 0/NULL.
+    {
+      MutexLock report_lock(&report_mu_);
+      ++handled_by_callback_;
+    }
     callback(kind.c_str(), text.c_str(), error_callback_user_.load());
     return true;
   }
@@ -1291,19 +1299,20 @@ bool Runtime::Report(ErrorReport rep) {
 }
 
 void Runtime::WriteOut(const std::string &text) {
-  int fd = 2;
+  int fd = report_fd_;
   if (!flags_.log_path.empty()) {
     if (!log_tried_) {
       log_tried_ = true;
       std::string path = absl::StrCat(flags_.log_path, ".", getpid());
       // A new file only: never through a symlink, never over a file.
-      log_fd_ = open(path.c_str(),
-                     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+      log_fd_ =
+          open(path.c_str(),
+               O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
       if (log_fd_ < 0) {
         std::string line = absl::StrCat(
             "==", getpid(), "==WARNING: OwnSan: cannot create log file ", path,
             ": ", strerror(errno), "; writing reports to stderr\n");
-        (void)!write(2, line.data(), line.size());
+        (void)!write(report_fd_, line.data(), line.size());
       }
     }
     if (log_fd_ >= 0)
@@ -1350,8 +1359,8 @@ void Runtime::ReportLeaks(std::string *out, size_t *leaked) {
             {r->created_by, r->create_stack, r->create_thread, r->kind, 0, ""});
       Group &g = groups[it->second];
       if (g.count++ == 0)
-        g.example = absl::StrCat(
-            "0x", absl::Hex(reinterpret_cast<uintptr_t>(r->addr)));
+        g.example =
+            absl::StrCat("0x", absl::Hex(reinterpret_cast<uintptr_t>(r->addr)));
     });
   }
   *leaked = 0;
@@ -1367,36 +1376,35 @@ void Runtime::ReportLeaks(std::string *out, size_t *leaked) {
                     fn_name, short_label};
   std::sort(groups.begin(), groups.end(),
             [](const Group &a, const Group &b) { return a.count > b.count; });
-  absl::StrAppend(out, "==", getpid(),
-                  "==ERROR: OwnSan: detected leaks of owned LLVM objects\n");
-  for (const Group &g : groups) {
+  bool json = flags_.report_format == "json";
+  std::string text =
+      absl::StrCat("==", getpid(),
+                   "==ERROR: OwnSan: detected leaks of owned LLVM objects\n");
+  std::string js =
+      absl::StrCat("{\"ownsan_leaks\":1,\"pid\":", getpid(), ",\"groups\":[");
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const Group &g = groups[i];
     *leaked += g.count;
-    ErrorReport fake;
-    absl::StrAppend(out, "  ", g.count, " ", KindHandleType(g.kind),
+    ResolvedStack stack = ResolveStack(g.stack, ctx);
+    absl::StrAppend(&text, "  ", g.count, " ", KindHandleType(g.kind),
                     g.count == 1 ? "" : "s", " (", KindNoun(g.kind), " ",
                     g.example, g.count == 1 ? "" : ", ...", ") created by ",
                     FnName(g.fn), " on thread T", g.thread,
-                    ", never disposed:\n");
-    ObjectRecord probe;
-    probe.created_by = g.fn;
-    probe.create_stack = g.stack;
-    probe.create_thread = g.thread;
-    probe.kind = g.kind;
-    (void)fake;
-    ErrorReport stack_only;
-    stack_only.object = &probe;
-    stack_only.use_stack = g.stack;
-    stack_only.fn = g.fn;
-    ResolvedReport rr = Resolve(stack_only, ctx);
-    std::string text = RenderText(rr);
-    // The use stack of this synthetic report is the creation stack.
-    size_t a = text.find(":\n"), b = text.find("\n  ", a + 2);
-    if (a != std::string::npos && b != std::string::npos)
-      absl::StrAppend(out, text.substr(a + 2, b + 1 - (a + 2)));
+                    ", never disposed:\n", StackText(stack));
+    absl::StrAppend(&js, i ? "," : "", "{\"count\":", g.count,
+                    ",\"handle_type\":", JsonEscape(KindHandleType(g.kind)),
+                    ",\"kind\":", JsonEscape(KindNoun(g.kind)),
+                    ",\"example\":", JsonEscape(g.example),
+                    ",\"function\":", JsonEscape(FnName(g.fn)),
+                    ",\"thread\":", g.thread, ",\"stack\":");
+    AppendJsonStack(&js, stack);
+    js += "}";
   }
-  absl::StrAppend(out, "SUMMARY: OwnSan: ", *leaked,
+  absl::StrAppend(&text, "SUMMARY: OwnSan: ", *leaked,
                   " leaked object(s) from ", groups.size(),
                   " allocation site(s)\n");
+  absl::StrAppend(&js, "],\"total\":", *leaked, "}\n");
+  *out += json ? js : text;
 }
 
 void Runtime::OnExit() {
@@ -1405,16 +1413,22 @@ void Runtime::OnExit() {
   size_t leaked = 0;
   if (flags_.report_leaks)
     ReportLeaks(&out, &leaked);
-  bool any;
+  bool any, unhandled = false;
   {
     MutexLock lock(&report_mu_);
     any = !problems_.empty();
+    // Problems a binding turned into its own errors (error callback) do
+    // not fail the run by themselves.
+    size_t occurrences = 0;
+    for (const Problem &p : problems_)
+      occurrences += p.count;
+    unhandled = occurrences > handled_by_callback_;
     bool used_suppressions = false;
     for (const Suppression &s : suppressions_.rules())
       used_suppressions |= s.hits > 0;
     if (flags_.report_format == "json") {
-      std::string json = absl::StrCat("{\"ownsan_summary\":1,\"pid\":",
-                                      getpid(), ",\"problems\":[");
+      std::string json = absl::StrCat(
+          "{\"ownsan_summary\":1,\"pid\":", getpid(), ",\"problems\":[");
       for (size_t i = 0; i < problems_.size(); ++i)
         absl::StrAppend(&json, i ? "," : "",
                         "{\"problem_id\":", JsonEscape(problems_[i].problem_id),
@@ -1431,10 +1445,11 @@ void Runtime::OnExit() {
           first = false;
         }
       absl::StrAppend(&json, "],\"leaked\":", leaked, ",\"exitcode\":",
-                      any || leaked ? flags_.exitcode : 0, "}\n");
+                      (any && unhandled) || leaked ? flags_.exitcode : 0,
+                      "}\n");
       if (any || used_suppressions || leaked) {
         if (!out.empty())
-          WriteOut(out); // leaks as text (stderr or the log)
+          WriteOut(out); // the leak object, one JSON line
         WriteOut(json);
       }
     } else {
@@ -1449,7 +1464,7 @@ void Runtime::OnExit() {
         absl::StrAppend(&out, "SUMMARY: OwnSan: ", problems_.size(),
                         " distinct problem(s), ", total, " occurrence(s)\n");
       }
-      if (used_suppressions) {
+      if (used_suppressions && flags_.print_summary) {
         absl::StrAppend(&out, "==", getpid(), "==OwnSan: suppressions used:\n");
         for (const Suppression &s : suppressions_.rules())
           if (s.hits)
@@ -1462,7 +1477,7 @@ void Runtime::OnExit() {
   }
   if (flags_.verbosity >= 1)
     PrintExitStatistics();
-  if (any || leaked) {
+  if ((any && unhandled) || leaked) {
     // The run had problems: the process ends with `exitcode`, as with a
     // sanitizer in recover mode, after stdio is flushed.
     fflush(nullptr);
@@ -1507,6 +1522,15 @@ void Runtime::AfterForkInChild() ABSL_NO_THREAD_SAFETY_ANALYSIS {
   new (&mu_) Mutex;
   new (&quarantine_mu_) Mutex;
   new (&report_mu_) Mutex;
+  // The child is a new process: its own problems, its own log file.
+  problems_.clear();
+  problem_index_.clear();
+  handled_by_callback_ = 0;
+  printed_ = 0;
+  if (log_fd_ >= 0)
+    close(log_fd_);
+  log_fd_ = -1;
+  log_tried_ = false;
 }
 
 void Runtime::SetErrorCallback(ErrorCallback cb, void *user) {
@@ -1550,10 +1574,10 @@ std::string Runtime::DescribeHandle(const void *h) {
   rep.handle = h;
   rep.fn = r->created_by;
   ResolvedReport rr = Resolve(rep, ctx);
-  std::string out = absl::StrCat(
-      rr.handle_type, " ", rr.handle, " (", rr.object_label, "): ",
-      r->state == ObjectState::Live ? "live" : "freed", ", identity ",
-      rr.identity, "\n");
+  std::string out =
+      absl::StrCat(rr.handle_type, " ", rr.handle, " (", rr.object_label,
+                   "): ", r->state == ObjectState::Live ? "live" : "freed",
+                   ", identity ", rr.identity, "\n");
   if (rr.free.present)
     absl::StrAppend(&out, "  ", rr.free.heading, "\n");
   if (rr.create.present)
@@ -1688,9 +1712,8 @@ extern "C" OWNSAN_EXPORT size_t ownsan_describe_handle(const void *handle,
   return text.size();
 }
 
-extern "C" OWNSAN_EXPORT void
-ownsan_set_error_callback(void (*callback)(const char *kind,
-                                           const char *report, void *user),
-                          void *user) {
+extern "C" OWNSAN_EXPORT void ownsan_set_error_callback(
+    void (*callback)(const char *kind, const char *report, void *user),
+    void *user) {
   ownsan::Runtime::Get().SetErrorCallback(callback, user);
 }

@@ -14,8 +14,8 @@
 #include "core/quarantine.h"
 #include "core/shadow_map.h"
 #include "report/error_report.h"
-#include "report/suppressions.h"
 #include "report/stack_depot.h"
+#include "report/suppressions.h"
 #include "runtime/flags.h"
 #include "wrapper_api.h"
 
@@ -108,11 +108,12 @@ private:
   /// halt_on_error=0 or a binding installed an error callback; then returns
   /// true: the offending call is skipped.
   bool Report(ErrorReport report);
-  void WriteOut(const std::string &text) ABSL_EXCLUSIVE_LOCKS_REQUIRED(report_mu_);
+  void WriteOut(const std::string &text)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(report_mu_);
   void OnExit();
   void ReportLeaks(std::string *out, size_t *leaked);
 
- public:
+public:
   /// The public API (include/ownsan/ownsan.h).
   using ErrorCallback = void (*)(const char *kind, const char *report,
                                  void *user);
@@ -120,8 +121,7 @@ private:
   int HandleState(const void *h);
   std::string DescribeHandle(const void *h);
 
- private:
-
+private:
   Flags flags_;
   Mutex mu_;
   OwnershipGraph graph_ ABSL_GUARDED_BY(mu_);
@@ -147,9 +147,10 @@ private:
     std::string problem_id, kind, summary, text, json;
     size_t count = 0;
   };
-  using Site = std::pair<uintptr_t, uint32_t>; ///< innermost pc, py frame
-  absl::flat_hash_map<std::tuple<int, FnId, Site, Site>, size_t>
+  absl::flat_hash_map<std::tuple<int, FnId, StackId, StackId>, size_t>
       problem_index_ ABSL_GUARDED_BY(report_mu_);
+  size_t handled_by_callback_ ABSL_GUARDED_BY(report_mu_) = 0;
+  int report_fd_ = 2; ///< a copy of stderr taken at start-up
   std::vector<Problem> problems_ ABSL_GUARDED_BY(report_mu_);
   size_t printed_ ABSL_GUARDED_BY(report_mu_) = 0;
   int log_fd_ ABSL_GUARDED_BY(report_mu_) = -1;

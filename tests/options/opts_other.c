@@ -1,0 +1,11 @@
+/*===- opts_other.c - The src: suppression target of opts_prog -------------===*/
+#include "opts_prog.h"
+
+#include <stdio.h>
+
+__attribute__((noinline)) void kind_in_other_file(LLVMValueRef fn) {
+  printf("kind_in_other_file: LLVMGetValueKind(@f)\n");
+  int k = (int)LLVMGetValueKind(fn);
+  printf("kind_in_other_file: returned %s\n",
+         k == LLVMFunctionValueKind ? "LLVMFunctionValueKind" : "0");
+}

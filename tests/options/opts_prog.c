@@ -1,0 +1,250 @@
+/*===- opts_prog.c - An LLVM-C client for the OWNSAN_OPTIONS tests ---------===*
+ *
+ * Usage: opts_prog MODE
+ *
+ *   clean     builds a module and disposes everything; exits 0.
+ *   multi     several distinct ownership bugs in one run (continue mode):
+ *               A  LLVMGetValueName2(@f) after its module was disposed,
+ *                  three times from the same line (one problem, count 3)
+ *               B  LLVMCountBasicBlocks(@f), same freed function
+ *               C  LLVMDisposeModule twice
+ *               D  LLVMDisposeBuilder twice
+ *             and prints what each offending call returned.
+ *   suppress  three uses of one freed function with LLVMGetValueKind, from
+ *             three places: kind_in_main_file (this file), kind_in_other_file
+ *             (opts_other.c) and opts_helper_value_kind (the shared library
+ *             libownsan_opts_helper.so). The suppression tests silence one
+ *             of them at a time. LLVMGetValueKind only reads one byte of the
+ *             object, whose memory the quarantine still holds, so a
+ *             suppressed (forwarded) call is harmless.
+ *   leak      leaves objects undisposed: a context, three modules made at
+ *             one line, a module of the global context, a builder and a
+ *             memory buffer.
+ *   deep      one use-after-free made 8 calls deep (deep_1 ... deep_8).
+ *   invalid   an invalid free: LLVMInstructionEraseFromParent on an
+ *             instruction already removed from its block.
+ *   nofp      one use-after-free made through fp_outer -> fp_middle ->
+ *             fp_inner, where fp_middle (opts_nofp.c) is compiled without a
+ *             frame pointer: a frame-pointer walk loses fp_outer, a DWARF
+ *             unwind does not.
+ *
+ * Every step prints "<step>: ..." to stdout before it calls LLVM, so the last
+ * stdout line of a halted run is the offending call. The executable is linked
+ * with -rdynamic, so dladdr() can name its functions (symbolize=0).
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include "opts_prog.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STEP __attribute__((noinline))
+
+struct unit {
+  LLVMContextRef ctx;
+  LLVMModuleRef mod;
+  LLVMValueRef fn;
+  LLVMBuilderRef builder;
+};
+
+STEP void make_unit(struct unit *u) {
+  printf("make_unit: context, module \"m\", @f with block %%entry, builder\n");
+  u->ctx = LLVMContextCreate();
+  u->mod = LLVMModuleCreateWithNameInContext("m", u->ctx);
+  LLVMTypeRef fn_type =
+      LLVMFunctionType(LLVMVoidTypeInContext(u->ctx), NULL, 0, 0);
+  u->fn = LLVMAddFunction(u->mod, "f", fn_type);
+  LLVMBasicBlockRef entry =
+      LLVMAppendBasicBlockInContext(u->ctx, u->fn, "entry");
+  u->builder = LLVMCreateBuilderInContext(u->ctx);
+  LLVMPositionBuilderAtEnd(u->builder, entry);
+  LLVMBuildRetVoid(u->builder);
+}
+
+STEP void dispose_module(LLVMModuleRef m) {
+  printf("dispose_module: LLVMDisposeModule\n");
+  LLVMDisposeModule(m);
+}
+
+STEP void dispose_module_again(LLVMModuleRef m) {
+  printf("dispose_module_again: LLVMDisposeModule\n");
+  LLVMDisposeModule(m);
+}
+
+STEP void dispose_builder(LLVMBuilderRef b) {
+  printf("dispose_builder: LLVMDisposeBuilder\n");
+  LLVMDisposeBuilder(b);
+}
+
+STEP void dispose_builder_again(LLVMBuilderRef b) {
+  printf("dispose_builder_again: LLVMDisposeBuilder\n");
+  LLVMDisposeBuilder(b);
+}
+
+STEP void use_name(LLVMValueRef fn) {
+  printf("use_name: LLVMGetValueName2(@f)\n");
+  size_t len = 12345;
+  const char *name = LLVMGetValueName2(fn, &len);
+  printf("use_name: returned %s\n", name ? "a name" : "NULL");
+}
+
+STEP void use_block_count(LLVMValueRef fn) {
+  printf("use_block_count: LLVMCountBasicBlocks(@f)\n");
+  unsigned n = LLVMCountBasicBlocks(fn);
+  printf("use_block_count: returned %u\n", n);
+}
+
+STEP void kind_in_main_file(LLVMValueRef fn) {
+  printf("kind_in_main_file: LLVMGetValueKind(@f)\n");
+  int k = (int)LLVMGetValueKind(fn);
+  printf("kind_in_main_file: returned %s\n",
+         k == LLVMFunctionValueKind ? "LLVMFunctionValueKind" : "0");
+}
+
+STEP void dispose_context(LLVMContextRef ctx) {
+  printf("dispose_context: LLVMContextDispose\n");
+  LLVMContextDispose(ctx);
+}
+
+static int mode_clean(void) {
+  struct unit u;
+  make_unit(&u);
+  char *text = LLVMPrintModuleToString(u.mod);
+  printf("clean: module has %zu characters of IR\n", strlen(text));
+  LLVMDisposeMessage(text);
+  dispose_builder(u.builder);
+  dispose_module(u.mod);
+  dispose_context(u.ctx);
+  return 0;
+}
+
+static int mode_multi(void) {
+  struct unit u;
+  make_unit(&u);
+  printf("multi: @f has %u block(s)\n", LLVMCountBasicBlocks(u.fn));
+  dispose_module(u.mod);
+  for (int i = 0; i < 3; ++i)
+    use_name(u.fn); /* bug A, three times */
+  use_block_count(u.fn); /* bug B */
+  dispose_module_again(u.mod); /* bug C */
+  dispose_builder(u.builder);
+  dispose_builder_again(u.builder); /* bug D */
+  dispose_context(u.ctx);
+  printf("multi: done\n");
+  return 0;
+}
+
+static int mode_suppress(void) {
+  struct unit u;
+  make_unit(&u);
+  dispose_builder(u.builder);
+  dispose_module(u.mod);
+  kind_in_main_file(u.fn);
+  kind_in_other_file(u.fn);
+  printf("opts_helper_value_kind: LLVMGetValueKind(@f)\n");
+  printf("opts_helper_value_kind: returned %s\n",
+         opts_helper_value_kind(u.fn) == LLVMFunctionValueKind
+             ? "LLVMFunctionValueKind"
+             : "0");
+  dispose_context(u.ctx);
+  printf("suppress: done\n");
+  return 0;
+}
+
+STEP LLVMModuleRef make_leaked_module(LLVMContextRef ctx, int i) {
+  char name[16];
+  snprintf(name, sizeof name, "leak%d", i);
+  return LLVMModuleCreateWithNameInContext(name, ctx);
+}
+
+static int mode_leak(void) {
+  printf("leak: context, 3 modules, a global-context module, a builder, a "
+         "memory buffer\n");
+  LLVMContextRef ctx = LLVMContextCreate();
+  for (int i = 0; i < 3; ++i)
+    make_leaked_module(ctx, i);
+  LLVMModuleCreateWithName("in_global_context");
+  LLVMCreateBuilderInContext(ctx);
+  static const char bytes[] = "0123456789";
+  LLVMCreateMemoryBufferWithMemoryRangeCopy(bytes, sizeof bytes, "buf");
+  printf("leak: done\n");
+  return 0;
+}
+
+#define DEEP(n, next)                                                          \
+  STEP void deep_##n(LLVMValueRef fn) { next(fn); }
+STEP void deep_8(LLVMValueRef fn) { use_name(fn); }
+DEEP(7, deep_8)
+DEEP(6, deep_7)
+DEEP(5, deep_6)
+DEEP(4, deep_5)
+DEEP(3, deep_4)
+DEEP(2, deep_3)
+DEEP(1, deep_2)
+
+static int mode_deep(void) {
+  struct unit u;
+  make_unit(&u);
+  dispose_builder(u.builder);
+  dispose_module(u.mod);
+  deep_1(u.fn);
+  dispose_context(u.ctx);
+  printf("deep: done\n");
+  return 0;
+}
+
+STEP void erase_detached(LLVMValueRef inst) {
+  printf("erase_detached: LLVMInstructionEraseFromParent(detached %%r)\n");
+  LLVMInstructionEraseFromParent(inst);
+}
+
+static int mode_invalid(void) {
+  struct unit u;
+  make_unit(&u);
+  LLVMValueRef ret = LLVMGetLastInstruction(LLVMGetEntryBasicBlock(u.fn));
+  printf("invalid: LLVMInstructionRemoveFromParent(ret)\n");
+  LLVMInstructionRemoveFromParent(ret);
+  erase_detached(ret);
+  dispose_builder(u.builder);
+  dispose_module(u.mod);
+  dispose_context(u.ctx);
+  printf("invalid: done\n");
+  return 0;
+}
+
+STEP void fp_inner(LLVMValueRef fn) { use_name(fn); }
+STEP void fp_outer(LLVMValueRef fn) { fp_middle(fn); }
+
+static int mode_nofp(void) {
+  struct unit u;
+  make_unit(&u);
+  dispose_builder(u.builder);
+  dispose_module(u.mod);
+  fp_outer(u.fn);
+  dispose_context(u.ctx);
+  printf("nofp: done\n");
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  setvbuf(stdout, NULL, _IONBF, 0);
+  const char *mode = argc > 1 ? argv[1] : "";
+  if (!strcmp(mode, "clean"))
+    return mode_clean();
+  if (!strcmp(mode, "multi"))
+    return mode_multi();
+  if (!strcmp(mode, "suppress"))
+    return mode_suppress();
+  if (!strcmp(mode, "leak"))
+    return mode_leak();
+  if (!strcmp(mode, "deep"))
+    return mode_deep();
+  if (!strcmp(mode, "nofp"))
+    return mode_nofp();
+  if (!strcmp(mode, "invalid"))
+    return mode_invalid();
+  fprintf(stderr, "usage: opts_prog clean|multi|suppress|leak|deep|nofp|invalid\n");
+  return 2;
+}
