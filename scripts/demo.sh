@@ -7,7 +7,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 scripts/install-deps.sh 19
-cmake -S . -B build -G Ninja >/dev/null
+cmake -S . -B build -G Ninja -DLLVM_DIR=/usr/lib/llvm-19/lib/cmake/llvm >/dev/null
 cmake --build build
 lib=$(ls /usr/lib/llvm-19/lib/libLLVM.so.19* | head -1)
 echo

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Installs every Debian package that building and testing ownsan needs.
-# Usage: scripts/install-deps.sh [LLVM_MAJOR...]   (default: 14 19)
+# Usage: scripts/install-deps.sh [LLVM_MAJOR...]   (default: 14 19 22)
 # Safe to re-run; needs root (or sudo) and Debian 12 (bookworm).
 set -euo pipefail
 
 versions=("$@")
-[ ${#versions[@]} -eq 0 ] && versions=(14 19)
+[ ${#versions[@]} -eq 0 ] && versions=(14 19 22)
 
 SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO="sudo"

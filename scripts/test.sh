@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# Builds ownsan for every supported LLVM that is installed (14 and 19) and
-# runs every test: unit tests, seeded-bug programs, and real clients
-# (llvm-c-test --echo; Debian's llvmlite suite on the LLVM 14 build).
+# Builds ownsan for every supported LLVM (14, 19 and 22) and runs every
+# test: unit tests, seeded-bug programs, and real clients (llvm-c-test
+# --echo; Debian's llvmlite suite on the LLVM 14 build); then the runtime's
+# own sanitized builds.
 # Usage: scripts/test.sh            (installs missing Debian packages first)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
-scripts/install-deps.sh 14 19
+scripts/install-deps.sh 14 19 22
 
 status=0
-for v in 19 14; do
+for v in 19 22 14; do
   dir="build-llvm$v"
   echo "=== LLVM $v: configure and build ($dir) ==="
   cmake -S . -B "$dir" -G Ninja -DLLVM_DIR="/usr/lib/llvm-$v/lib/cmake/llvm" >/dev/null

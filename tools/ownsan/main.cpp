@@ -1,7 +1,9 @@
 //===- main.cpp - The ownsan command line --------------------------------===//
 //
 //   ownsan run [--llvm N] [--] CMD [ARGS...]
-//       Runs CMD with the ownsan runtime preloaded; exits with CMD's status
+//       Runs CMD with the ownsan runtime for LLVM N preloaded (without
+//       --llvm: the LLVM that CMD links against, when it can tell; else the
+//       LLVM this ownsan was built for); exits with CMD's status
 //       (CMD replaces this process, so its pid, signals and exit status are
 //       exactly CMD's). OWNSAN_OPTIONS passes through unchanged.
 //   ownsan report [OPTIONS] PATH...
@@ -12,14 +14,19 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <elf.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <vector>
 #include <vector>
 
 namespace {
@@ -43,17 +50,101 @@ std::string SelfDir() {
   return path.substr(0, path.rfind('/'));
 }
 
-// The runtime for LLVM `major`: lib/libownsan.so next to bin/ for the
-// version this CLI was built with, lib/llvm-N/libownsan.so for others.
-std::string RuntimePath(int major) {
-  std::string lib = SelfDir() + "/../lib";
+bool Readable(const std::string &path) { return access(path.c_str(), R_OK) == 0; }
+
+// Where the runtime for LLVM `major` may be, in order:
+//   <bin>/../lib/libownsan.so                 this build tree's own runtime
+//   <bin>/../lib/ownsan/llvm-N/libownsan.so   installed (cmake --install)
+//   <bin>/../../build-llvmN/lib/libownsan.so  sibling build trees, as made
+//                                             by scripts/test.sh
+std::vector<std::string> RuntimeCandidates(int major) {
+  std::string bin = SelfDir();
+  std::string n = std::to_string(major);
+  std::vector<std::string> out;
   if (major == OWNSAN_LLVM_MAJOR)
-    return lib + "/libownsan.so";
-  return lib + "/llvm-" + std::to_string(major) + "/libownsan.so";
+    out.push_back(bin + "/../lib/libownsan.so");
+  out.push_back(bin + "/../lib/ownsan/llvm-" + n + "/libownsan.so");
+  out.push_back(bin + "/../../build-llvm" + n + "/lib/libownsan.so");
+  return out;
+}
+
+std::string FindRuntime(int major) {
+  for (const std::string &c : RuntimeCandidates(major))
+    if (Readable(c))
+      return c;
+  return "";
+}
+
+// The LLVM major a program links against, read from its ELF DT_NEEDED
+// entries (libLLVM-14.so.1, libLLVM.so.19.1), or 0 when it cannot tell
+// (a script, a program that loads libLLVM with dlopen, not ELF).
+int LinkedLLVMMajor(const std::string &program) {
+  std::ifstream in(program, std::ios::binary);
+  std::vector<char> data((std::istreambuf_iterator<char>(in)),
+                         std::istreambuf_iterator<char>());
+  if (data.size() < sizeof(Elf64_Ehdr) || memcmp(data.data(), ELFMAG, SELFMAG) ||
+      data[EI_CLASS] != ELFCLASS64)
+    return 0;
+  auto in_bounds = [&](uint64_t off, uint64_t len) {
+    return off <= data.size() && len <= data.size() - off;
+  };
+  Elf64_Ehdr eh;
+  memcpy(&eh, data.data(), sizeof eh);
+  if (!in_bounds(eh.e_shoff, uint64_t(eh.e_shnum) * sizeof(Elf64_Shdr)))
+    return 0;
+  std::vector<Elf64_Shdr> sh(eh.e_shnum);
+  if (eh.e_shnum)
+    memcpy(sh.data(), data.data() + eh.e_shoff, eh.e_shnum * sizeof(Elf64_Shdr));
+  for (const Elf64_Shdr &s : sh) {
+    if (s.sh_type != SHT_DYNAMIC || s.sh_link >= sh.size())
+      continue;
+    const Elf64_Shdr &strs = sh[s.sh_link];
+    if (!in_bounds(s.sh_offset, s.sh_size) ||
+        !in_bounds(strs.sh_offset, strs.sh_size))
+      return 0;
+    for (uint64_t off = 0; off + sizeof(Elf64_Dyn) <= s.sh_size;
+         off += sizeof(Elf64_Dyn)) {
+      Elf64_Dyn d;
+      memcpy(&d, data.data() + s.sh_offset + off, sizeof d);
+      if (d.d_tag != DT_NEEDED || d.d_un.d_val >= strs.sh_size)
+        continue;
+      std::string name(data.data() + strs.sh_offset + d.d_un.d_val,
+                       strnlen(data.data() + strs.sh_offset + d.d_un.d_val,
+                               strs.sh_size - d.d_un.d_val));
+      const char *rest = nullptr;
+      if (name.rfind("libLLVM-", 0) == 0)
+        rest = name.c_str() + 8;
+      else if (name.rfind("libLLVM.so.", 0) == 0)
+        rest = name.c_str() + 11;
+      if (rest && isdigit(static_cast<unsigned char>(*rest)))
+        return atoi(rest);
+    }
+  }
+  return 0;
+}
+
+// The file execvp would run for `cmd`.
+std::string Which(const std::string &cmd) {
+  if (cmd.find('/') != std::string::npos)
+    return cmd;
+  const char *path = getenv("PATH");
+  std::string dirs = path ? path : "/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos)
+      end = dirs.size();
+    std::string dir = dirs.substr(start, end - start);
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + cmd;
+    if (access(candidate.c_str(), X_OK) == 0)
+      return candidate;
+    start = end + 1;
+  }
+  return "";
 }
 
 int Run(int argc, char **argv) {
-  int major = OWNSAN_LLVM_MAJOR;
+  int major = 0; // 0: not chosen with --llvm
   int i = 0;
   for (; i < argc; ++i) {
     std::string a = argv[i];
@@ -88,13 +179,19 @@ int Run(int argc, char **argv) {
     fprintf(stderr, "ownsan: 'run' needs a command\n%s", kUsage);
     return 2;
   }
-  std::string runtime = RuntimePath(major);
+  if (major == 0) {
+    // Without --llvm: the runtime for the LLVM the program links against,
+    // when that can be told and such a runtime exists; else this build's.
+    int linked = LinkedLLVMMajor(Which(argv[i]));
+    major = linked && !FindRuntime(linked).empty() ? linked : OWNSAN_LLVM_MAJOR;
+  }
+  std::string runtime = FindRuntime(major);
   char resolved[PATH_MAX];
-  if (!realpath(runtime.c_str(), resolved) || access(resolved, R_OK) != 0) {
+  if (runtime.empty() || !realpath(runtime.c_str(), resolved)) {
     fprintf(stderr,
-            "ownsan: no runtime for LLVM %d at %s (build one with "
-            "-DLLVM_DIR=/usr/lib/llvm-%d/lib/cmake/llvm)\n",
-            major, runtime.c_str(), major);
+            "ownsan: no runtime for LLVM %d (looked in %s and beside it); "
+            "build one with -DLLVM_DIR=/usr/lib/llvm-%d/lib/cmake/llvm\n",
+            major, RuntimeCandidates(major).front().c_str(), major);
     return 2;
   }
   std::string preload = resolved;
