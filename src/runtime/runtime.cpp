@@ -112,7 +112,9 @@ struct CallContext {
   FnId fn = kNoFn;
   StackId stack = 0;
   FreeEvent *event = nullptr;
-  std::string cause_text; ///< CauseText argument of the call, if any
+  /// CauseText argument of the call, if any (valid during the call). Plain
+  /// members only: a trivially constructible thread_local needs no guard.
+  const char *cause_text = nullptr;
   /// The context the call's handles belong to, and its use slot if this
   /// call marked itself as the context's user.
   ObjectRecord *context = nullptr;
@@ -124,7 +126,8 @@ struct CallContext {
 };
 
 CallContext &CurrentCall() {
-  static thread_local CallContext ctx;
+  static thread_local CallContext ctx
+      __attribute__((tls_model("initial-exec")));
   return ctx;
 }
 
@@ -206,13 +209,16 @@ bool FreesArg(FnId fn, unsigned arg) {
 
 uint32_t CurrentThreadNumber() {
   static std::atomic<uint32_t> next{1};
-  static thread_local uint32_t number = [] {
-    return static_cast<uint32_t>(syscall(SYS_gettid)) ==
-                   static_cast<uint32_t>(getpid())
-               ? 0u
-               : next.fetch_add(1);
-  }();
-  return number;
+  // number + 1; 0 until first asked (a trivial thread_local: no guard).
+  static thread_local uint32_t number_plus_one
+      __attribute__((tls_model("initial-exec"))) = 0;
+  if (__builtin_expect(number_plus_one == 0, 0))
+    number_plus_one = (static_cast<uint32_t>(syscall(SYS_gettid)) ==
+                               static_cast<uint32_t>(getpid())
+                           ? 0u
+                           : next.fetch_add(1)) +
+                      1;
+  return number_plus_one - 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -364,7 +370,7 @@ FreeEvent *Runtime::CurrentFreeEvent(ObjectRecord *target) {
     if (!call.stack && target)
       call.stack = stack;
     call.event = new FreeEvent{call.fn, target, stack, CurrentThreadNumber(),
-                               call.cause_text};
+                               call.cause_text ? call.cause_text : ""};
   }
   return call.event;
 }
@@ -391,7 +397,7 @@ void Runtime::LeaveCall() {
   call.fn = kNoFn;
   call.stack = 0;
   call.event = nullptr;
-  call.cause_text.clear();
+  call.cause_text = nullptr;
 }
 
 namespace {
@@ -482,7 +488,8 @@ struct CachedRecord {
   const void *addr;
   ObjectRecord *record;
 };
-thread_local CachedRecord tls_record_cache[256];
+thread_local CachedRecord tls_record_cache[256]
+    __attribute__((tls_model("initial-exec")));
 } // namespace
 
 ObjectRecord *Runtime::LookupLive(const void *h) {
