@@ -47,6 +47,7 @@ enum class HandleType : uint8_t {
   Type,
   Builder,
   MemoryBuffer,
+  Error, ///< LLVMErrorRef: each non-null one is a new object to consume
 };
 
 /// Identifies a wrapped function: index into the generated tables.
@@ -65,15 +66,30 @@ enum class EffectKind : uint8_t {
   Position,     ///< builder arg is positioned: in block `other`, before `extra`
   CauseText,    ///< string arg describes what the call does (a pass pipeline)
   SerializedBy, ///< arg (an engine) serializes the call: no context claim
+  New,          ///< a new caller-owned object: the result (arg == kRet) or
+                ///< out param `arg`; its parent is arg `other` (or none)
+  Consume,      ///< arg now belongs to LLVM: the caller must not touch it
+  ConsumeIfOk,  ///< Consume, when the call succeeded
+  ConsumeIfFailed, ///< Consume, when the call failed (EE constructors)
+  Own,          ///< arg is now owned by arg `other`: not the caller's to free
+  OwnByOut,     ///< arg is now owned by the new object in out param `other`
+  Message,      ///< an owned string (LLVMDisposeMessage): result or out param
+  ErrorMessage, ///< an owned string for LLVMDisposeErrorMessage (result)
+  FreeMessage,  ///< string arg is released with LLVMDisposeMessage
+  FreeErrorMessage, ///< string arg is released with LLVMDisposeErrorMessage
 };
 
 constexpr uint8_t kNoArg = 255;
+constexpr uint8_t kRet = 254; ///< Effect::arg naming the call's result
 
 struct Effect {
   EffectKind kind;
-  uint8_t arg;   ///< which argument (0-based)
-  uint8_t other; ///< second argument for Attach* and Position, else 0
-  uint8_t extra; ///< Position: the instruction to insert before, or kNoArg
+  uint8_t arg;   ///< which argument (0-based), or kRet
+  uint8_t other; ///< second argument for Attach*, Position, New, Own*
+  /// Position: the instruction to insert before, or kNoArg. New/Message on
+  /// an out param: when LLVM writes it (0 always, 1 on success, 2 failure).
+  uint8_t extra;
+  const char *type = nullptr; ///< New/Own: the object's C handle type
 };
 
 /// Per-function static facts, emitted by the generator.
@@ -135,7 +151,12 @@ public:
                   HandleType type);
   /// Spec hooks, with the call's handle arguments (nullptr for others).
   void Before(const void *const *args);
-  void After(const void *const *args);
+  /// `slots` are the addresses of the parameters, for effects that hand
+  /// LLVM a stand-in (a consumed memory buffer's copy).
+  void Before(const void *const *args, void *const *slots);
+  /// `ret`: the result if it is a pointer; `ok`: the call succeeded.
+  void After(const void *const *args, const void *ret = nullptr,
+             bool ok = true);
   /// The out-array effect needs its element count, computed by the wrapper.
   void OutArray(unsigned arg, const void *const *hs, size_t n, HandleType type);
   /// Registers a handle LLVM returned.

@@ -48,6 +48,9 @@ NAMED_HANDLE_TYPES = {
     "LLVMTypeRef": "Type",
     "LLVMBuilderRef": "Builder",
     "LLVMMemoryBufferRef": "MemoryBuffer",
+    # Every non-null LLVMErrorRef LLVM hands out is a new object the caller
+    # must consume (LLVMConsumeError / LLVMGetErrorMessage).
+    "LLVMErrorRef": "Error",
 }
 HANDLE_TYPEDEF_RE = re.compile(r"^LLVM\w*Ref$")
 
@@ -75,13 +78,28 @@ EFFECT_KINDS = {
     "position": "Position",
     "cause_text": "CauseText",
     "serialized_by": "SerializedBy",
+    "new": "New",
+    "consume": "Consume",
+    "consume_if_ok": "ConsumeIfOk",
+    "consume_if_failed": "ConsumeIfFailed",
+    "own": "Own",
+    "own_by_out": "OwnByOut",
+    "message": "Message",
+    "error_message": "ErrorMessage",
+    "free_message": "FreeMessage",
+    "free_error_message": "FreeErrorMessage",
 }
+# Effect.arg naming the call's result (ownsan::kRet).
+RET = 254
 # Marks an absent optional argument of position(...) (ownsan::kNoArg).
 NO_ARG = 255
 # Effects that act on a handle argument before/after the call (everything
 # except out_array, which the wrapper handles itself).
 HOOK_EFFECTS = {"free", "free_attached", "free_detached", "detach", "attach",
-                "attach_at_builder", "position", "cause_text"}
+                "attach_at_builder", "position", "cause_text", "new",
+                "consume", "consume_if_ok", "consume_if_failed", "own",
+                "own_by_out", "message",
+                "error_message", "free_message", "free_error_message"}
 
 
 class GenError(Exception):
@@ -143,6 +161,7 @@ class Effect:
     arg: int
     other: int = 0
     extra: int = NO_ARG  # position(): the `before` instruction argument
+    out: bool = False  # new/message: `arg` is an out parameter
     count_fn: Optional[str] = None
     count_args: Tuple[int, ...] = ()
     count_arg: Optional[int] = None
@@ -153,6 +172,19 @@ class Effect:
             return f"attach({self.arg},parent={self.other})"
         if self.kind == "attach_at_builder":
             return f"attach({self.arg},builder={self.other})"
+        if self.kind in ("new", "message", "error_message"):
+            what = "ret" if self.arg == RET else f"out={self.arg}"
+            parent = (f",parent={self.other}"
+                      if self.kind == "new" and self.other != NO_ARG else "")
+            when = ""
+            if self.out:
+                when = ",when=" + {1: "ok", 2: "failed", 0: "always"}[
+                    self.extra]
+            return f"{self.kind}({what}{parent}{when})"
+        if self.kind == "own":
+            return f"own({self.arg},by={self.other})"
+        if self.kind == "own_by_out":
+            return f"own({self.arg},by=out={self.other})"
         if self.kind == "position":
             text = f"position({self.arg}"
             if self.other != NO_ARG:
@@ -447,6 +479,14 @@ _POSITION_RE = re.compile(
     r"^position\((\d+)(?:,block=(\d+))?(?:,before=(\d+))?\)$")
 _CAUSE_TEXT_RE = re.compile(r"^cause_text\((\d+)\)$")
 _SERIALIZED_RE = re.compile(r"^serialized_by\((\d+)\)$")
+_NEW_RE = re.compile(
+    r"^(new|message|error_message)\((ret|out=(\d+))(?:,parent=(\d+))?"
+    r"(?:,when=(ok|failed|always))?\)$")
+WHEN = {"ok": 1, "failed": 2, "always": 0}
+_OWN_RE = re.compile(r"^own\((\d+),by=(out=)?(\d+)\)$")
+_ARG_EFFECT_RE = re.compile(
+    r"^(consume|consume_if_ok|consume_if_failed|free_message|"
+    r"free_error_message)\((\d+)\)$")
 _VERSION_RE = re.compile(r"^(since|until)=(\d+)$")
 _FUNCTION_NAME_RE = re.compile(r"^LLVM\w+$")
 
@@ -480,6 +520,27 @@ def parse_effect(token: str) -> Optional[Effect]:
     m = _SERIALIZED_RE.match(token)
     if m:
         return Effect(kind="serialized_by", arg=int(m.group(1)))
+    m = _NEW_RE.match(token)
+    if m:
+        if m.group(1) != "new" and m.group(4):
+            return None  # strings have no parent
+        is_out = m.group(2) != "ret"
+        # An out parameter is read only when LLVM writes it: `when` is
+        # required for out=, meaningless for ret.
+        if is_out != bool(m.group(5)):
+            return None
+        return Effect(kind=m.group(1),
+                      arg=RET if not is_out else int(m.group(3)),
+                      other=int(m.group(4)) if m.group(4) else NO_ARG,
+                      extra=WHEN[m.group(5)] if is_out else NO_ARG,
+                      out=is_out)
+    m = _OWN_RE.match(token)
+    if m:
+        return Effect(kind="own_by_out" if m.group(2) else "own",
+                      arg=int(m.group(1)), other=int(m.group(3)))
+    m = _ARG_EFFECT_RE.match(token)
+    if m:
+        return Effect(kind=m.group(1), arg=int(m.group(2)))
     return None
 
 
@@ -537,6 +598,49 @@ def parse_spec_file(path: str) -> List[SpecEntry]:
     return parse_spec_text(text, path)
 
 
+def _validate_new(entry: "SpecEntry", effect: Effect, fn: "Function",
+                  text: str) -> None:
+    """new/message/error_message: the result or out param has the right
+    type, the parent (if any) is a handle."""
+    is_string = effect.kind != "new"
+    if effect.arg == RET:
+        if is_string:
+            # LLVMIntrinsicCopyOverloadedName returns const char * but the
+            # caller owns it (catalog: released with LLVMDisposeMessage).
+            if fn.ret.replace(" ", "") not in ("char*", "constchar*"):
+                raise entry.error(f"{text}: {fn.name} returns {fn.ret}, not"
+                                  " char *")
+        elif fn.ret_handle is None:
+            raise entry.error(f"{text}: {fn.name} returns {fn.ret}, not a"
+                              " handle")
+    else:
+        param = _check_index(entry, fn, effect.arg, "argument")
+        if is_string:
+            if param.spelling.replace(" ", "") != "char**":
+                raise entry.error(f"{text}: parameter {effect.arg}"
+                                  f" ({param.spelling}) is not a char **")
+        elif param.elem_handle is None:
+            raise entry.error(f"{text}: parameter {effect.arg}"
+                              f" ({param.spelling}) is not an LLVMXRef *")
+    if effect.other != NO_ARG:
+        parent = _check_index(entry, fn, effect.other, "argument")
+        if parent.handle is None:
+            raise entry.error(f"{text}: parameter {effect.other}"
+                              f" ({parent.spelling}) is not a handle")
+
+
+def effect_type_name(fn: "Function", effect: Effect) -> str:
+    """The C handle type of the object a New/Own effect is about."""
+    if effect.kind == "new":
+        spelling = fn.ret if effect.arg == RET else \
+            fn.params[effect.arg].spelling
+    elif effect.kind in ("own", "own_by_out"):
+        spelling = fn.params[effect.arg].spelling
+    else:
+        return ""
+    return spelling.replace("*", "").replace("const", "").strip()
+
+
 def _check_index(entry: SpecEntry, fn: Function, index: int,
                  what: str) -> Param:
     """Returns param `index` of fn, or raises a spec error naming `what`."""
@@ -550,8 +654,36 @@ def _validate_effect(entry: SpecEntry, effect: Effect, fn: Function,
                      declared: Dict[str, Function],
                      wrapped: Set[str]) -> None:
     """Checks one effect against the declaration of its function."""
-    param = _check_index(entry, fn, effect.arg, "argument")
     text = effect.spec_text()
+    if effect.kind in ("new", "message", "error_message"):
+        _validate_new(entry, effect, fn, text)
+        return
+    param = _check_index(entry, fn, effect.arg, "argument")
+    if effect.kind in ("own", "own_by_out"):
+        param = _check_index(entry, fn, effect.arg, "argument")
+        owner = _check_index(entry, fn, effect.other, "argument")
+        if param.handle is None:
+            raise entry.error(f"{text}: parameter {effect.arg}"
+                              f" ({param.spelling}) is not a handle")
+        if effect.kind == "own" and owner.handle is None:
+            raise entry.error(f"{text}: parameter {effect.other}"
+                              f" ({owner.spelling}) is not a handle")
+        if effect.kind == "own_by_out" and owner.elem_handle is None:
+            raise entry.error(f"{text}: parameter {effect.other}"
+                              f" ({owner.spelling}) is not an LLVMXRef *")
+        return
+    if effect.kind in ("free_message", "free_error_message"):
+        param = _check_index(entry, fn, effect.arg, "argument")
+        if param.spelling.replace(" ", "") not in ("char*", "constchar*"):
+            raise entry.error(f"{text}: parameter {effect.arg}"
+                              f" ({param.spelling}) is not a char *")
+        return
+    if effect.kind in ("consume", "consume_if_ok", "consume_if_failed"):
+        param = _check_index(entry, fn, effect.arg, "argument")
+        if param.handle is None:
+            raise entry.error(f"{text}: parameter {effect.arg}"
+                              f" ({param.spelling}) is not a handle")
+        return
     if effect.kind == "serialized_by":
         if param.handle is None:
             raise entry.error(f"{text}: parameter {effect.arg}"
@@ -776,7 +908,10 @@ def _checks_before_call(fn: Function, cls: Classification,
                          f"(size_t)p{array.count}, "
                          f"{handle_enum(array.handle)});")
     if cls.has_hooks:
-        lines.append(f"call.Before({hook_args});")
+        if any(e.kind in ("consume", "consume_if_ok") for e in cls.effects):
+            lines.append(f"call.Before({hook_args}, slots);")
+        else:
+            lines.append(f"call.Before({hook_args});")
     return lines
 
 
@@ -786,7 +921,11 @@ def _checks_after_call(fn: Function, cls: Classification, hook_args: str,
     returned handles, out-handles."""
     lines = []
     if cls.has_hooks:
-        lines.append(f"call.After({hook_args});")
+        ret = ("(const void *)r"
+               if fn.ret_handle is not None or fn.ret.replace(" ", "") in
+               ("char*", "constchar*") else "nullptr")
+        ok = OUT_SUCCESS_CONDITIONS.get(fn.ret_typedef, "true")
+        lines.append(f"call.After({hook_args}, {ret}, {ok});")
     for effect in cls.effects:
         if effect.kind != "out_array":
             continue
@@ -828,12 +967,20 @@ def render_wrapper(fn: Function, cls: Classification,
     if cls.has_hooks and fn.params:
         hook_args = "args"
         # Handles, and the strings a cause_text effect names.
-        texts = {e.arg for e in cls.effects if e.kind == "cause_text"}
+        texts = {e.arg for e in cls.effects
+                 if e.kind in ("cause_text", "free_message",
+                               "free_error_message")
+                 or (e.kind in ("new", "message") and e.out)
+                 or e.kind == "own_by_out"}
+        texts |= {e.other for e in cls.effects if e.kind == "own_by_out"}
         values = ", ".join(
             f"(const void *)p{p.index}"
             if p.handle or p.index in texts else "nullptr"
             for p in fn.params)
         out.append(f"  const void *args[] = {{{values}}};")
+        if any(e.kind in ("consume", "consume_if_ok") for e in cls.effects):
+            slots = ", ".join(f"(void *)&p{p.index}" for p in fn.params)
+            out.append(f"  void *const slots[] = {{{slots}}};")
 
     out += _checking_block(_checks_before_call(fn, cls, hook_args))
     if any(p.handle for p in fn.params) or cls.arrays or cls.has_hooks:
@@ -899,10 +1046,12 @@ def render_fn_info(functions: Sequence[Function],
         effects = classes[fn.name].effects
         if not effects:
             continue
-        items = ", ".join(
-            f"{{EffectKind::{EFFECT_KINDS[e.kind]}, {e.arg}, {e.other},"
-            f" {e.extra}}}"
-            for e in effects)
+        def render(e):
+            name = effect_type_name(fn, e)
+            type_text = f'"{name}"' if name else "nullptr"
+            return (f"{{EffectKind::{EFFECT_KINDS[e.kind]}, {e.arg}, {e.other},"
+                    f" {e.extra}, {type_text}}}")
+        items = ", ".join(render(e) for e in effects)
         lines.append(f"const Effect kEffects_{fn.name}[] = {{{items}}};")
     lines += ["} // namespace",
               "",

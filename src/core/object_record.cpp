@@ -36,6 +36,11 @@ const char *KindNoun(ObjectKind k) {
     return "builder";
   case ObjectKind::MemoryBuffer:
     return "memory buffer";
+  case ObjectKind::Opaque:
+    return "object";
+  case ObjectKind::Message:
+  case ObjectKind::ErrorMessage:
+    return "message";
   }
   return "object";
 }
@@ -54,6 +59,11 @@ const char *KindHandleType(ObjectKind k) {
     return "LLVMBuilderRef";
   case ObjectKind::MemoryBuffer:
     return "LLVMMemoryBufferRef";
+  case ObjectKind::Opaque:
+    return "handle";
+  case ObjectKind::Message:
+  case ObjectKind::ErrorMessage:
+    return "char *";
   case ObjectKind::Unknown:
     return "handle";
   default:

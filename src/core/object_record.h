@@ -37,6 +37,10 @@ enum class ObjectKind : uint8_t {
   Type,
   Builder,
   MemoryBuffer,
+  Opaque,       ///< any other caller-owned object the spec names (engines,
+                ///< binaries, iterators, ...); its C type is `type_name`
+  Message,      ///< a string to release with LLVMDisposeMessage
+  ErrorMessage, ///< a string to release with LLVMDisposeErrorMessage
 };
 
 /// "module", "instruction", ... as used in labels and cause clauses.
@@ -61,7 +65,8 @@ struct FreeEvent {
   ObjectRecord *target = nullptr; ///< what the call freed explicitly, if any
   StackId stack = 0;
   uint32_t thread = 0;
-  std::string detail; ///< e.g. the pass pipeline of LLVMRunPasses
+  std::string detail;    ///< e.g. the pass pipeline of LLVMRunPasses
+  bool consumed = false; ///< ownership went to LLVM (not a dispose)
 };
 
 /// Who is using a context right now (contexts only; see runtime.cpp,
@@ -103,6 +108,11 @@ struct ObjectRecord {
   ObjectRecord *insert_block = nullptr;
   ObjectRecord *insert_before = nullptr;
   ObjectRecord *insert_point_freed = nullptr;
+  /// Opaque objects: the C handle type ("LLVMExecutionEngineRef").
+  const char *type_name = nullptr;
+  /// Given away (an engine owns the module now): not the caller's to free.
+  bool owned_by_other = false;
+  FnIndex owned_via = kNoFn; ///< the call that gave it away
 };
 
 } // namespace ownsan

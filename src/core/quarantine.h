@@ -17,6 +17,7 @@
 #define OWNSAN_CORE_QUARANTINE_H
 
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <vector>
 
@@ -29,7 +30,14 @@ public:
   struct Chunk {
     void *p;
     size_t size;
-    bool memory_buffer; ///< release with LLVMDisposeMemoryBuffer, not free
+    /// How to release it: free(), or the LLVM-C disposer of an object the
+    /// runtime held back whole (LLVM allocated it with malloc).
+    enum Release : uint8_t {
+      kFree,
+      kDisposeMemoryBuffer,
+      kDisposeMessage,
+      kDisposeErrorMessage
+    } release;
   };
 
   /// Holds `c`. Appends to `release` the chunks (oldest first, possibly `c`

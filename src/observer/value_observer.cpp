@@ -5,6 +5,7 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/IR/Value.h"
 #include "llvm/IR/ValueHandle.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 namespace {
 
@@ -46,4 +47,12 @@ ownsan_observer_attach(void *value, void *cookie) {
 extern "C" __attribute__((visibility("default"))) void
 ownsan_observer_detach(void *watcher) {
   delete static_cast<DeletionWatcher *>(watcher);
+}
+
+extern "C" __attribute__((visibility("default"))) void *
+ownsan_observer_copy_buffer(void *buffer) {
+  auto *mb = static_cast<llvm::MemoryBuffer *>(buffer);
+  return llvm::MemoryBuffer::getMemBufferCopy(mb->getBuffer(),
+                                              mb->getBufferIdentifier())
+      .release();
 }

@@ -24,6 +24,9 @@ typedef int (*ownsan_observer_init_fn)(ownsan_value_deleted_fn on_deleted);
 typedef void *(*ownsan_observer_attach_fn)(void *value, void *cookie);
 /// Stops watching (the value is alive); `watcher` is freed.
 typedef void (*ownsan_observer_detach_fn)(void *watcher);
+/// A new llvm::MemoryBuffer with the same contents and identifier as
+/// `buffer` (an LLVMMemoryBufferRef), for LLVM to consume in its place.
+typedef void *(*ownsan_observer_copy_buffer_fn)(void *buffer);
 }
 
 #endif // OWNSAN_OBSERVER_VALUE_OBSERVER_H

@@ -21,7 +21,8 @@ namespace ownsan {
   X(InvalidFree, "invalid-free")                                               \
   X(DanglingInsertionPoint, "dangling-insertion-point")                        \
   X(ContextRace, "context-race")                                               \
-  X(CrossContext, "cross-context")
+  X(CrossContext, "cross-context")                                             \
+  X(UseAfterConsume, "use-after-consume")
 
 enum class ErrorKind {
 #define OWNSAN_ERROR_ENUM(Id, Text) Id,

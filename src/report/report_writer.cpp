@@ -146,7 +146,7 @@ ResolvedEvent ResolveFree(const ObjectRecord *obj, const ReportContext &ctx,
   e.thread = ev->thread;
   const char *by = ev->fn != kNoFn ? ctx.fn_name(ev->fn) : nullptr;
   e.function = by ? by : "";
-  std::string line = what;
+  std::string line = ev->consumed && what == "freed" ? "consumed" : what;
   if (ev->target && by) {
     e.target = FullLabel(ev->target, ctx);
     absl::StrAppend(&line, " by ", by, "(", e.target, ") on thread ",
@@ -154,7 +154,10 @@ ResolvedEvent ResolveFree(const ObjectRecord *obj, const ReportContext &ctx,
     if (ev->target != obj) {
       e.cause = IsAncestor(ev->target, obj)
                     ? absl::StrCat("because it belonged to that ",
-                                   KindNoun(ev->target->kind))
+                                   ev->target->kind == ObjectKind::Opaque &&
+                                           !ev->target->name.empty()
+                                       ? ev->target->name
+                                       : KindNoun(ev->target->kind))
                     : "as a side effect of that call";
       absl::StrAppend(&line, ", ", e.cause);
     }
@@ -309,7 +312,9 @@ ResolvedReport Resolve(const ErrorReport &rep, const ReportContext &ctx) {
   r.kind = rep.kind;
   r.kind_name = ErrorKindName(rep.kind);
   r.handle = Hex(rep.handle);
-  r.handle_type = KindHandleType(obj->kind);
+  r.handle_type = obj->kind == ObjectKind::Opaque && obj->type_name
+                      ? obj->type_name
+                      : KindHandleType(obj->kind);
   r.object_kind = KindNoun(obj->kind);
   r.object_label = FullLabel(obj, ctx);
   r.identity = absl::StrCat(Hex(obj->addr), "#", obj->generation);

@@ -61,6 +61,7 @@
 #include "report/python_frames.h"
 #include "report/report_writer.h"
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 
 #include <llvm-c/Core.h>
@@ -318,6 +319,8 @@ void Runtime::OnLibLLVMFound(const std::string &path, int major) {
                        " but the process uses LLVM ", major));
   AddCodeRangesOf(reinterpret_cast<void *>(attach));
   observer_attach_ = attach;
+  observer_copy_ = reinterpret_cast<ownsan_observer_copy_buffer_fn>(
+      RealDlsym(h, "ownsan_observer_copy_buffer"));
   if (flags_.verbosity >= 1) {
     std::string line = absl::StrCat("==", getpid(), "==OwnSan: using ", path,
                                     " (LLVM ", major, ")\n");
@@ -420,6 +423,8 @@ bool Compatible(ObjectKind k, HandleType type) {
     return k == ObjectKind::BasicBlock;
   case HandleType::Value:
     return IsValueKind(k);
+  case HandleType::Error:
+    return k == ObjectKind::Opaque;
   }
   return true;
 }
@@ -458,6 +463,8 @@ bool Runtime::CheckHandle(FnId fn, unsigned arg, const void *h,
       ErrorReport rep;
       rep.kind =
           FreesArg(fn, arg) ? ErrorKind::DoubleFree : ErrorKind::UseAfterFree;
+      if (freed->freed && freed->freed->consumed)
+        rep.kind = ErrorKind::UseAfterConsume;
       rep.object = freed;
       rep.related = now;
       rep.handle = h;
@@ -668,7 +675,7 @@ bool Runtime::TakeIntoQuarantine(void *p) {
       return false;
   }
   // Case: the memory of an object a stale handle may still name.
-  Hold({p, size, false});
+  Hold({p, size, Quarantine::Chunk::kFree});
   return true;
 }
 
@@ -680,19 +687,32 @@ void Runtime::Hold(Quarantine::Chunk chunk) {
     quarantine_.Put(chunk, &release);
   }
   for (const Quarantine::Chunk &c : release) {
-    if (!c.memory_buffer) {
+    if (c.release == Quarantine::Chunk::kFree) {
       free(c.p);
       continue;
     }
-    // LLVM frees a buffer with free(), which ownsan does not see, so its
-    // address stops matching when the real dispose happens.
+    // LLVM frees buffers and strings with free(), which ownsan does not
+    // see, so their addresses stop matching when the real dispose happens.
     {
       MutexLock lock(&mu_);
       shadow_.DropRange(c.p, 1,
                         [](ObjectRecord *r) { r->address_reused = true; });
     }
-    Real<void (*)(LLVMMemoryBufferRef)>(kFn_LLVMDisposeMemoryBuffer)(
-        static_cast<LLVMMemoryBufferRef>(c.p));
+    switch (c.release) {
+    case Quarantine::Chunk::kDisposeMemoryBuffer:
+      Real<void (*)(LLVMMemoryBufferRef)>(kFn_LLVMDisposeMemoryBuffer)(
+          static_cast<LLVMMemoryBufferRef>(c.p));
+      break;
+    case Quarantine::Chunk::kDisposeMessage:
+      Real<void (*)(char *)>(kFn_LLVMDisposeMessage)(static_cast<char *>(c.p));
+      break;
+    case Quarantine::Chunk::kDisposeErrorMessage:
+      Real<void (*)(char *)>(kFn_LLVMDisposeErrorMessage)(
+          static_cast<char *>(c.p));
+      break;
+    case Quarantine::Chunk::kFree:
+      break;
+    }
   }
 }
 
@@ -714,11 +734,13 @@ void Runtime::PrintExitStatistics() {
   (void)!write(2, line.data(), line.size());
 }
 
-bool Runtime::Before(FnId fn, const void *const *args) {
+bool Runtime::Before(FnId fn, const void *const *args, void *const *slots) {
   bool skip = false;
   const FnInfo &info = kFnInfo[fn];
   for (unsigned i = 0; i < info.num_effects; ++i) {
     const Effect &e = info.effects[i];
+    if (e.arg == kRet)
+      continue; // about the result: After
     const void *h = args[e.arg];
     if (!h)
       continue;
@@ -736,32 +758,102 @@ bool Runtime::Before(FnId fn, const void *const *args) {
     case EffectKind::Free: {
       // Case: the binding frees an object. Record the death before LLVM
       // runs, so no other thread can be handed the address first.
-      if (ObjectRecord *r = FindOrAdopt(fn, h)) {
-        FreeWithDescendants(r, CurrentFreeEvent(r));
-        if (fn == kFn_LLVMDisposeMemoryBuffer &&
-            r->kind == ObjectKind::MemoryBuffer) {
-          // Case: a memory buffer (malloc'ed by LLVM, so operator delete
-          // never sees it): hold the whole buffer; it is disposed for real
-          // when it leaves the quarantine.
+      ObjectRecord *r = FindOrAdopt(fn, h);
+      if (!r)
+        break;
+      if (r->owned_by_other) {
+        // Case: the object was given away (an engine owns the module): it
+        // is not the caller's to free.
+        if (ReportOwnedFree(fn, e.arg, h, r))
+          return true;
+        break;
+      }
+      FreeWithDescendants(r, CurrentFreeEvent(r));
+      if (fn == kFn_LLVMDisposeMemoryBuffer &&
+          r->kind == ObjectKind::MemoryBuffer) {
+        // Case: a memory buffer (malloc'ed by LLVM, so operator delete
+        // never sees it): hold the whole buffer; it is disposed for real
+        // when it leaves the quarantine.
+        size_t size =
+            Real<size_t (*)(LLVMMemoryBufferRef)>(kFn_LLVMGetBufferSize)(
+                static_cast<LLVMMemoryBufferRef>(const_cast<void *>(h)));
+        Hold({const_cast<void *>(h), size + 64,
+              Quarantine::Chunk::kDisposeMemoryBuffer});
+        skip = true;
+      }
+      break;
+    }
+    case EffectKind::Consume: {
+      // Case: the call takes the object (LLVMParseIRInContext frees its
+      // buffer; LLVMLinkModules2 destroys its source module). It is dead
+      // to the caller from now on, whatever LLVM does with it.
+      ObjectRecord *r = FindOrAdopt(fn, h);
+      if (!r)
+        break;
+      FreeEvent *ev = CurrentFreeEvent(r);
+      ev->consumed = true;
+      FreeWithDescendants(r, ev);
+      if (r->kind == ObjectKind::MemoryBuffer && slots && observer_copy_) {
+        // A consumed buffer is freed by LLVM with free(), which ownsan
+        // cannot see: LLVM gets an identical copy (same contents, same
+        // name) and the caller's buffer waits in the quarantine, so its
+        // address cannot be reused while the stale handle may be used.
+        if (void *copy = observer_copy_(const_cast<void *>(h))) {
+          *static_cast<void **>(slots[e.arg]) = copy;
           size_t size =
               Real<size_t (*)(LLVMMemoryBufferRef)>(kFn_LLVMGetBufferSize)(
                   static_cast<LLVMMemoryBufferRef>(const_cast<void *>(h)));
-          Hold({const_cast<void *>(h), size + 64, true});
-          skip = true;
+          Hold({const_cast<void *>(h), size + 64,
+                Quarantine::Chunk::kDisposeMemoryBuffer});
         }
       }
       break;
     }
+    case EffectKind::FreeMessage:
+    case EffectKind::FreeErrorMessage:
+      if (FreeString(fn, e.arg, h, e.kind == EffectKind::FreeErrorMessage,
+                     &skip))
+        return true;
+      break;
     default:
-      break; // detach/attach/out-array act after the call
+      break; // the other effects act after the call
     }
   }
   return skip;
 }
-void Runtime::After(FnId fn, const void *const *args) {
+
+void Runtime::After(FnId fn, const void *const *args, const void *ret,
+                    bool ok) {
   const FnInfo &info = kFnInfo[fn];
+  // New objects first: an Own effect may name one as the owner.
   for (unsigned i = 0; i < info.num_effects; ++i) {
     const Effect &e = info.effects[i];
+    if (e.kind != EffectKind::New && e.kind != EffectKind::Message &&
+        e.kind != EffectKind::ErrorMessage)
+      continue;
+    const void *obj = ret;
+    if (e.arg != kRet) {
+      // Out parameters are read only when LLVM writes them.
+      bool written =
+          e.extra == 0 || (e.extra == 1 && ok) || (e.extra == 2 && !ok);
+      if (!written || !args[e.arg])
+        continue;
+      obj = *static_cast<const void *const *>(args[e.arg]);
+    }
+    if (!obj)
+      continue;
+    if (e.kind == EffectKind::New) {
+      const void *parent = e.other != kNoArg ? args[e.other] : nullptr;
+      RegisterOpaque(fn, obj, e.type, parent);
+    } else {
+      RegisterString(fn, static_cast<const char *>(obj),
+                     e.kind == EffectKind::ErrorMessage);
+    }
+  }
+  for (unsigned i = 0; i < info.num_effects; ++i) {
+    const Effect &e = info.effects[i];
+    if (e.arg == kRet)
+      continue;
     const void *h = args[e.arg];
     if (!h)
       continue;
@@ -769,10 +861,11 @@ void Runtime::After(FnId fn, const void *const *args) {
     case EffectKind::Detach: {
       // Case: the object left its parent; the caller owns it now.
       RuntimeSection section;
-      ObjectRecord *r = RegisterImpl(fn, h, HandleType::Value, 0);
+      ObjectRecord *r = FindLive(h);
       if (r) {
         MutexLock lock(&mu_);
         graph_.SetParent(r, nullptr);
+        r->owned_by_other = false;
       }
       break;
     }
@@ -810,6 +903,41 @@ void Runtime::After(FnId fn, const void *const *args) {
         MutexLock lock(&mu_);
         if (b->state == ObjectState::Live)
           SetPosition(b, before_r ? nullptr : block_r, before_r);
+      }
+      break;
+    }
+    case EffectKind::ConsumeIfOk:
+    case EffectKind::ConsumeIfFailed: {
+      // Case: the call took the object because it succeeded (or, for the
+      // execution engine constructors, destroyed it because it failed).
+      if (ok != (e.kind == EffectKind::ConsumeIfOk))
+        break;
+      RuntimeSection section;
+      if (ObjectRecord *r = FindLive(h)) {
+        FreeEvent *ev = CurrentFreeEvent(r);
+        ev->consumed = true;
+        FreeWithDescendants(r, ev);
+      }
+      break;
+    }
+    case EffectKind::Own:
+    case EffectKind::OwnByOut: {
+      // Case: the object now belongs to another (a module given to an
+      // execution engine): it dies with its owner and the caller must not
+      // free it.
+      if (!ok)
+        break;
+      RuntimeSection section;
+      const void *owner = args[e.other];
+      if (e.kind == EffectKind::OwnByOut)
+        owner = owner ? *static_cast<const void *const *>(owner) : nullptr;
+      ObjectRecord *r = FindOrAdopt(fn, h);
+      ObjectRecord *o = owner ? FindLive(owner) : nullptr;
+      if (r && o) {
+        MutexLock lock(&mu_);
+        graph_.SetParent(r, o);
+        r->owned_by_other = true;
+        r->owned_via = fn;
       }
       break;
     }
@@ -954,6 +1082,11 @@ void Runtime::OnAllocation(const void *p, size_t n) {
 void Runtime::Register(FnId fn, const void *h, HandleType type) {
   if (!h || type == HandleType::Other)
     return;
+  if (type == HandleType::Error) {
+    // Case: LLVM handed out an error; the caller must consume it.
+    RegisterOpaque(fn, h, "LLVMErrorRef", nullptr);
+    return;
+  }
   {
     // Fast path: an object we already know.
     ReaderMutexLock lock(&mu_);
@@ -1045,6 +1178,7 @@ Runtime::Classification Runtime::Classify(const void *h, HandleType type) {
     break;
   }
   case HandleType::Other:
+  case HandleType::Error: // registered by RegisterOpaque
     break;
   }
   return c;
@@ -1135,6 +1269,167 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
   return r;
 }
 
+ObjectRecord *Runtime::FindLive(const void *h) {
+  ReaderMutexLock lock(&mu_);
+  return graph_.Find(h);
+}
+
+namespace {
+// "LLVMExecutionEngineRef" -> "execution engine".
+std::string NounOfType(const char *type) {
+  std::string t = type ? type : "object";
+  if (t.rfind("LLVM", 0) == 0)
+    t = t.substr(4);
+  if (t.size() > 3 && t.compare(t.size() - 3, 3, "Ref") == 0)
+    t.resize(t.size() - 3);
+  std::string out;
+  for (size_t i = 0; i < t.size(); ++i) {
+    char c = t[i];
+    if (isupper(static_cast<unsigned char>(c)) && i > 0 &&
+        !isupper(static_cast<unsigned char>(t[i - 1])))
+      out += ' ';
+    out += static_cast<char>(tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+} // namespace
+
+void Runtime::RegisterOpaque(FnId fn, const void *h, const char *type,
+                             const void *parent) {
+  // Case: a new caller-owned object of a kind the spec names (an engine,
+  // a binary, an iterator...). Its parent, if any, owns its lifetime.
+  RuntimeSection section;
+  ObjectRecord *p = parent ? FindLive(parent) : nullptr;
+  StackId stack = CurrentCallStack();
+  MutexLock lock(&mu_);
+  if (ObjectRecord *old = graph_.Find(h)) {
+    // The address was live as something we did not see die: forget it.
+    for (ObjectRecord *d : graph_.Remove(old)) {
+      d->state = ObjectState::Freed;
+      d->address_reused = true;
+    }
+  }
+  ObjectRecord *prev = shadow_.Find(h);
+  if (prev)
+    shadow_.Forget(h);
+  else
+    prev = shadow_.TakeExpired(h);
+  ObjectRecord *r = graph_.Add(h, ObjectKind::Opaque, p);
+  r->type_name = type;
+  r->name = NounOfType(type);
+  r->created_by = fn;
+  r->create_stack = stack;
+  r->create_thread = CurrentThreadNumber();
+  if (prev) {
+    prev->address_reused = true;
+    prev->reused_by = r;
+    r->previous = prev;
+    r->generation = prev->generation + 1;
+  }
+  tracked_pages_.Add(h);
+}
+
+void Runtime::RegisterString(FnId fn, const char *s, bool error_message) {
+  // Case: LLVM handed out a string the caller must release (with
+  // LLVMDisposeMessage, or LLVMDisposeErrorMessage for error messages).
+  RuntimeSection section;
+  StackId stack = CurrentCallStack();
+  MutexLock lock(&mu_);
+  if (ObjectRecord *old = graph_.Find(s))
+    for (ObjectRecord *d : graph_.Remove(old)) {
+      d->state = ObjectState::Freed;
+      d->address_reused = true;
+    }
+  if (shadow_.Find(s))
+    shadow_.Forget(s);
+  else
+    shadow_.TakeExpired(s);
+  ObjectRecord *r = graph_.Add(
+      s, error_message ? ObjectKind::ErrorMessage : ObjectKind::Message,
+      nullptr);
+  // A short excerpt names it in reports.
+  size_t n = strnlen(s, 41);
+  r->name.assign(s, n > 40 ? 40 : n);
+  if (n > 40)
+    r->name += "...";
+  r->created_by = fn;
+  r->create_stack = stack;
+  r->create_thread = CurrentThreadNumber();
+  tracked_pages_.Add(s);
+}
+
+bool Runtime::FreeString(FnId fn, unsigned arg, const void *s,
+                         bool error_message, bool *skip) {
+  RuntimeSection section;
+  ObjectRecord *r = FindLive(s);
+  ErrorReport rep;
+  rep.handle = s;
+  rep.fn = fn;
+  rep.arg = arg;
+  if (!r) {
+    // Case: a string ownsan never saw handed out (made by other code, or
+    // already freed and reported by CheckString): let it through.
+    ObjectRecord *freed;
+    {
+      MutexLock lock(&mu_);
+      freed = shadow_.Find(s);
+    }
+    if (!freed || (freed->kind != ObjectKind::Message &&
+                   freed->kind != ObjectKind::ErrorMessage))
+      return false;
+    // Case: released twice.
+    rep.kind = ErrorKind::DoubleFree;
+    rep.object = freed;
+    rep.use_stack = CurrentCallStack();
+    rep.thread = CurrentThreadNumber();
+    return Report(std::move(rep));
+  }
+  if (r->kind != ObjectKind::Message && r->kind != ObjectKind::ErrorMessage)
+    return false; // not a string we know: not ours to judge
+  bool is_error = r->kind == ObjectKind::ErrorMessage;
+  if (is_error != error_message) {
+    // Case: the wrong deallocator (LLVMGetErrorMessage's string is new[]'d,
+    // the others are malloc'ed).
+    rep.kind = ErrorKind::InvalidFree;
+    rep.object = r;
+    rep.use_stack = CurrentCallStack();
+    rep.thread = CurrentThreadNumber();
+    rep.note = absl::StrCat(
+        FnName(fn), " cannot release this string: it came from ",
+        FnName(r->created_by), " and must be released with ",
+        is_error ? "LLVMDisposeErrorMessage" : "LLVMDisposeMessage");
+    return Report(std::move(rep));
+  }
+  // Case: a correct release. The string is held back whole (LLVM frees it
+  // with free(), which ownsan does not see) and released for real when it
+  // leaves the quarantine.
+  FreeWithDescendants(r, CurrentFreeEvent(r));
+  Hold({const_cast<void *>(s), strlen(static_cast<const char *>(s)) + 1,
+        error_message ? Quarantine::Chunk::kDisposeErrorMessage
+                      : Quarantine::Chunk::kDisposeMessage});
+  *skip = true;
+  return false;
+}
+
+bool Runtime::ReportOwnedFree(FnId fn, unsigned arg, const void *h,
+                              ObjectRecord *r) {
+  RuntimeSection section;
+  ErrorReport rep;
+  rep.kind = ErrorKind::InvalidFree;
+  rep.object = r;
+  rep.handle = h;
+  rep.fn = fn;
+  rep.arg = arg;
+  rep.use_stack = CurrentCallStack();
+  rep.thread = CurrentThreadNumber();
+  rep.note = absl::StrCat(
+      FnName(fn), " frees an object the caller gave away: ",
+      r->parent ? ShortLabel(r->parent) : std::string("another object"),
+      " owns it since ", FnName(r->owned_via),
+      " and frees it itself (take it back first, e.g. LLVMRemoveModule)");
+  return Report(std::move(rep));
+}
+
 ObjectRecord *Runtime::FindOrAdopt(FnId fn, const void *h) {
   {
     ReaderMutexLock lock(&mu_);
@@ -1155,8 +1450,13 @@ ObjectRecord *Runtime::FindOrAdopt(FnId fn, const void *h) {
     type = HandleType::Builder;
   else if (name == "LLVMDisposeMemoryBuffer")
     type = HandleType::MemoryBuffer;
+  else if (name == "LLVMDeleteFunction" || name == "LLVMDeleteGlobal" ||
+           name == "LLVMDeleteBasicBlock" || name == "LLVMEraseGlobalIFunc" ||
+           name == "LLVMInstructionEraseFromParent" ||
+           name == "LLVMDeleteInstruction" || name == "LLVMLinkModules2")
+    type = name == "LLVMLinkModules2" ? HandleType::Module : HandleType::Value;
   else
-    type = HandleType::Value;
+    return nullptr; // a kind ownsan cannot classify: let it through
   ObjectRecord *r = RegisterImpl(fn, h, type, 1);
   return r;
 }
@@ -1219,6 +1519,13 @@ std::string Runtime::ShortLabel(const ObjectRecord *r) {
                         name.empty() ? "<unnamed>" : "%" + name);
   case ObjectKind::Type:
     return absl::StrCat("type ", name.empty() ? addr : name);
+  case ObjectKind::Opaque:
+    return absl::StrCat(name.empty() ? "object" : name, " ", addr);
+  case ObjectKind::Message:
+  case ObjectKind::ErrorMessage:
+    return absl::StrCat(r->kind == ObjectKind::ErrorMessage ? "error message "
+                                                            : "message ",
+                        addr, " \"", absl::CEscape(name), "\"");
   default:
     return absl::StrCat(KindNoun(r->kind), " ", addr);
   }
@@ -1354,10 +1661,17 @@ void Runtime::ReportLeaks(std::string *out, size_t *leaked) {
       bool owned = (r->kind == ObjectKind::Context && !r->is_global_context) ||
                    r->kind == ObjectKind::Builder ||
                    r->kind == ObjectKind::MemoryBuffer ||
+                   r->kind == ObjectKind::Opaque ||
+                   r->kind == ObjectKind::Message ||
+                   r->kind == ObjectKind::ErrorMessage ||
                    // a module is owned by the caller (a live context would
                    // dispose it, but only if the context is disposed)
                    r->kind == ObjectKind::Module;
-      if (!owned || r->created_by == kNoFn)
+      if (!owned || r->created_by == kNoFn || r->owned_by_other)
+        return;
+      // An object owned by another live object (an iterator of a binary)
+      // is that object's to free.
+      if (r->kind == ObjectKind::Opaque && r->parent)
         return;
       auto [it, inserted] =
           index.try_emplace({r->created_by, r->create_stack}, groups.size());
@@ -1630,11 +1944,16 @@ void CallScope::CheckArray(unsigned arg, const void *const *hs, size_t n,
 void CallScope::Before(const void *const *args) {
   // A call already held back by a report has no effects.
   if (!skip_)
-    skip_ = Runtime::Get().Before(fn_, args);
+    skip_ = Runtime::Get().Before(fn_, args, nullptr);
 }
 
-void CallScope::After(const void *const *args) {
-  Runtime::Get().After(fn_, args);
+void CallScope::Before(const void *const *args, void *const *slots) {
+  if (!skip_)
+    skip_ = Runtime::Get().Before(fn_, args, slots);
+}
+
+void CallScope::After(const void *const *args, const void *ret, bool ok) {
+  Runtime::Get().After(fn_, args, ret, ok);
 }
 
 void CallScope::OutArray(unsigned, const void *const *hs, size_t n,

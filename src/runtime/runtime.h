@@ -42,8 +42,8 @@ public:
   bool CheckHandle(FnId fn, unsigned arg, const void *h, HandleType type);
   /// Applies the spec's before-effects; true if the real call must be
   /// skipped (the runtime holds a freed memory buffer in quarantine).
-  bool Before(FnId fn, const void *const *args);
-  void After(FnId fn, const void *const *args);
+  bool Before(FnId fn, const void *const *args, void *const *slots);
+  void After(FnId fn, const void *const *args, const void *ret, bool ok);
   void Register(FnId fn, const void *h, HandleType type);
 
   // --- From LLVM and the allocator. ---
@@ -86,6 +86,13 @@ private:
   ObjectRecord *RegisterImpl(FnId fn, const void *h, HandleType type,
                              int depth);
   ObjectRecord *FindOrAdopt(FnId fn, const void *h);
+  ObjectRecord *FindLive(const void *h);
+  void RegisterOpaque(FnId fn, const void *h, const char *type,
+                      const void *parent);
+  void RegisterString(FnId fn, const char *s, bool error_message);
+  bool FreeString(FnId fn, unsigned arg, const void *s, bool error_message,
+                  bool *skip);
+  bool ReportOwnedFree(FnId fn, unsigned arg, const void *h, ObjectRecord *r);
   std::string SnapshotName(const ObjectRecord *r);
   std::string ShortLabel(const ObjectRecord *r);
 
@@ -164,6 +171,7 @@ private:
 
   // The deletion observer (libownsan_observer.so).
   void *(*observer_attach_)(void *, void *) = nullptr;
+  void *(*observer_copy_)(void *) = nullptr; ///< copies a MemoryBuffer
   const void *global_context_ = nullptr;
 };
 

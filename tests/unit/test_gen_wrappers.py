@@ -414,7 +414,8 @@ class HeuristicsTest(unittest.TestCase):
         self.assertIn("if (r == nullptr && p0)\n"
                       "      call.Returned(*p0, ownsan::HandleType::Other);",
                       self.render("LLVMMakeWidget"))
-        self.assertIn("call.Returned(r, ownsan::HandleType::Other);",
+        # A returned LLVMErrorRef is a new object the caller must consume.
+        self.assertIn("call.Returned(r, ownsan::HandleType::Error);",
                       self.render("LLVMMakeWidget"))
         make_void = self.classify("LLVMMakeVoid")
         self.assertEqual(make_void.outs, [])
@@ -451,7 +452,7 @@ class HeuristicsTest(unittest.TestCase):
             "call.CheckHandle(0, p0, ownsan::HandleType::Other);")
         before = text.index("call.Before(args);")
         real = text.index("ownsan::Real<void (*)(LLVMWidgetRef)>")
-        after = text.index("call.After(args);")
+        after = text.index("call.After(args, nullptr, true);")
         self.assertLess(check, before)
         self.assertLess(before, real)
         self.assertLess(real, after)
@@ -618,12 +619,12 @@ class RealLLVMEndToEndBase:
     def test_dispose_module_frees_arg0(self):
         cpp = self.files["wrappers.cpp"]
         self.assertIn("const Effect kEffects_LLVMDisposeModule[] = "
-                      "{{EffectKind::Free, 0, 0, 255}};", cpp)
+                      "{{EffectKind::Free, 0, 0, 255, nullptr}};", cpp)
         self.assertIn('{"LLVMDisposeModule", kEffects_LLVMDisposeModule, 1},',
                       cpp)
         body = wrapper_body(cpp, "LLVMDisposeModule")
         self.assertIn("call.Before(args);", body)
-        self.assertIn("call.After(args);", body)
+        self.assertIn("call.After(args, nullptr, true);", body)
 
     def test_build_call2_checks_args_array(self):
         body = wrapper_body(self.files["wrappers.cpp"], "LLVMBuildCall2")
@@ -724,7 +725,7 @@ class RealLLVM19Test(RealLLVMEndToEndBase, unittest.TestCase):
 
     def test_delete_instruction_frees_detached(self):
         self.assertIn("const Effect kEffects_LLVMDeleteInstruction[] = "
-                      "{{EffectKind::FreeDetached, 0, 0, 255}};",
+                      "{{EffectKind::FreeDetached, 0, 0, 255, nullptr}};",
                       self.files["wrappers.cpp"])
 
 
