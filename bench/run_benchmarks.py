@@ -1,0 +1,666 @@
+#!/usr/bin/env python3
+"""Builds and runs ownsan's performance benchmarks (issue 6); prints ratios.
+
+    bench/run_benchmarks.py            # from the top of a checkout
+    bench/run_benchmarks.py --llvm 19 --reps 7 --json results.json
+
+Builds the runtime and the benchmarks in build dirs of their own
+(build-bench/ for the newest installed LLVM or --llvm N, build-bench-llvm14/
+for the llvmlite run), then measures, each run of a command under `ownsan run`
+against the same command without it, in the same invocation, repetitions
+interleaved, medians compared:
+
+  micro   bench/call_overhead.cpp (Google Benchmark): per-call cost direct
+          vs wrapped with 0/1k/1M live and 0/1M freed objects, 1 and 2
+          threads; create/dispose event costs with stacks on and off
+  (a)     llvm-c-test --echo on a generated module of >= 100,000
+          instructions, default options and malloc_context_size=0
+  (b)     /usr/bin/python3 -m llvmlite.tests (LLVM 14 runtime)
+  (c)     bench/ir_workload.c: build, verify, dispose many modules
+  memory  peak RSS with N live tracked objects, with and without ownsan
+  depot   stored stacks after a million events from 200 call sites
+
+Needs: cmake, ninja, clang, Debian's libbenchmark-dev, llvm-N-dev and
+llvm-N-tools (llvm-c-test), python3-llvmlite with LLVM 14.
+"""
+import argparse
+import json
+import os
+import pathlib
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+PY = "/usr/bin/python3"
+
+# Targets of issue 6.
+TARGET_CALL_NS = 10.0
+TARGET_ECHO = 1.3
+TARGET_ECHO_NOSTACK = 1.1
+TARGET_LLVMLITE = 1.15
+TARGET_BYTES_PER_OBJECT = 100.0
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def sh(cmd, **kw):
+    log("+ " + " ".join(str(c) for c in cmd))
+    return subprocess.run([str(c) for c in cmd], check=True, **kw)
+
+
+# --------------------------------------------------------------------------
+# Machine and build
+# --------------------------------------------------------------------------
+
+def machine():
+    cpu = "?"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    mem_kb = 0
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemTotal:"):
+                mem_kb = int(line.split()[1])
+    return {"nproc": os.cpu_count(), "cpu": cpu,
+            "mem_gib": round(mem_kb / 1024 / 1024, 1),
+            "kernel": os.uname().release}
+
+
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
+def newest_llvm():
+    for v in range(30, 13, -1):
+        if pathlib.Path(f"/usr/lib/llvm-{v}/lib/cmake/llvm/LLVMConfig.cmake").exists():
+            return v
+    sys.exit("no LLVM found under /usr/lib/llvm-N")
+
+
+def build(build_dir, llvm, targets, bench):
+    args = ["cmake", "-S", ROOT, "-B", build_dir, "-G", "Ninja",
+            f"-DLLVM_DIR=/usr/lib/llvm-{llvm}/lib/cmake/llvm",
+            "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
+            f"-DOWNSAN_BUILD_BENCH={'ON' if bench else 'OFF'}"]
+    sh(args, stdout=subprocess.DEVNULL)
+    sh(["cmake", "--build", build_dir, "--target"] + targets,
+       stdout=subprocess.DEVNULL)
+
+
+# --------------------------------------------------------------------------
+# Timed runs
+# --------------------------------------------------------------------------
+
+def run_timed(cmd, env=None, stdin_path=None, stdout_path=None):
+    """Runs cmd; returns (wall seconds, CPU seconds (user + sys, with the
+    children it waited for), peak RSS KiB, rc, stderr text). `ownsan run`
+    execs the command, so the pid is the same."""
+    full_env = dict(os.environ)
+    full_env.pop("OWNSAN_OPTIONS", None)
+    if env:
+        full_env.update(env)
+    stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
+    stdout = open(stdout_path, "wb") if stdout_path else subprocess.DEVNULL
+    with tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        p = subprocess.Popen([str(c) for c in cmd], stdin=stdin,
+                             stdout=stdout, stderr=err, env=full_env)
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        text = err.read().decode(errors="replace")
+    for f in (stdin, stdout):
+        if f is not subprocess.DEVNULL:
+            f.close()
+    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, p.returncode, text
+
+
+def compare(name, variants, reps, check=None):
+    """variants: list of (label, cmd, env, stdin). The first is the
+    baseline. Repetitions are interleaved; returns medians and ratios."""
+    times = {label: [] for label, *_ in variants}
+    cpus = {label: [] for label, *_ in variants}
+    rss = {label: [] for label, *_ in variants}
+    for rep in range(reps):
+        for label, cmd, env, stdin in variants:
+            wall, cpu, maxrss, rc, err = run_timed(cmd, env, stdin)
+            if rc != 0 or "ERROR: OwnSan" in err:
+                log(err[-3000:])
+                sys.exit(f"{name}/{label}: exit {rc}")
+            if check:
+                check(label, err)
+            times[label].append(wall)
+            cpus[label].append(cpu)
+            rss[label].append(maxrss)
+        log(f"  {name} rep {rep + 1}/{reps}: " + ", ".join(
+            f"{label} {times[label][-1]:.3f}s" for label in times))
+    base = statistics.median(times[variants[0][0]])
+    base_cpu = statistics.median(cpus[variants[0][0]])
+    out = {}
+    for label in times:
+        med = statistics.median(times[label])
+        med_cpu = statistics.median(cpus[label])
+        out[label] = {"median_s": med, "ratio": med / base,
+                      "runs_s": times[label],
+                      "cpu_median_s": med_cpu, "cpu_ratio": med_cpu / base_cpu,
+                      "cpu_runs_s": cpus[label],
+                      "maxrss_kb": statistics.median(rss[label])}
+    return out
+
+
+# --------------------------------------------------------------------------
+# (a) llvm-c-test --echo on a generated module
+# --------------------------------------------------------------------------
+
+def echo_source(nfuncs):
+    """C in the subset --echo clones at -O0: long arithmetic, loops,
+    branches, phis of ?:, loads/stores, globals, calls. No switch, no sign
+    extension (comparisons only feed branches), no floating point."""
+    out = ["long table[64];",
+           "long f0(long a, long b, long *p) { return a + b + p[0]; }"]
+    for k in range(1, nfuncs):
+        out.append(f"""long f{k}(long a, long b, long *p) {{
+  long s = a ^ {k % 13 + 1};
+  for (long i = 0; i < (b & 15); ++i) {{
+    if ((s & 3) == {k % 4})
+      s += p[i & 63] * {k % 7 + 2};
+    else
+      s -= (a >> {k % 5 + 1}) | i;
+    s = s < 0 ? -s : s;
+  }}
+  while (s > {1000 + k}) s /= {k % 29 + 3};
+  table[{k % 64}] = s;
+  return s + f{k - 1}(s & 255, a & 7, p);
+}}""")
+    out.append(f"long run(long x) {{ return f{nfuncs - 1}(x, 9, table); }}")
+    return "\n".join(out) + "\n"
+
+
+def count_instructions(llvm_dis, bc):
+    ll = subprocess.run([llvm_dis, bc, "-o", "-"], check=True,
+                        capture_output=True, text=True).stdout
+    # Instructions are the indented lines of function bodies.
+    return sum(1 for line in ll.splitlines()
+               if line.startswith("  ") and not line.lstrip().startswith(";"))
+
+
+# --------------------------------------------------------------------------
+# Microbenchmarks
+# --------------------------------------------------------------------------
+
+def run_micro(exe, ownsan, tmp, reps, min_time):
+    common = [f"--benchmark_repetitions={reps}",
+              "--benchmark_report_aggregates_only=true",
+              f"--benchmark_min_time={min_time}"]
+    runs = {
+        # name: (under ownsan, OWNSAN_OPTIONS, filter)
+        "plain": (False, None, "."),
+        "calls": (True, "quarantine_size_mb=1024:verbosity=1",
+                  "^(warmup|call/|handoff/)"),
+        "events": (True, None, "^event/"),
+        "events_nostack": (True, "malloc_context_size=0", "^event/"),
+    }
+    results = {}
+    for name, (under, opts, flt) in runs.items():
+        out = tmp / f"micro_{name}.json"
+        cmd = ([ownsan, "run", "--"] if under else []) + [
+            exe, f"--benchmark_filter={flt}", f"--benchmark_out={out}",
+            "--benchmark_out_format=json"] + common
+        env = {"OWNSAN_OPTIONS": opts} if opts else None
+        log(f"micro: {name}")
+        wall, cpu, maxrss, rc, err = run_timed(cmd, env)
+        if rc != 0:
+            log(err[-3000:])
+            sys.exit(f"micro {name}: exit {rc}")
+        data = json.loads(out.read_text())
+        rows = {}
+        for b in data["benchmarks"]:
+            if b.get("aggregate_name") not in (None, "median"):
+                continue
+            key = re.sub(r"/min_time:[0-9.]+", "", b["run_name"])
+            rows[key] = b["cpu_time"] if b["time_unit"] == "ns" else None
+        results[name] = rows
+        results[name + "_context"] = data.get("context", {})
+        stats = re.search(r"OwnSan: quarantine: .*", err)
+        if stats:
+            results[name + "_exit_stats"] = stats.group(0)
+    return results
+
+
+def micro_tables(micro):
+    plain, calls = micro["plain"], micro["calls"]
+    call_rows = []
+    for key, wrapped in calls.items():
+        m = re.match(r"call/(\w+)/wrapped/live:(\d+)/freed:(\d+)/"
+                     r"probes:(\d+)/threads:(\d+)", key)
+        if not m:
+            continue
+        fn, live, freed, probes, threads = m.groups()
+        direct = calls.get(key.replace("/wrapped/", "/direct/"))
+        base = plain.get(key.replace("/wrapped/", "/direct/"))
+        call_rows.append({"fn": fn, "live": int(live), "freed": int(freed),
+                          "probes": int(probes), "threads": int(threads),
+                          "plain_ns": base,
+                          "direct_ns": direct, "wrapped_ns": wrapped,
+                          "overhead_ns": wrapped - direct})
+    call_rows.sort(key=lambda r: (-r["probes"], r["fn"], r["threads"],
+                                  r["freed"], r["live"]))
+    handoff_rows = []
+    for key, wrapped in calls.items():
+        m = re.match(r"handoff/(\w+)/wrapped/", key)
+        if m:
+            direct = calls.get(key.replace("/wrapped/", "/direct/"))
+            handoff_rows.append({"fn": m.group(1), "direct_ns": direct,
+                                 "wrapped_ns": wrapped,
+                                 "overhead_ns": wrapped - direct})
+    event_rows = []
+    for what in ("builder", "add", "module"):
+        key_d, key_w = f"event/{what}/direct", f"event/{what}/wrapped"
+        event_rows.append({
+            "event": what,
+            "plain_ns": plain.get(key_d),
+            "direct_ns": micro["events"].get(key_d),
+            "wrapped_ns": micro["events"].get(key_w),
+            "direct_nostack_ns": micro["events_nostack"].get(key_d),
+            "wrapped_nostack_ns": micro["events_nostack"].get(key_w)})
+    return call_rows, handoff_rows, event_rows
+
+
+# --------------------------------------------------------------------------
+# Memory and depot
+# --------------------------------------------------------------------------
+
+def rss_of_line(text, key="maxrss_kb"):
+    m = re.search(key + r"=(\d+)", text)
+    return int(m.group(1)) if m else None
+
+
+def run_memory(workload, ownsan, sizes, kinds):
+    rows = []
+    for kind in kinds:
+        per = {}
+        for n in sizes:
+            vals = {}
+            for under in ("plain", "ownsan"):
+                cmd = ([ownsan, "run", "--"] if under == "ownsan" else []) + [
+                    workload, "live", n, kind]
+                out = subprocess.run([str(c) for c in cmd], check=True,
+                                     capture_output=True, text=True,
+                                     env={k: v for k, v in os.environ.items()
+                                          if k != "OWNSAN_OPTIONS"})
+                vals[under] = rss_of_line(out.stdout)
+            per[n] = vals
+            log(f"  memory {kind} {n}: plain {vals['plain']} KiB, "
+                f"ownsan {vals['ownsan']} KiB")
+        lo, hi = sizes[0], sizes[-1]
+        extra_hi = (per[hi]["ownsan"] - per[hi]["plain"]) * 1024
+        extra_lo = (per[lo]["ownsan"] - per[lo]["plain"]) * 1024
+        rows.append({
+            "kind": kind, "sizes": sizes,
+            "rss_kb": {str(n): per[n] for n in sizes},
+            "bytes_per_object_at_max": extra_hi / hi,
+            "bytes_per_object_slope": (extra_hi - extra_lo) / (hi - lo),
+            "llvm_bytes_per_object_slope":
+                (per[hi]["plain"] - per[lo]["plain"]) * 1024 / (hi - lo)})
+    return rows
+
+
+def run_depot(workload, ownsan, events):
+    res = {}
+    for label, opts in (("stacks", "verbosity=1"),
+                        ("nostack", "verbosity=1:malloc_context_size=0")):
+        out = subprocess.run(
+            [str(ownsan), "run", "--", str(workload), "sites", str(events)],
+            capture_output=True, text=True,
+            env=dict(os.environ, OWNSAN_OPTIONS=opts))
+        m = re.search(r"(\d+) stacks", out.stderr)
+        q = re.search(r"(\d+) freed objects matched", out.stderr)
+        res[label] = {
+            "stacks": int(m.group(1)) if m else None,
+            "freed_matched_at_exit": int(q.group(1)) if q else None,
+            "maxrss_kb_before": rss_of_line(out.stdout, "maxrss_kb_before"),
+            "maxrss_kb": rss_of_line(out.stdout, r"\smaxrss_kb")}
+    plain = subprocess.run([str(workload), "sites", str(events)],
+                           capture_output=True, text=True, check=True)
+    res["plain"] = {"maxrss_kb": rss_of_line(plain.stdout, r"\smaxrss_kb")}
+    sites = re.search(r"sites=(\d+)", plain.stdout)
+    res["events"] = events
+    res["sites"] = int(sites.group(1)) if sites else None
+    pairs = events // 2
+    for label in ("stacks", "nostack"):
+        extra = (res[label]["maxrss_kb"] - res["plain"]["maxrss_kb"]) * 1024
+        res[label]["extra_bytes_per_pair"] = extra / pairs
+    return res
+
+
+# --------------------------------------------------------------------------
+# Report
+# --------------------------------------------------------------------------
+
+def verdict(ok):
+    return "met" if ok else "MISSED"
+
+
+def fmt_ns(v):
+    return "-" if v is None else f"{v:.1f}"
+
+
+def print_report(r):
+    p = print
+    m = r["machine"]
+    p(f"# ownsan benchmarks\n\nmachine: {m['nproc']} x {m['cpu']}, "
+      f"{m['mem_gib']} GiB, Linux {m['kernel']}; LLVM {r['llvm']} "
+      f"(llvmlite: LLVM 14); {r['reps']} repetitions, medians; load "
+      f"average {r['load_before']} before, {r['load_after']} after\n")
+
+    p("## Targets (issue 6)\n")
+    p("| measure | target | measured | verdict |")
+    p("|---|---|---|---|")
+    for row in r["summary"]:
+        p(f"| {row['measure']} | {row['target']} | {row['measured']} | "
+          f"{row['verdict']} |")
+
+    if "calls" in r:
+        p("\n## Per-call cost (ns, CPU time per call per thread, median)\n")
+        p("plain = benchmark without ownsan; direct/wrapped = same process "
+          "under `ownsan run` (OWNSAN_OPTIONS=quarantine_size_mb=1024); "
+          "overhead = wrapped - direct\n")
+        p("| handles | function | threads | live | freed | plain | direct | "
+          "wrapped | overhead |")
+        p("|---|---|---|---|---|---|---|---|---|")
+        for c in r["calls"]:
+            p(f"| {c['probes']} | {c['fn']} | {c['threads']} | {c['live']:,} | "
+              f"{c['freed']:,} | {fmt_ns(c['plain_ns'])} | "
+              f"{fmt_ns(c['direct_ns'])} | {fmt_ns(c['wrapped_ns'])} | "
+              f"{fmt_ns(c['overhead_ns'])} |")
+
+        curve = [c for c in r["calls"] if c["fn"] == "LLVMGetValueKind"
+                 and c["threads"] == 1 and c["probes"] == 256]
+        freeds = sorted({c["freed"] for c in curve})
+        lives = sorted({c["live"] for c in curve})
+        p("\nCurve: LLVMGetValueKind, 1 thread, 256 handles; overhead "
+          "(wrapped - direct) in ns by live (rows) and freed (columns) "
+          "objects:\n")
+        p("| live \\ freed | " + " | ".join(f"{f:,}" for f in freeds) + " |")
+        p("|---|" + "---|" * len(freeds))
+        for lv in lives:
+            cells = []
+            for f in freeds:
+                c = [x for x in curve if x["live"] == lv and x["freed"] == f]
+                cells.append(fmt_ns(c[0]["overhead_ns"]) if c else "")
+            p(f"| {lv:,} | " + " | ".join(cells) + " |")
+        if r.get("micro_exit_stats"):
+            p(f"\nAt exit of the per-call run: `{r['micro_exit_stats']}`")
+
+        p("\nA context made on another thread (which exited), then used by "
+          "the main thread (one handle):\n")
+        p("| function | direct | wrapped | overhead |")
+        p("|---|---|---|---|")
+        for c in r["handoff"]:
+            p(f"| {c['fn']} | {fmt_ns(c['direct_ns'])} | "
+              f"{fmt_ns(c['wrapped_ns'])} | {fmt_ns(c['overhead_ns'])} |")
+
+        p("\n## Create + dispose events (ns per pair, median)\n")
+        p("| event pair | plain | direct (stacks on) | wrapped (stacks on) | "
+          "direct (stacks off) | wrapped (stacks off) |")
+        p("|---|---|---|---|---|---|")
+        names = {
+            "builder": "LLVMCreateBuilderInContext + LLVMDisposeBuilder",
+            "add": "LLVMBuildAdd + LLVMInstructionEraseFromParent",
+            "module": "LLVMModuleCreateWithNameInContext + LLVMDisposeModule"}
+        for e in r["events"]:
+            p(f"| {names[e['event']]} | {fmt_ns(e['plain_ns'])} | "
+              f"{fmt_ns(e['direct_ns'])} | {fmt_ns(e['wrapped_ns'])} | "
+              f"{fmt_ns(e['direct_nostack_ns'])} | "
+              f"{fmt_ns(e['wrapped_nostack_ns'])} |")
+
+    if r["end_to_end"]:
+        p("\n## End to end (wall time, median; ratio to the same command "
+          "without ownsan)\n")
+        p("| workload | variant | wall s | wall ratio | CPU s | CPU ratio "
+          "| peak RSS MiB |")
+        p("|---|---|---|---|---|---|---|")
+        for name, res in r["end_to_end"].items():
+            for label, v in res.items():
+                p(f"| {name} | {label} | {v['median_s']:.3f} | "
+                  f"{v['ratio']:.2f}x | {v['cpu_median_s']:.3f} | "
+                  f"{v['cpu_ratio']:.2f}x | {v['maxrss_kb'] / 1024:.0f} |")
+        p(f"\n(a) module: {r['echo_instructions']:,} instructions "
+          f"({r['echo_functions']} generated functions, clang -O0)")
+        if "modules" in r:
+            p(f"(c) ir_workload modules {r['modules']}: {r['modules']} "
+              f"modules of 20 functions, a new context every 50")
+
+    if "memory" in r:
+        p("\n## Memory per live tracked object (peak RSS)\n")
+        p("| objects | N | plain MiB | ownsan MiB | ownsan bytes/object at N "
+          "| slope bytes/object | LLVM's own bytes/object |")
+        p("|---|---|---|---|---|---|---|")
+        for row in r["memory"]:
+            hi = str(row["sizes"][-1])
+            v = row["rss_kb"][hi]
+            p(f"| {row['kind']} | {int(hi):,} | {v['plain'] / 1024:.0f} | "
+              f"{v['ownsan'] / 1024:.0f} | "
+              f"{row['bytes_per_object_at_max']:.0f} | "
+              f"{row['bytes_per_object_slope']:.0f} | "
+              f"{row['llvm_bytes_per_object_slope']:.0f} |")
+
+    if "depot" in r:
+        d = r["depot"]
+        p(f"\n## Stack depot\n\n{d['events']:,} create/dispose events from "
+          f"{d['sites']} call sites: {d['stacks']['stacks']} stacks stored "
+          f"(stacks off: {d['nostack']['stacks']}). Peak RSS: plain "
+          f"{d['plain']['maxrss_kb'] / 1024:.0f} MiB, ownsan "
+          f"{d['stacks']['maxrss_kb'] / 1024:.0f} MiB (stacks off "
+          f"{d['nostack']['maxrss_kb'] / 1024:.0f} MiB); freed objects "
+          f"still matched at exit: {d['stacks']['freed_matched_at_exit']}. "
+          f"Peak RSS above plain per create/dispose pair (the history: "
+          f"records of dead objects, free events, the 64 MiB quarantine): "
+          f"{d['stacks']['extra_bytes_per_pair']:.0f} B (stacks off "
+          f"{d['nostack']['extra_bytes_per_pair']:.0f} B)")
+
+
+def summarize(r):
+    rows = []
+    for probes, threads in ((1, 1), (1, 2), (256, 1), (256, 2)):
+        calls = [c for c in r.get("calls", [])
+                 if c["threads"] == threads and c["probes"] == probes]
+        if not calls:
+            continue
+        worst = max(calls, key=lambda c: c["overhead_ns"])
+        best = min(calls, key=lambda c: c["overhead_ns"])
+        rows.append({
+            "measure": f"per-call overhead, {threads} thread"
+                       f"{'s' if threads > 1 else ''}, "
+                       f"{'one handle' if probes == 1 else f'{probes} handles'}"
+                       f" (3 functions, 0..1M live, 0..1M freed)",
+            "target": f"<= {TARGET_CALL_NS:.0f} ns",
+            "measured": f"{best['overhead_ns']:.1f} .. "
+                        f"{worst['overhead_ns']:.1f} ns (worst: "
+                        f"{worst['fn']}, live {worst['live']:,}, freed "
+                        f"{worst['freed']:,})",
+            "verdict": verdict(worst["overhead_ns"] <= TARGET_CALL_NS)})
+    e2e = r["end_to_end"]
+    echo = e2e.get("(a) llvm-c-test --echo")
+    if echo:
+        rows.append({"measure": "(a) --echo, default options",
+                     "target": f"<= {TARGET_ECHO}x",
+                     "measured": f"{echo['ownsan']['ratio']:.2f}x (CPU "
+                                 f"{echo['ownsan']['cpu_ratio']:.2f}x)",
+                     "verdict": verdict(echo["ownsan"]["ratio"]
+                                        <= TARGET_ECHO)})
+        rows.append({"measure": "(a) --echo, stacks off",
+                     "target": f"<= {TARGET_ECHO_NOSTACK}x",
+                     "measured": f"{echo['ownsan stacks off']['ratio']:.2f}x "
+                                 f"(CPU {echo['ownsan stacks off']['cpu_ratio']:.2f}x)",
+                     "verdict": verdict(echo["ownsan stacks off"]["ratio"]
+                                        <= TARGET_ECHO_NOSTACK)})
+    lite = e2e.get("(b) llvmlite suite")
+    if lite:
+        rows.append({"measure": "(b) llvmlite suite, default options",
+                     "target": f"<= {TARGET_LLVMLITE}x",
+                     "measured": f"{lite['ownsan']['ratio']:.2f}x (CPU "
+                                 f"{lite['ownsan']['cpu_ratio']:.2f}x)",
+                     "verdict": verdict(lite["ownsan"]["ratio"]
+                                        <= TARGET_LLVMLITE)})
+    mods = e2e.get("(c) IR building, many modules")
+    if mods:
+        rows.append({"measure": "(c) IR building, default / stacks off",
+                     "target": "(none)",
+                     "measured": f"{mods['ownsan']['ratio']:.2f}x / "
+                                 f"{mods['ownsan stacks off']['ratio']:.2f}x",
+                     "verdict": "-"})
+    for m in r.get("memory", []):
+        b = m["bytes_per_object_slope"]
+        rows.append({"measure": f"memory per live tracked object "
+                                f"({m['kind']}, slope 0.5M..1M)",
+                     "target": f"<= {TARGET_BYTES_PER_OBJECT:.0f} B + depot",
+                     "measured": f"{b:.0f} B",
+                     "verdict": verdict(b <= TARGET_BYTES_PER_OBJECT)})
+    d = r.get("depot")
+    if d:
+        stacks = d["stacks"]["stacks"]
+        rows.append({"measure": f"stack depot: {d['events']:,} events from "
+                                f"{d['sites']} sites",
+                     "target": "a few hundred stacks",
+                     "measured": f"{stacks} stacks",
+                     "verdict": verdict(stacks is not None
+                                        and stacks <= 3 * d["sites"] + 50)})
+    return rows
+
+
+# --------------------------------------------------------------------------
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--reps", type=int, default=5,
+                    help="repetitions of each end-to-end run (default 5)")
+    ap.add_argument("--micro-reps", type=int, default=3,
+                    help="Google Benchmark repetitions (default 3)")
+    ap.add_argument("--micro-min-time", type=float, default=0.1)
+    ap.add_argument("--llvm", type=int,
+                    help="LLVM major for everything but llvmlite (default: "
+                         "the newest installed, as the top-level build)")
+    ap.add_argument("--build-dir", default=str(ROOT / "build-bench"))
+    ap.add_argument("--build-dir14", default=str(ROOT / "build-bench-llvm14"))
+    ap.add_argument("--no-build", action="store_true",
+                    help="reuse the build dirs as they are")
+    ap.add_argument("--echo-functions", type=int, default=2000)
+    ap.add_argument("--modules", type=int, default=3000)
+    ap.add_argument("--skip", default="",
+                    help="comma list of parts to skip: micro,echo,llvmlite,"
+                         "modules,memory,depot")
+    ap.add_argument("--json", help="also write the results here")
+    args = ap.parse_args()
+    skip = set(filter(None, args.skip.split(",")))
+    t_start = time.time()
+
+    llvm = args.llvm or newest_llvm()
+    bdir = pathlib.Path(args.build_dir)
+    bdir14 = pathlib.Path(args.build_dir14)
+    llvm_bin = pathlib.Path(f"/usr/lib/llvm-{llvm}/bin")
+    do_lite = "llvmlite" not in skip and llvm != 14
+    if not args.no_build:
+        build(bdir, llvm, ["ownsan_bench"], bench=True)
+        if do_lite:
+            build(bdir14, 14, ["ownsan", "ownsan_cli", "ownsan_observer"],
+                  bench=False)
+    ownsan = bdir / "bin" / "ownsan"
+    micro_exe = bdir / "bench" / "ownsan_bench_call_overhead"
+    workload = bdir / "bench" / "ownsan_bench_ir_workload"
+
+    r = {"machine": machine(), "llvm": llvm, "reps": args.reps,
+         "end_to_end": {}, "load_before": loadavg()}
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="ownsan-bench-"))
+    try:
+        if "micro" not in skip:
+            micro = run_micro(micro_exe, ownsan, tmp, args.micro_reps,
+                              args.micro_min_time)
+            r["micro_raw"] = micro
+            r["calls"], r["handoff"], r["events"] = micro_tables(micro)
+            r["micro_exit_stats"] = micro.get("calls_exit_stats")
+
+        # (a) llvm-c-test --echo
+        src = tmp / "echo_big.c"
+        src.write_text(echo_source(args.echo_functions))
+        bc = tmp / "echo_big.bc"
+        sh([llvm_bin / "clang", "-O0", "-c", "-emit-llvm", src, "-o", bc])
+        r["echo_functions"] = args.echo_functions
+        r["echo_instructions"] = count_instructions(llvm_bin / "llvm-dis", bc)
+        log(f"(a) module: {r['echo_instructions']} instructions")
+        echo = llvm_bin / "llvm-c-test"
+        if "echo" not in skip:
+            # Same output with and without ownsan (checked once).
+            ref, got = tmp / "echo_plain.ll", tmp / "echo_ownsan.ll"
+            run_timed([echo, "--echo"], None, bc, ref)
+            run_timed([ownsan, "run", "--", echo, "--echo"], None, bc, got)
+            if ref.read_bytes() != got.read_bytes():
+                sys.exit("(a): --echo output differs under ownsan")
+            r["end_to_end"]["(a) llvm-c-test --echo"] = compare("echo", [
+                ("plain", [echo, "--echo"], None, bc),
+                ("ownsan", [ownsan, "run", "--", echo, "--echo"], None, bc),
+                ("ownsan stacks off", [ownsan, "run", "--", echo, "--echo"],
+                 {"OWNSAN_OPTIONS": "malloc_context_size=0"}, bc),
+            ], args.reps)
+
+        # (b) llvmlite
+        if do_lite:
+            ownsan14 = bdir14 / "bin" / "ownsan"
+            cmd = [PY, "-m", "llvmlite.tests"]
+
+            def lite_ok(label, err):
+                if not re.search(r"^OK", err, re.M):
+                    sys.exit(f"(b) llvmlite suite failed ({label}):\n"
+                             + err[-3000:])
+            r["end_to_end"]["(b) llvmlite suite"] = compare("llvmlite", [
+                ("plain", cmd, None, None),
+                ("ownsan", [ownsan14, "run", "--"] + cmd, None, None),
+                ("ownsan stacks off", [ownsan14, "run", "--"] + cmd,
+                 {"OWNSAN_OPTIONS": "malloc_context_size=0"}, None),
+            ], args.reps, check=lite_ok)
+
+        # (c) IR building
+        if "modules" not in skip:
+            cmd = [workload, "modules", args.modules]
+            r["modules"] = args.modules
+            r["end_to_end"]["(c) IR building, many modules"] = compare(
+                "modules", [
+                    ("plain", cmd, None, None),
+                    ("ownsan", [ownsan, "run", "--"] + cmd, None, None),
+                    ("ownsan stacks off", [ownsan, "run", "--"] + cmd,
+                     {"OWNSAN_OPTIONS": "malloc_context_size=0"}, None),
+                ], args.reps)
+
+        if "memory" not in skip:
+            r["memory"] = run_memory(workload, ownsan, [500000, 1000000],
+                                     ["inst", "const"])
+        if "depot" not in skip:
+            r["depot"] = run_depot(workload, ownsan, 1000000)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    r["elapsed_s"] = round(time.time() - t_start, 1)
+    r["load_after"] = loadavg()
+    r["summary"] = summarize(r)
+    print_report(r)
+    print(f"\n(total {r['elapsed_s']} s)")
+    if args.json:
+        pathlib.Path(args.json).write_text(json.dumps(r, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
