@@ -138,12 +138,11 @@ struct CodeRange {
   uintptr_t lo, hi;
 };
 Mutex g_ranges_mu(absl::kConstInit);
-// Function-local: the library constructor runs before namespace-scope
-// dynamic initializers would.
-std::vector<CodeRange> &InternalRanges() {
-  static auto *ranges = new std::vector<CodeRange>;
-  return *ranges;
-}
+// Append-only and read without a lock on every stack capture: entries are
+// written before the count that publishes them.
+constexpr int kMaxRanges = 32;
+CodeRange g_ranges[kMaxRanges];
+std::atomic<int> g_range_count{0};
 
 void AddCodeRangesOf(const void *addr_in_module) {
   Dl_info info;
@@ -174,14 +173,19 @@ void AddCodeRangesOf(const void *addr_in_module) {
       },
       &arg);
   MutexLock lock(&g_ranges_mu);
-  for (auto r : arg.found)
-    InternalRanges().push_back(r);
+  for (auto r : arg.found) {
+    int n = g_range_count.load(std::memory_order_relaxed);
+    if (n == kMaxRanges)
+      break;
+    g_ranges[n] = r;
+    g_range_count.store(n + 1, std::memory_order_release);
+  }
 }
 
 bool IsInternalPc(uintptr_t pc) {
-  MutexLock lock(&g_ranges_mu);
-  for (const CodeRange &r : InternalRanges())
-    if (pc >= r.lo && pc < r.hi)
+  int n = g_range_count.load(std::memory_order_acquire);
+  for (int i = 0; i < n; ++i)
+    if (pc >= g_ranges[i].lo && pc < g_ranges[i].hi)
       return true;
   return false;
 }
@@ -232,7 +236,7 @@ Runtime &Runtime::Get() {
 }
 
 Runtime::Runtime()
-    : tracked_pages_(20, 12), dangling_builders_(16, 0), quarantine_(0) {
+    : tracked_pages_(24, 4), dangling_builders_(16, 0), quarantine_(0) {
   RuntimeSection section;
   const char *opts = getenv("OWNSAN_OPTIONS");
   std::string error;
@@ -245,6 +249,7 @@ Runtime::Runtime()
     _exit(0);
   }
   AddCodeRangesOf(reinterpret_cast<void *>(&OnObserverDeleted));
+  empty_stack_ = depot_.Put(StackTrace{});
   {
     MutexLock lock(&quarantine_mu_);
     quarantine_ = Quarantine(size_t(flags_.quarantine_size_mb) << 20);
@@ -335,6 +340,9 @@ void Runtime::OnLibLLVMFound(const std::string &path, int major) {
 StackId Runtime::CaptureStack(bool from_inside_llvm) {
   StackTrace st;
   int depth = flags_.malloc_context_size;
+  // Stacks off: nothing to unwind (the depot gives the empty stack an id).
+  if (depth == 0)
+    return empty_stack_;
   // Frames inside libLLVM have no frame pointers: unwind with DWARF there.
   bool fast = flags_.fast_unwind && !from_inside_llvm;
   StackTrace raw;

@@ -133,10 +133,13 @@ private:
   Mutex mu_;
   OwnershipGraph graph_ ABSL_GUARDED_BY(mu_);
   ShadowMap shadow_ ABSL_GUARDED_BY(mu_);
-  /// Pages holding a shadow entry or an unwatched live object: allocations
-  /// elsewhere need no lock.
+  /// 16-byte granules holding a shadow entry or an unwatched live object:
+  /// allocations elsewhere need no lock. (Granules, not pages: LLVM
+  /// allocates next to the objects it tracks, so page bits would be set
+  /// for almost every allocation.)
   AddressFilter tracked_pages_;
   StackDepot depot_;
+  StackId empty_stack_ = 0;
   Mutex report_mu_;
 
   /// Builders whose insertion block or instruction died: checked on use.
