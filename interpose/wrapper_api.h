@@ -127,10 +127,13 @@ extern std::atomic<bool> g_enabled;
 class CallScope {
 public:
   explicit CallScope(FnId fn) : fn_(fn), state_(CurrentThreadCallState()) {
-    checking_ = state_.depth++ == 0 && !state_.in_runtime &&
-                g_enabled.load(std::memory_order_relaxed);
+    // Calls nested in a wrapped call come from the program's callbacks
+    // (diagnostic handlers, ORC materializers): libLLVM binds its own C API
+    // calls internally. They are checked too, on a saved call context.
+    nested_ = state_.depth++ != 0;
+    checking_ = !state_.in_runtime && g_enabled.load(std::memory_order_relaxed);
     if (checking_)
-      Enter();
+      checking_ = Enter();
   }
   ~CallScope() {
     if (checking_)
@@ -165,10 +168,11 @@ public:
   FnId fn() const { return fn_; }
 
 private:
-  void Enter();
+  bool Enter();
   void Leave();
 
   FnId fn_;
+  bool nested_;
   bool checking_;
   bool skip_ = false;
   ThreadCallState &state_;

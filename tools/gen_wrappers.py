@@ -924,7 +924,11 @@ def _checks_after_call(fn: Function, cls: Classification, hook_args: str,
         ret = ("(const void *)r"
                if fn.ret_handle is not None or fn.ret.replace(" ", "") in
                ("char*", "constchar*") else "nullptr")
-        ok = OUT_SUCCESS_CONDITIONS.get(fn.ret_typedef, "true")
+        # Success: 0 / no error; a function returning an object fails with
+        # NULL (LLVMCreateBinary); anything else cannot tell.
+        ok = OUT_SUCCESS_CONDITIONS.get(
+            fn.ret_typedef, "r != nullptr" if fn.ret_handle is not None
+            else "true")
         lines.append(f"call.After({hook_args}, {ret}, {ok});")
     for effect in cls.effects:
         if effect.kind != "out_array":

@@ -390,15 +390,37 @@ FreeEvent *Runtime::CurrentFreeEvent(ObjectRecord *target) {
 // Calls
 //===----------------------------------------------------------------------===//
 
-void Runtime::EnterCall(FnId fn) {
+namespace {
+// Call contexts of outer calls while a nested call (from a callback) runs.
+constexpr int kMaxNesting = 8;
+struct SavedCalls {
+  CallContext saved[kMaxNesting];
+  int depth = 0;
+};
+SavedCalls &CurrentSavedCalls() {
+  static thread_local SavedCalls saved
+      __attribute__((tls_model("initial-exec")));
+  return saved;
+}
+} // namespace
+
+bool Runtime::EnterCall(FnId fn, bool nested) {
   CallContext &call = CurrentCall();
+  if (nested) {
+    SavedCalls &s = CurrentSavedCalls();
+    if (s.depth == kMaxNesting)
+      return false; // too deep: forwarded unchecked
+    s.saved[s.depth++] = call;
+    call = CallContext{};
+  }
   call.fn = fn;
   call.stack = 0;
   call.event = nullptr;
   call.orphan_event = nullptr;
+  return true;
 }
 
-void Runtime::LeaveCall() {
+void Runtime::LeaveCall(bool nested) {
   CallContext &call = CurrentCall();
   if (call.entered) {
     call.entered->active_thread.store(0, std::memory_order_release);
@@ -409,6 +431,11 @@ void Runtime::LeaveCall() {
   call.stack = 0;
   call.event = nullptr;
   call.cause_text = nullptr;
+  if (nested) {
+    SavedCalls &s = CurrentSavedCalls();
+    if (s.depth > 0)
+      call = s.saved[--s.depth];
+  }
 }
 
 namespace {
@@ -559,6 +586,8 @@ bool Runtime::CheckContext(FnId fn, unsigned arg, const void *h,
     return false;
   uint32_t me = CurrentThreadNumber() + 1;
   uint32_t active = use->active_thread.load(std::memory_order_acquire);
+  if (active == me)
+    return false; // an outer call on this thread (a callback) has it
   if (active != 0 && active != me) {
     // Case: another thread is inside an LLVM-C call on this context now.
     RuntimeSection section;
@@ -1932,8 +1961,8 @@ size_t Runtime::FreedObjects() {
 // CallScope (interpose/wrapper_api.h)
 //===----------------------------------------------------------------------===//
 
-void CallScope::Enter() { Runtime::Get().EnterCall(fn_); }
-void CallScope::Leave() { Runtime::Get().LeaveCall(); }
+bool CallScope::Enter() { return Runtime::Get().EnterCall(fn_, nested_); }
+void CallScope::Leave() { Runtime::Get().LeaveCall(nested_); }
 
 void CallScope::CheckHandle(unsigned arg, const void *h, HandleType type) {
   if (h && Runtime::Get().CheckHandle(fn_, arg, h, type))

@@ -35,8 +35,9 @@ public:
   const Flags &flags() const { return flags_; }
 
   // --- From the generated wrappers (via CallScope). ---
-  void EnterCall(FnId fn);
-  void LeaveCall();
+  /// False if the call cannot be checked (nested too deep).
+  bool EnterCall(FnId fn, bool nested);
+  void LeaveCall(bool nested);
   /// Checks one handle argument; true if the call must be skipped (a
   /// report was made and the run continues).
   bool CheckHandle(FnId fn, unsigned arg, const void *h, HandleType type);

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Spec coverage check (issue 3, item 4).
+
+Lists the LLVM-C functions that are *candidates* for an ownership rule and
+fails unless each is classified, either by an entry of the ownership spec
+that applies to this LLVM version or by a line of the plain list
+(src/spec/plain.txt) saying why it needs no entry.
+
+A function is a candidate when it is declared in the llvm-c headers AND
+exported by the libLLVM, and
+  * its name contains, case-insensitively, one of the substrings
+    Dispose, Delete, Erase, Remove, Consume, Take
+    (so "LLVMOrcDisposeLLJIT", "LLVMInstructionEraseFromParent",
+    "LLVMRemoveStringAttributeAtIndex", "LLVMConsumeError", and also
+    "LLVMIsTakeReturn"-style names; a substring rule errs on the side of
+    listing too much, which the plain list then explains), or
+  * it returns `char *` or `const char *` (every string the API hands out
+    is either owned -- a `message`/`error_message` entry -- or borrowed).
+
+Output: one line per unclassified function
+  unclassified: LLVMFoo (returns char *; llvm-c/Core.h)
+and a summary line. Exit status 1 if any is unclassified (or if a plain
+line is malformed or names a function that also has a spec entry in this
+version -- a function is one or the other). Plain lines naming functions
+that this version does not have are fine: the list serves every version.
+
+Plain list format: `LLVMName  # why` -- one function per line; the comment
+is mandatory. A comment starting "TODO(spec):" marks a function that needs
+an effect ownsan does not have yet.
+"""
+
+import argparse
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_wrappers as gw  # noqa: E402
+
+NAME_PATTERNS = ("dispose", "delete", "erase", "remove", "consume", "take")
+_PLAIN_RE = re.compile(r"^(LLVM\w+)\s+#\s*(\S.*)$")
+
+
+def is_string_return(ret: str) -> bool:
+    r = " ".join(ret.replace("*", " * ").split())
+    return r in ("char *", "const char *")
+
+
+def candidate_reason(fn) -> str:
+    reasons = []
+    low = fn.name.lower()
+    pats = [p for p in NAME_PATTERNS if p in low]
+    if pats:
+        reasons.append("name matches " + "/".join(pats))
+    if is_string_return(fn.ret):
+        reasons.append("returns " + fn.ret)
+    return "; ".join(reasons)
+
+
+def parse_plain(path):
+    plain, errors = {}, []
+    with open(path, encoding="utf-8") as f:
+        for no, line in enumerate(f, 1):
+            s = line.strip()
+            if not s or s.startswith("#"):
+                continue
+            m = _PLAIN_RE.match(s)
+            if not m:
+                errors.append(f"{path}:{no}: expected `LLVMName  # why`: {s}")
+                continue
+            if m.group(1) in plain:
+                errors.append(f"{path}:{no}: {m.group(1)} listed twice")
+            plain[m.group(1)] = m.group(2)
+    return plain, errors
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--include-dir", required=True)
+    ap.add_argument("--lib", required=True)
+    ap.add_argument("--llvm-major", required=True, type=int)
+    ap.add_argument("--spec", required=True)
+    ap.add_argument("--plain", required=True)
+    ap.add_argument("--libclang", default=gw.DEFAULT_LIBCLANG)
+    ap.add_argument("--list", action="store_true",
+                    help="print every candidate with its classification")
+    args = ap.parse_args(argv)
+
+    try:
+        entries = gw.parse_spec_file(args.spec)
+        declared = gw.parse_headers(args.include_dir,
+                                    gw.list_headers(args.include_dir),
+                                    args.libclang)
+        exported = gw.read_exported_functions(args.lib)
+    except gw.GenError as e:
+        print(f"check_spec_coverage: error: {e}", file=sys.stderr)
+        return 2
+    in_spec = {e.function for e in entries if e.applies_to(args.llvm_major)}
+    plain, errors = parse_plain(args.plain)
+    for name in sorted(set(plain) & in_spec):
+        errors.append(f"{name} is both in the spec and in {args.plain}")
+
+    candidates = []
+    for name in sorted(set(declared) & exported):
+        why = candidate_reason(declared[name])
+        if why:
+            candidates.append((name, why, declared[name].header))
+    unclassified = []
+    for name, why, header in candidates:
+        cls = "spec" if name in in_spec else (
+            "plain" if name in plain else None)
+        if args.list:
+            print(f"{cls or 'UNCLASSIFIED':6} {name} ({why}; {header})")
+        if cls is None:
+            unclassified.append(name)
+            print(f"unclassified: {name} ({why}; {header})")
+    for e in errors:
+        print(f"error: {e}")
+    todo = sorted(n for n, c in plain.items() if c.startswith("TODO(spec):")
+                  and n in exported)
+    print(f"LLVM {args.llvm_major}: {len(candidates)} candidates,"
+          f" {sum(1 for c in candidates if c[0] in in_spec)} in the spec,"
+          f" {sum(1 for c in candidates if c[0] in plain)} plain"
+          f" ({len(todo)} TODO(spec)), {len(unclassified)} unclassified")
+    return 1 if unclassified or errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
