@@ -121,9 +121,9 @@ struct ThreadCallState {
 ThreadCallState &CurrentThreadCallState();
 extern std::atomic<bool> g_enabled;
 
-/// RAII scope of one wrapped call. Only the outermost wrapped call on a
-/// thread is checked: calls libLLVM makes into its own C API (and calls made
-/// from callbacks the runtime itself triggers) are plain forwards.
+/// RAII scope of one wrapped call. Calls made while the runtime itself is
+/// working are plain forwards; calls nested in another wrapped call come from
+/// the program's callbacks and are checked on a saved call context.
 class CallScope {
 public:
   explicit CallScope(FnId fn) : fn_(fn), state_(CurrentThreadCallState()) {
