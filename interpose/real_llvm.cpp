@@ -5,8 +5,8 @@
 #include "runtime/runtime.h"
 #include "wrapper_api.h"
 
-#include "absl/base/call_once.h"
 #include "absl/strings/str_cat.h"
+#include "core/mutex.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -85,13 +85,20 @@ std::vector<LoadedLibLLVM> LoadedLibLLVMs() {
   return found;
 }
 
-absl::once_flag g_select_once;
-LoadedLibLLVM *g_selected = nullptr;
+// Chosen once. A mutex the sanitizers can see (core/mutex.h) rather than
+// absl::call_once, whose synchronization is invisible to TSan here.
+Mutex g_select_mu(absl::kConstInit);
+std::atomic<LoadedLibLLVM *> g_selected{nullptr};
 
 } // namespace
 
 const LoadedLibLLVM &SelectedLibLLVM(const char *why) {
-  absl::call_once(g_select_once, [why] {
+  if (LoadedLibLLVM *lib = g_selected.load(std::memory_order_acquire))
+    return *lib;
+  MutexLock lock(&g_select_mu);
+  if (LoadedLibLLVM *lib = g_selected.load(std::memory_order_acquire))
+    return *lib;
+  [why] {
     std::vector<LoadedLibLLVM> libs = LoadedLibLLVMs();
     for (LoadedLibLLVM &lib : libs) {
       if (lib.major != OWNSAN_LLVM_MAJOR)
@@ -99,8 +106,8 @@ const LoadedLibLLVM &SelectedLibLLVM(const char *why) {
       lib.handle = dlopen(lib.path.c_str(), RTLD_LAZY | RTLD_NOLOAD);
       if (!lib.handle)
         continue;
-      g_selected = new LoadedLibLLVM(lib);
       Runtime::Get().OnLibLLVMFound(lib.path, lib.major);
+      g_selected.store(new LoadedLibLLVM(lib), std::memory_order_release);
       return;
     }
     if (!libs.empty())
@@ -113,8 +120,8 @@ const LoadedLibLLVM &SelectedLibLLVM(const char *why) {
         "the program called ", why,
         " but no libLLVM shared library is loaded (a statically linked "
         "LLVM cannot be checked by ownsan)"));
-  });
-  return *g_selected;
+  }();
+  return *g_selected.load(std::memory_order_acquire);
 }
 
 bool AddressInLibLLVM(const void *addr, int *major) {

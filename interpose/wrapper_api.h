@@ -77,6 +77,8 @@ enum class EffectKind : uint8_t {
   ErrorMessage, ///< an owned string for LLVMDisposeErrorMessage (result)
   FreeMessage,  ///< string arg is released with LLVMDisposeMessage
   FreeErrorMessage, ///< string arg is released with LLVMDisposeErrorMessage
+  Forget, ///< arg now belongs to a part of LLVM ownsan does not model (ORC):
+          ///< still usable, never the caller's to free or leak
 };
 
 constexpr uint8_t kNoArg = 255;

@@ -88,6 +88,7 @@ EFFECT_KINDS = {
     "error_message": "ErrorMessage",
     "free_message": "FreeMessage",
     "free_error_message": "FreeErrorMessage",
+    "forget": "Forget",
 }
 # Effect.arg naming the call's result (ownsan::kRet).
 RET = 254
@@ -98,7 +99,7 @@ NO_ARG = 255
 HOOK_EFFECTS = {"free", "free_attached", "free_detached", "detach", "attach",
                 "attach_at_builder", "position", "cause_text", "new",
                 "consume", "consume_if_ok", "consume_if_failed", "own",
-                "own_by_out", "message",
+                "own_by_out", "forget", "message",
                 "error_message", "free_message", "free_error_message"}
 
 
@@ -486,7 +487,7 @@ WHEN = {"ok": 1, "failed": 2, "always": 0}
 _OWN_RE = re.compile(r"^own\((\d+),by=(out=)?(\d+)\)$")
 _ARG_EFFECT_RE = re.compile(
     r"^(consume|consume_if_ok|consume_if_failed|free_message|"
-    r"free_error_message)\((\d+)\)$")
+    r"free_error_message|forget)\((\d+)\)$")
 _VERSION_RE = re.compile(r"^(since|until)=(\d+)$")
 _FUNCTION_NAME_RE = re.compile(r"^LLVM\w+$")
 
@@ -678,7 +679,8 @@ def _validate_effect(entry: SpecEntry, effect: Effect, fn: Function,
             raise entry.error(f"{text}: parameter {effect.arg}"
                               f" ({param.spelling}) is not a char *")
         return
-    if effect.kind in ("consume", "consume_if_ok", "consume_if_failed"):
+    if effect.kind in ("consume", "consume_if_ok", "consume_if_failed",
+                       "forget"):
         param = _check_index(entry, fn, effect.arg, "argument")
         if param.handle is None:
             raise entry.error(f"{text}: parameter {effect.arg}"

@@ -112,7 +112,8 @@ struct ObjectRecord {
   const char *type_name = nullptr;
   /// Given away (an engine owns the module now): not the caller's to free.
   bool owned_by_other = false;
-  FnIndex owned_via = kNoFn; ///< the call that gave it away
+  FnIndex owned_via = kNoFn;    ///< the call that gave it away
+  bool owner_untracked = false; ///< given to LLVM, not to a tracked object
 };
 
 } // namespace ownsan

@@ -7,6 +7,7 @@
 #include "absl/strings/str_split.h"
 
 #include <fnmatch.h>
+#include <sys/stat.h>
 
 #include <fstream>
 #include <sstream>
@@ -48,18 +49,22 @@ bool Suppressions::Parse(const std::string &text, const std::string &source,
 }
 
 bool Suppressions::Load(const std::string &path, std::string *error) {
-  std::ifstream in(path);
-  if (!in) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    *error = absl::StrCat("cannot read suppressions file '", path,
+                          "': not a regular file");
+    return false;
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::string text;
+  char buf[4096];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0)
+    text.append(buf, in.gcount());
+  if (!in.eof()) {
     *error = absl::StrCat("cannot read suppressions file '", path, "'");
     return false;
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) {
-    *error = absl::StrCat("cannot read suppressions file '", path, "'");
-    return false;
-  }
-  return Parse(ss.str(), path, error);
+  return Parse(text, path, error);
 }
 
 namespace {

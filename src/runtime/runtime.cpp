@@ -257,7 +257,11 @@ Runtime::Runtime()
   // Calls that insert at a builder's insertion point.
   uses_insertion_point_.resize(kFnCount);
   serialized_.resize(kFnCount);
+  is_cast_.resize(kFnCount);
   for (unsigned f = 0; f < kFnCount; ++f) {
+    // LLVMIsA* hand back their argument (or NULL): nothing new to learn,
+    // and the argument may be anything the program chose to test.
+    is_cast_[f] = std::string(kFnInfo[f].name).rfind("LLVMIsA", 0) == 0;
     for (unsigned e = 0; e < kFnInfo[f].num_effects; ++e)
       if (kFnInfo[f].effects[e].kind == EffectKind::SerializedBy)
         serialized_[f] = true;
@@ -957,6 +961,18 @@ void Runtime::After(FnId fn, const void *const *args, const void *ret,
       }
       break;
     }
+    case EffectKind::Forget: {
+      // Case: handed to a part of LLVM ownsan does not model (an ORC
+      // thread-safe module): not the caller's to free, not a leak.
+      RuntimeSection section;
+      if (ObjectRecord *r = FindLive(h)) {
+        MutexLock lock(&mu_);
+        r->owned_by_other = true;
+        r->owner_untracked = true;
+        r->owned_via = fn;
+      }
+      break;
+    }
     case EffectKind::Own:
     case EffectKind::OwnByOut: {
       // Case: the object now belongs to another (a module given to an
@@ -1117,7 +1133,7 @@ void Runtime::OnAllocation(const void *p, size_t n) {
 //===----------------------------------------------------------------------===//
 
 void Runtime::Register(FnId fn, const void *h, HandleType type) {
-  if (!h || type == HandleType::Other)
+  if (!h || type == HandleType::Other || is_cast_[fn])
     return;
   if (type == HandleType::Error) {
     // Case: LLVM handed out an error; the caller must consume it.
@@ -1243,9 +1259,12 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
       c.parent ? RegisterImpl(fn, c.parent, c.parent_type, depth + 1) : nullptr;
   bool is_global = false;
   if (c.kind == ObjectKind::Context) {
-    if (!global_context_)
-      global_context_ = Real<LLVMContextRef (*)()>(kFn_LLVMGetGlobalContext)();
-    is_global = h == global_context_;
+    const void *global = global_context_.load(std::memory_order_acquire);
+    if (!global) {
+      global = Real<LLVMContextRef (*)()>(kFn_LLVMGetGlobalContext)();
+      global_context_.store(global, std::memory_order_release);
+    }
+    is_global = h == global;
   }
   std::string name;
   if (c.kind == ObjectKind::Module) {
@@ -1461,7 +1480,9 @@ bool Runtime::ReportOwnedFree(FnId fn, unsigned arg, const void *h,
   rep.thread = CurrentThreadNumber();
   rep.note = absl::StrCat(
       FnName(fn), " frees an object the caller gave away: ",
-      r->parent ? ShortLabel(r->parent) : std::string("another object"),
+      r->owner_untracked ? std::string("LLVM")
+      : r->parent        ? ShortLabel(r->parent)
+                         : std::string("another object"),
       " owns it since ", FnName(r->owned_via),
       " and frees it itself (take it back first, e.g. LLVMRemoveModule)");
   return Report(std::move(rep));
@@ -1695,7 +1716,8 @@ void Runtime::ReportLeaks(std::string *out, size_t *leaked) {
   {
     MutexLock lock(&mu_);
     graph_.ForEachLive([&](ObjectRecord *r) {
-      bool owned = (r->kind == ObjectKind::Context && !r->is_global_context) ||
+      bool owned = (r->kind == ObjectKind::Context && !r->is_global_context &&
+                    r->created_by == kFn_LLVMContextCreate) ||
                    r->kind == ObjectKind::Builder ||
                    r->kind == ObjectKind::MemoryBuffer ||
                    r->kind == ObjectKind::Opaque ||
@@ -1848,7 +1870,15 @@ void Runtime::OnExit() {
 // no lock is held by a thread that will not exist in the child. The parent
 // releases them; the child gets fresh, unlocked mutexes (other threads may
 // have been queued on the old ones).
+namespace {
+// The fork handlers are runtime work: allocations they make must not reach
+// the allocation hook, which would wait for the locks they hold.
+bool g_fork_saved_in_runtime = false;
+} // namespace
+
 void Runtime::PrepareFork() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  g_fork_saved_in_runtime = CurrentThreadCallState().in_runtime;
+  CurrentThreadCallState().in_runtime = true;
   report_mu_.Lock();
   quarantine_mu_.Lock();
   mu_.Lock();
@@ -1864,6 +1894,7 @@ void Runtime::AfterForkInParent() ABSL_NO_THREAD_SAFETY_ANALYSIS {
   mu_.Unlock();
   quarantine_mu_.Unlock();
   report_mu_.Unlock();
+  CurrentThreadCallState().in_runtime = g_fork_saved_in_runtime;
 }
 
 void Runtime::AfterForkInChild() ABSL_NO_THREAD_SAFETY_ANALYSIS {
@@ -1889,6 +1920,7 @@ void Runtime::AfterForkInChild() ABSL_NO_THREAD_SAFETY_ANALYSIS {
     close(log_fd_);
   log_fd_ = -1;
   log_tried_ = false;
+  CurrentThreadCallState().in_runtime = g_fork_saved_in_runtime;
 }
 
 void Runtime::SetErrorCallback(ErrorCallback cb, void *user) {

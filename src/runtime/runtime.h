@@ -152,6 +152,8 @@ private:
   std::vector<bool> uses_insertion_point_;
   /// Per function: serialized by an engine, so it claims no context.
   std::vector<bool> serialized_;
+  /// Per function: an LLVMIsA* cast (its result is not registered).
+  std::vector<bool> is_cast_;
 
   // Reports (report_mu_).
   struct Problem {
@@ -176,7 +178,7 @@ private:
   // The deletion observer (libownsan_observer.so).
   void *(*observer_attach_)(void *, void *) = nullptr;
   void *(*observer_copy_)(void *) = nullptr; ///< copies a MemoryBuffer
-  const void *global_context_ = nullptr;
+  std::atomic<const void *> global_context_{nullptr};
 };
 
 uint32_t CurrentThreadNumber();

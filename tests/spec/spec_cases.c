@@ -633,6 +633,36 @@ CASE(add_module) {
   drop_engine(&e);
   return 0;
 }
+CASE(thread_safe_module) {
+  /* The module belongs to the thread-safe module from then on. */
+  LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m = LLVMModuleCreateWithNameInContext("tsm", ctx);
+  say("LLVMOrcCreateNewThreadSafeModule(module)");
+  LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(m, tsc);
+  if (bad) { say("LLVMDisposeModule(module) owned by the thread-safe module"); LLVMDisposeModule(m); }
+  say("LLVMOrcDisposeThreadSafeModule(tsm)");
+  LLVMOrcDisposeThreadSafeModule(tsm);
+  LLVMOrcDisposeThreadSafeContext(tsc);
+  LLVMContextDispose(ctx);
+  return 0;
+}
+CASE(thread_safe_context_from_context) {
+#if LLVM_VERSION_MAJOR >= 21
+  LLVMContextRef ctx = LLVMContextCreate();
+  say("LLVMOrcCreateNewThreadSafeContextFromLLVMContext(context)");
+  LLVMOrcThreadSafeContextRef tsc =
+      LLVMOrcCreateNewThreadSafeContextFromLLVMContext(ctx);
+  if (bad) { say("LLVMContextDispose(context) owned by the thread-safe context"); LLVMContextDispose(ctx); }
+  say("LLVMOrcDisposeThreadSafeContext(tsc)");
+  LLVMOrcDisposeThreadSafeContext(tsc);
+  return 0;
+#else
+  (void)bad;
+  printf("case not available in LLVM %d\n", LLVM_VERSION_MAJOR);
+  return 77;
+#endif
+}
 CASE(remove_module) {
   struct engine e = make_engine();
   LLVMModuleRef m2 = LLVMModuleCreateWithNameInContext("second", e.ctx);
@@ -1126,7 +1156,8 @@ static const struct entry kCases[] = {
   E(run_function_as_main) E(free_machine_code) E(get_pointer_to_global)
   E(add_global_mapping) E(recompile_and_relink) E(run_function_result)
   E(parse_ir) E(parse_ir_failed) E(link_modules) E(create_execution_engine)
-  E(create_interpreter) E(create_jit) E(create_mcjit) E(add_module)
+  E(create_interpreter) E(create_jit) E(create_mcjit) E(add_module) E(thread_safe_module)
+  E(thread_safe_context_from_context)
   E(remove_module) E(dispose_engine) E(create_message) E(print_module)
   E(print_type) E(print_value) E(print_dbg_record) E(diag_info_description)
   E(target_data_string) E(default_target_triple) E(normalize_target_triple)

@@ -1,0 +1,200 @@
+#!/usr/bin/python3
+"""Hostile input to the runtime: NULL and garbage handles, a libLLVM of the
+other version, an unreadable suppressions file.
+
+    check_hostile.py --case CASE --ownsan OWNSAN --program HOSTILE
+                     [--runtime LIBOWNSAN --self-major N
+                      --other-program HOSTILE_OTHER --other-major M
+                      --sanitizer-runtime PATH]
+
+Cases:
+  null_allowed   NULL where the C API allows it: same stdout and exit status
+                 as without ownsan, nothing from OwnSan.
+  null_deref     NULL where it is not allowed (6 calls): the program dies in
+                 libLLVM exactly as without ownsan (its SIGSEGV handler names
+                 the library of the faulting pc); ownsan itself neither
+                 crashes nor reports.
+  garbage        never-seen handles pointing at fake (zeroed) objects, given
+                 to calls that only read a field: same results as without
+                 ownsan, the fake objects untouched.
+  garbage_isa    the fake Value through LLVMIsAConstant (returns it as is):
+                 same output as without ownsan, no crash.
+  confused_type  LLVMIsAConstant on a type handle (a binding's type
+                 confusion): same output as without ownsan, no crash, the
+                 context still usable.
+  link_consumed  correct code: LLVMLinkModules2 frees its source module by
+                 itself; the destination and the context are disposed after
+                 that memory was reused: same output, no crash.
+  version        HOSTILE_OTHER is linked against the other installed libLLVM
+                 (M); run with this build's runtime (LLVM N) preloaded
+                 directly and through `ownsan run --llvm N`: exactly one
+                 stderr line "==PID==ERROR: OwnSan: ..." naming LLVM N, LLVM
+                 M and `ownsan run --llvm M`, exit status 1, and LLVM never
+                 ran (its --version text, printed by the program's first
+                 LLVM-C call without ownsan, is absent).
+  suppressions_unreadable
+                 OWNSAN_OPTIONS=suppressions=<a directory> and =<a file that
+                 cannot be read (/proc/self/mem)>: like a missing file, one
+                 line naming it, exit status 1, the program does not run.
+
+(Malformed OWNSAN_OPTIONS, malformed and missing suppression files, an
+unwritable or symlinked log_path are tests/options: options.malformed,
+options.suppressions_errors, options.log_path.)
+
+Prints one PASS/FAIL line per check and "N passed, M failed"; exit 77 when
+the case cannot run here (no other LLVM installed).
+"""
+
+import argparse
+import os
+import re
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "threads"))
+from rel_common import (Checker, clean_env, ownsan_lines,  # noqa: E402
+                        parse_reports, run, sanitizer_errors)
+
+ERROR_LINE_RE = re.compile(r"==(\d+)==ERROR: OwnSan: (.*)")
+
+
+def both(a, args, options=None):
+    env = clean_env()
+    ref = run([a.program] + args, env=env, timeout=a.timeout)
+    if options:
+        env["OWNSAN_OPTIONS"] = options
+    r = run([a.ownsan, "run", "--", a.program] + args, env=env,
+            timeout=a.timeout)
+    return ref, r
+
+
+def check_same(c, a, args, what, want_status=0):
+    ref, r = both(a, args)
+    c.equal(ref.returncode, want_status, f"{what}: exit status {want_status} "
+            "without ownsan", ref)
+    c.check(not r.timed_out and r.returncode == ref.returncode,
+            f"{what}: the same exit status under ownsan ({ref.returncode})",
+            r)
+    c.equal(r.out, ref.out, f"{what}: the same stdout under ownsan", r)
+    c.equal(ownsan_lines(r.err), [], f"{what}: nothing from OwnSan", r)
+    c.equal(sanitizer_errors(r.err), [], f"{what}: no sanitizer diagnostic",
+            r)
+    return ref, r
+
+
+def case_null_allowed(c, a):
+    check_same(c, a, ["null_allowed"], "NULL where allowed")
+
+
+def case_null_deref(c, a):
+    for call in ("value_name", "type_of", "delete_block", "erase_instruction",
+                 "module_context", "build_add"):
+        ref, r = check_same(c, a, ["null_deref", call],
+                            f"NULL into {call}", want_status=99)
+        c.check(re.search(r"^hostile: SIGSEGV in libLLVM", r.out, re.M)
+                is not None, f"NULL into {call}: the crash is in libLLVM "
+                "(ownsan let the NULL through untouched)", r)
+
+
+def case_garbage(c, a):
+    ref, r = check_same(c, a, ["garbage"], "fake objects, field reads")
+    c.check("fake objects untouched" in r.out,
+            "fake objects: not written to", r)
+
+
+def case_garbage_isa(c, a):
+    ref, r = check_same(c, a, ["garbage_isa"],
+                        "fake Value through LLVMIsAConstant")
+    c.check("fake object untouched" in r.out, "fake Value: not written to",
+            r)
+
+
+def case_confused_type(c, a):
+    check_same(c, a, ["confused_type"],
+               "type handle passed to LLVMIsAConstant")
+
+
+def case_link_consumed(c, a):
+    check_same(c, a, ["link_consumed"], "LLVMLinkModules2 consumed the "
+               "source module; context disposed later")
+
+
+def case_version(c, a):
+    if not a.other_program:
+        print("SKIP: no other LLVM version installed to build a mismatched "
+              "program with")
+        sys.exit(77)
+    prog = a.other_program
+    ref = run([prog, "first_call"], env=clean_env(), timeout=a.timeout)
+    c.check(ref.returncode == 0 and re.search(r"LLVM version", ref.out),
+            f"LLVM {a.other_major} program: its first LLVM-C call prints "
+            "LLVM's version without ownsan (so LLVM running would show)", ref)
+    preload = ":".join(p for p in (a.sanitizer_runtime, a.runtime) if p)
+    runs = [("LD_PRELOAD of the runtime",
+             run([prog, "first_call"], env=clean_env(LD_PRELOAD=preload),
+                 timeout=a.timeout)),
+            (f"ownsan run --llvm {a.self_major}",
+             run([a.ownsan, "run", "--llvm", str(a.self_major), "--", prog,
+                  "first_call"], env=clean_env(), timeout=a.timeout))]
+    for how, r in runs:
+        what = (f"LLVM {a.other_major} program under the LLVM {a.self_major} "
+                f"runtime ({how})")
+        c.equal(r.returncode, 1, f"{what}: exit status 1", r)
+        lines = r.err.splitlines()
+        m = ERROR_LINE_RE.fullmatch(lines[0]) if len(lines) == 1 else None
+        c.check(m is not None and int(m[1]) == r.pid,
+                f"{what}: stderr is exactly one '=={r.pid}==ERROR: OwnSan: "
+                "...' line", r)
+        msg = m[2] if m else ""
+        c.check(re.search(rf"\bLLVM {a.self_major}\b", msg) and
+                re.search(rf"\bLLVM {a.other_major}\b", msg),
+                f"{what}: the line names both versions", r)
+        c.check(f"ownsan run --llvm {a.other_major}" in msg,
+                f"{what}: the line says how to get the right runtime "
+                f"(ownsan run --llvm {a.other_major})", r)
+        c.equal(r.out, "first_call: before the first LLVM-C call\n",
+                f"{what}: stopped at the first LLVM-C call, before LLVM ran "
+                "(no version text, nothing after)", r)
+
+
+def case_suppressions_unreadable(c, a):
+    with tempfile.TemporaryDirectory() as d:
+        for path, kind in ((d, "a directory"),
+                           ("/proc/self/mem", "a file whose read fails")):
+            env = clean_env(OWNSAN_OPTIONS=f"suppressions={path}")
+            r = run([a.ownsan, "run", "--", a.program, "null_allowed"],
+                    env=env, timeout=a.timeout)
+            what = f"suppressions={path} ({kind})"
+            c.equal(r.returncode, 1, f"{what}: exit status 1", r)
+            c.equal(r.out, "", f"{what}: the program does not run", r)
+            lines = r.err.splitlines()
+            m = ERROR_LINE_RE.fullmatch(lines[0]) if len(lines) == 1 else None
+            c.check(m is not None and path in m[2],
+                    f"{what}: one '==PID==ERROR: OwnSan: ...' line naming "
+                    "the file", r)
+
+
+CASES = {name[len("case_"):]: fn for name, fn in globals().items()
+         if name.startswith("case_")}
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--case", required=True, choices=sorted(CASES))
+    p.add_argument("--ownsan", required=True)
+    p.add_argument("--program", required=True)
+    p.add_argument("--runtime", default="")
+    p.add_argument("--self-major", type=int, default=0)
+    p.add_argument("--other-program", default="")
+    p.add_argument("--other-major", type=int, default=0)
+    p.add_argument("--sanitizer-runtime", default="")
+    p.add_argument("--timeout", type=float, default=120)
+    a = p.parse_args()
+    c = Checker(f"hostile.{a.case}")
+    CASES[a.case](c, a)
+    return c.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

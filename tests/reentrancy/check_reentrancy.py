@@ -1,0 +1,157 @@
+#!/usr/bin/python3
+"""LLVM-C calls made from inside LLVM's callbacks, under `ownsan run`.
+
+    check_reentrancy.py --case CASE --ownsan OWNSAN --program REENTRANCY
+
+Cases (see tests/reentrancy/reentrancy.c):
+  diag          calls on the same context from inside its diagnostic handler
+                (LLVM is inside LLVMParseBitcodeInContext2), 50 times; the
+                module the handler made is used and disposed afterwards.
+  diag_threads  the same on 4 threads at once, one context each.
+  diag_bug      after the handler: a seeded use-after-free of a function of
+                the module the handler created; reported correctly (kind,
+                call, the three stacks, the labels).
+  diag_dispose  the handler disposes a module created before the call; the
+                context is disposed later: nothing reported, no crash.
+  orc           LLVM-C calls from an ORC materialization callback running
+                inside LLVMOrcLLJITLookup (LLJIT + custom materialization
+                unit + IR transform layer): answer() returns 42.
+  orc_thread    the callback hands the work to another thread, which makes
+                its calls while the main thread waits inside the lookup.
+  orc_report_leaks
+                orc and orc_thread with report_leaks=1: what ORC owns (the
+                ThreadSafeContext's context, the module given to
+                LLVMOrcCreateNewThreadSafeModule) is not reported as leaked.
+
+Each clean case: exit 0, the same stdout as without ownsan, nothing from
+OwnSan or a sanitizer, no deadlock (timeout). A case the program cannot run
+on this LLVM (exit 77 without ownsan) is skipped with exit status 77.
+"""
+
+import argparse
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "threads"))
+from rel_common import (Checker, clean_env, handles, ownsan_lines,  # noqa: E402
+                        parse_reports, run, sanitizer_errors)
+
+
+def check_clean(c, a, args, what, options=None):
+    ref = run([a.program] + args, env=clean_env(), timeout=a.timeout)
+    if ref.returncode == 77:
+        print(f"SKIP: {what}: {ref.out.strip() or ref.err.strip()}")
+        sys.exit(77)
+    c.check(ref.returncode == 0, f"{what}: runs without ownsan", ref)
+    env = clean_env()
+    if options:
+        env["OWNSAN_OPTIONS"] = options
+        what = f"{what} [OWNSAN_OPTIONS={options}]"
+    r = run([a.ownsan, "run", "--", a.program] + args, env=env,
+            timeout=a.timeout)
+    c.check(not r.timed_out, f"{what}: no deadlock (finished within "
+            f"{a.timeout}s)", r)
+    c.check(r.returncode == 0, f"{what}: exit status 0 under ownsan", r)
+    c.equal(r.out, ref.out, f"{what}: stdout as without ownsan", r)
+    c.equal(ownsan_lines(r.err), [], f"{what}: no OwnSan report", r)
+    c.equal(sanitizer_errors(r.err), [], f"{what}: no sanitizer diagnostic",
+            r)
+    return r
+
+
+def case_diag(c, a):
+    check_clean(c, a, ["diag", "50"], "diagnostic handler re-entry")
+
+
+def case_diag_threads(c, a):
+    check_clean(c, a, ["diag_threads", "30"],
+                "diagnostic handler re-entry on 4 threads")
+
+
+def case_diag_dispose(c, a):
+    check_clean(c, a, ["diag_dispose"],
+                "module disposed inside the handler, context disposed later")
+
+
+def case_orc(c, a):
+    r = check_clean(c, a, ["orc"], "ORC materialization callback re-entry")
+    c.check("orc: answer() = 42, materialized 1 time(s)" in r.out,
+            "orc: the materialized function returns 42", r)
+
+
+def case_orc_thread(c, a):
+    r = check_clean(c, a, ["orc_thread"],
+                    "ORC materialization handed to another thread")
+    c.check("orc_thread: answer() = 42, materialized 1 time(s)" in r.out,
+            "orc_thread: the materialized function returns 42", r)
+
+
+def case_orc_report_leaks(c, a):
+    """Objects ORC owns are not the program's leaks: the context of a
+    ThreadSafeContext (LLVMOrcThreadSafeContextGetContext) and a module
+    handed to LLVMOrcCreateNewThreadSafeModule are freed by ORC."""
+    for mode in ("orc", "orc_thread"):
+        check_clean(c, a, [mode], f"{mode} with leak checking",
+                    options="report_leaks=1")
+
+
+def case_diag_bug(c, a):
+    r = run([a.ownsan, "run", "--", a.program, "diag_bug"], env=clean_env(),
+            timeout=a.timeout)
+    reps = parse_reports(r.err)
+    c.check(not r.timed_out and r.returncode not in (0, None),
+            "diag_bug: ownsan stops the program", r)
+    c.equal(len(reps), 1, "diag_bug: exactly one report", r)
+    c.equal(sanitizer_errors(r.err), [], "diag_bug: no sanitizer diagnostic",
+            r)
+    if not reps:
+        return
+    rep = reps[0]
+    subj = handles(r.err, "reentrancy").get("subject")
+    c.equal(rep.kind, "use-after-free", "diag_bug: kind use-after-free",
+            rep.text)
+    c.check(subj is not None and rep.handle == subj and
+            rep.label == 'function @g in module "from_handler"',
+            "diag_bug: about function @g of the handler's module", rep.text)
+    use = rep.section("passed as argument")
+    c.check(use is not None and use.heading ==
+            "passed as argument 1 of LLVMGetValueName2 on thread T0" and
+            "use_dead_function" in use.functions(),
+            "diag_bug: the use (LLVMGetValueName2 in use_dead_function)",
+            rep.text)
+    free = rep.section("freed by")
+    c.check(free is not None and free.heading ==
+            'freed by LLVMDisposeModule(module "from_handler") on thread T0,'
+            " because it belonged to that module" and
+            "dispose_kept" in free.functions(),
+            "diag_bug: the free (LLVMDisposeModule in dispose_kept)", rep.text)
+    create = rep.section("created by")
+    c.check(create is not None and create.heading ==
+            "created by LLVMAddFunction on thread T0" and
+            "use_kept" in create.functions(),
+            "diag_bug: the creation (LLVMAddFunction in use_kept)", rep.text)
+    c.check(rep.chain is not None and re.fullmatch(
+        r'context 0x[0-9a-f]+ -> module "from_handler" -> function @g',
+        rep.chain) is not None, "diag_bug: the ownership chain", rep.text)
+
+
+CASES = {name[len("case_"):]: fn for name, fn in globals().items()
+         if name.startswith("case_")}
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--case", required=True, choices=sorted(CASES))
+    p.add_argument("--ownsan", required=True)
+    p.add_argument("--program", required=True)
+    p.add_argument("--timeout", type=float, default=200)
+    a = p.parse_args()
+    c = Checker(f"reentrancy.{a.case}")
+    CASES[a.case](c, a)
+    return c.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

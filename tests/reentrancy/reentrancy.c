@@ -1,0 +1,385 @@
+/*===- reentrancy.c - LLVM-C calls made from inside LLVM's callbacks -------===*
+ *
+ * Usage: reentrancy MODE [N]
+ *
+ *   diag [N]      A context's diagnostic handler (LLVMContextSetDiagnosticHandler)
+ *                 makes LLVM-C calls on that same context while LLVM is inside
+ *                 LLVMParseBitcodeInContext2 (garbage bytes), N (50) times:
+ *                 reads the diagnostic, creates types, a module with a
+ *                 function and a block, disposes most of it; the module of
+ *                 the first call is kept and used after the handler returned.
+ *   diag_threads [N]
+ *                 The same on 4 threads at once, each with its own context.
+ *   diag_bug      diag, then a seeded use-after-free of a function of the
+ *                 module the handler created (disposed after the handler
+ *                 returned): ownsan must still report it correctly.
+ *   diag_dispose  The handler disposes a module that was created (and seen
+ *                 by ownsan) before the call; the context is disposed later,
+ *                 after the module's memory was reused by malloc. Correct
+ *                 code: nothing may be reported and nothing may crash.
+ *   orc           LLJIT + a custom materialization unit for `answer`; the
+ *                 materialize callback, running inside LLVMOrcLLJITLookup,
+ *                 builds `i32 answer() { ret 42 }` with the LLVM-C API in a
+ *                 new ThreadSafeContext and emits it through the IR transform
+ *                 layer. The looked-up function must return 42.
+ *   orc_thread    The same, but the callback hands the materialization
+ *                 responsibility to another thread, which builds and emits
+ *                 the module (its calls are outermost calls, fully checked)
+ *                 while the main thread waits inside LLVMOrcLLJITLookup.
+ *
+ * Prints "MODE: done" at the end. Every wait has a timeout; a watchdog
+ * (alarm) ends a stuck run with exit status 124.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#define _GNU_SOURCE
+#include <llvm-c/Analysis.h>
+#include <llvm-c/BitReader.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/LLJIT.h>
+#include <llvm-c/Orc.h>
+#include <llvm-c/Target.h>
+#include <llvm/Config/llvm-config.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define STEP __attribute__((noinline))
+
+static void die(const char *what) {
+  fprintf(stderr, "reentrancy: FAILED: %s\n", what);
+  fflush(NULL);
+  _exit(3);
+}
+
+static void on_alarm(int sig) {
+  (void)sig;
+  static const char msg[] =
+      "reentrancy: watchdog: time limit reached (deadlock?)\n";
+  (void)!write(2, msg, sizeof msg - 1);
+  _exit(124);
+}
+
+static void wait_sem(sem_t *s, int seconds, const char *what) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  ts.tv_sec += seconds;
+  while (sem_timedwait(s, &ts) != 0) {
+    if (errno == EINTR)
+      continue;
+    fprintf(stderr, "reentrancy: timed out waiting for %s\n", what);
+    fflush(NULL);
+    _exit(3);
+  }
+}
+
+/*===-- Diagnostic handlers -----------------------------------------------===*/
+
+struct diag_state {
+  LLVMContextRef ctx;
+  int calls;
+  LLVMModuleRef kept;   /* created inside the first handler call */
+  LLVMModuleRef victim; /* diag_dispose: disposed inside the handler */
+  int parses;           /* diag_threads: how many diagnostics to trigger */
+};
+
+static void diag_handler(LLVMDiagnosticInfoRef di, void *user) {
+  struct diag_state *s = user;
+  if (LLVMContextGetDiagnosticContext(s->ctx) != user)
+    die("LLVMContextGetDiagnosticContext");
+  char *desc = LLVMGetDiagInfoDescription(di);
+  if (!desc || !*desc)
+    die("empty diagnostic");
+  LLVMDisposeMessage(desc);
+  if (LLVMGetDiagInfoSeverity(di) != LLVMDSError)
+    die("diagnostic severity");
+  /* Build on the context LLVM is using right now. */
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(s->ctx);
+  LLVMModuleRef m = LLVMModuleCreateWithNameInContext(
+      s->calls == 0 ? "from_handler" : "scratch", s->ctx);
+  LLVMValueRef f = LLVMAddFunction(m, "h", LLVMFunctionType(i32, &i32, 1, 0));
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(s->ctx);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(s->ctx, f, "e"));
+  LLVMBuildRet(b, LLVMBuildAdd(b, LLVMGetParam(f, 0),
+                               LLVMConstInt(i32, 1, 0), "r"));
+  LLVMDisposeBuilder(b);
+  if (LLVMVerifyFunction(f, LLVMReturnStatusAction))
+    die("handler's function does not verify");
+  if (s->calls == 0)
+    s->kept = m;
+  else
+    LLVMDisposeModule(m);
+  if (s->victim) {
+    LLVMDisposeModule(s->victim);
+    s->victim = NULL;
+  }
+  s->calls++;
+}
+
+STEP static void trigger_diagnostic(LLVMContextRef ctx) {
+  static const char junk[] = "definitely not bitcode";
+  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(
+      junk, sizeof junk - 1, "junk");
+  LLVMModuleRef m = NULL;
+  if (!LLVMParseBitcodeInContext2(ctx, buf, &m))
+    die("garbage parsed as bitcode");
+  LLVMDisposeMemoryBuffer(buf);
+}
+
+/* After the handler: use what it created, from outside. */
+STEP static LLVMValueRef use_kept(struct diag_state *s) {
+  size_t len = 0;
+  const char *id = LLVMGetModuleIdentifier(s->kept, &len);
+  if (len != 12 || memcmp(id, "from_handler", 12))
+    die("kept module's name");
+  LLVMValueRef h = LLVMGetNamedFunction(s->kept, "h");
+  if (!h || LLVMCountBasicBlocks(h) != 1)
+    die("kept module's function");
+  LLVMTypeRef v = LLVMVoidTypeInContext(s->ctx);
+  return LLVMAddFunction(s->kept, "g", LLVMFunctionType(v, NULL, 0, 0));
+}
+
+STEP static void dispose_kept(struct diag_state *s) {
+  LLVMDisposeModule(s->kept);
+}
+
+STEP static void use_dead_function(LLVMValueRef g) {
+  size_t len = 0;
+  LLVMGetValueName2(g, &len);
+}
+
+static void diag_run(struct diag_state *s, int n) {
+  s->ctx = LLVMContextCreate();
+  LLVMContextSetDiagnosticHandler(s->ctx, diag_handler, s);
+  for (int i = 0; i < n; ++i)
+    trigger_diagnostic(s->ctx);
+  if (s->calls != n)
+    die("handler not called once per parse");
+}
+
+static void *diag_thread(void *arg) {
+  struct diag_state *s = arg;
+  diag_run(s, s->parses);
+  use_kept(s);
+  dispose_kept(s);
+  LLVMContextDispose(s->ctx);
+  return NULL;
+}
+
+static int mode_diag(int n, int bug) {
+  struct diag_state s = {0};
+  diag_run(&s, n);
+  LLVMValueRef g = use_kept(&s);
+  fprintf(stderr, "reentrancy: subject = %p\n", (void *)g);
+  printf("diag: %d handler calls\n", s.calls);
+  dispose_kept(&s);
+  if (bug)
+    use_dead_function(g);
+  LLVMContextDispose(s.ctx);
+  return 0;
+}
+
+static int mode_diag_threads(int n) {
+  struct diag_state s[4];
+  pthread_t t[4];
+  for (int i = 0; i < 4; ++i) {
+    memset(&s[i], 0, sizeof s[i]);
+    s[i].parses = n;
+    if (pthread_create(&t[i], NULL, diag_thread, &s[i]))
+      die("pthread_create");
+  }
+  for (int i = 0; i < 4; ++i)
+    pthread_join(t[i], NULL);
+  printf("diag_threads: 4 threads x %d diagnostics\n", n);
+  return 0;
+}
+
+static int mode_diag_dispose(void) {
+  struct diag_state s = {0};
+  s.ctx = LLVMContextCreate();
+  LLVMContextSetDiagnosticHandler(s.ctx, diag_handler, &s);
+  s.victim = LLVMModuleCreateWithNameInContext("victim", s.ctx);
+  LLVMAddFunction(s.victim, "v",
+                  LLVMFunctionType(LLVMVoidTypeInContext(s.ctx), NULL, 0, 0));
+  trigger_diagnostic(s.ctx); /* the handler disposes s.victim */
+  if (s.victim)
+    die("the handler did not dispose the victim");
+  enum { kBlocks = 20000 };
+  static void *blocks[kBlocks];
+  for (int i = 0; i < kBlocks; ++i) {
+    size_t n = 16 + (size_t)(i % 128) * 8;
+    blocks[i] = malloc(n);
+    memset(blocks[i], 0x41, n);
+  }
+  LLVMDisposeModule(s.kept);
+  LLVMContextDispose(s.ctx);
+  for (int i = 0; i < kBlocks; ++i)
+    free(blocks[i]);
+  return 0;
+}
+
+/*===-- ORC ---------------------------------------------------------------===*/
+
+struct orc_state {
+  LLVMOrcLLJITRef jit;
+  int on_thread;
+  atomic_int materialized, destroyed;
+  LLVMOrcMaterializationResponsibilityRef pending;
+  sem_t go;
+};
+
+static void check_error(LLVMErrorRef err, const char *what) {
+  if (!err)
+    return;
+  char *msg = LLVMGetErrorMessage(err);
+  fprintf(stderr, "reentrancy: %s: %s\n", what, msg);
+  LLVMDisposeErrorMessage(msg);
+  die(what);
+}
+
+/* i32 answer() { ret 42 }, built with the C API in a new context. */
+STEP static LLVMOrcThreadSafeModuleRef build_answer(void) {
+#if LLVM_VERSION_MAJOR >= 21
+  /* LLVM 21 replaced LLVMOrcThreadSafeContextGetContext: the thread-safe
+   * context now takes a context the caller made. */
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMOrcThreadSafeContextRef tsc =
+      LLVMOrcCreateNewThreadSafeContextFromLLVMContext(ctx);
+#else
+  LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
+  LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(tsc);
+#endif
+  LLVMModuleRef m = LLVMModuleCreateWithNameInContext("orc_answer", ctx);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
+  LLVMValueRef f =
+      LLVMAddFunction(m, "answer", LLVMFunctionType(i32, NULL, 0, 0));
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, f, "entry"));
+  LLVMValueRef t = LLVMBuildAdd(b, LLVMConstInt(i32, 40, 0),
+                                LLVMConstInt(i32, 2, 0), "t");
+  LLVMBuildRet(b, t);
+  LLVMDisposeBuilder(b);
+  char *msg = NULL;
+  if (LLVMVerifyModule(m, LLVMReturnStatusAction, &msg))
+    die(msg ? msg : "verify");
+  LLVMDisposeMessage(msg);
+  LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(m, tsc);
+  LLVMOrcDisposeThreadSafeContext(tsc);
+  return tsm;
+}
+
+STEP static void emit_answer(struct orc_state *s,
+                             LLVMOrcMaterializationResponsibilityRef mr) {
+  LLVMOrcIRTransformLayerEmit(LLVMOrcLLJITGetIRTransformLayer(s->jit), mr,
+                              build_answer());
+}
+
+static void orc_materialize(void *ctx,
+                            LLVMOrcMaterializationResponsibilityRef mr) {
+  struct orc_state *s = ctx;
+  atomic_fetch_add(&s->materialized, 1);
+  if (s->on_thread) {
+    s->pending = mr;
+    sem_post(&s->go);
+    return;
+  }
+  emit_answer(s, mr); /* LLVM-C calls from inside LLVMOrcLLJITLookup */
+}
+
+static void orc_discard(void *ctx, LLVMOrcJITDylibRef jd,
+                        LLVMOrcSymbolStringPoolEntryRef sym) {
+  (void)ctx;
+  (void)jd;
+  (void)sym;
+  die("discard called");
+}
+
+static void orc_destroy(void *ctx) {
+  struct orc_state *s = ctx;
+  atomic_fetch_add(&s->destroyed, 1);
+}
+
+static void *orc_worker(void *arg) {
+  struct orc_state *s = arg;
+  wait_sem(&s->go, 60, "the materialize callback");
+  emit_answer(s, s->pending);
+  return NULL;
+}
+
+static int mode_orc(int on_thread) {
+  static struct orc_state s;
+  s.on_thread = on_thread;
+  sem_init(&s.go, 0, 0);
+  if (LLVMInitializeNativeTarget() || LLVMInitializeNativeAsmPrinter())
+    die("no native target");
+  check_error(LLVMOrcCreateLLJIT(&s.jit, NULL), "LLVMOrcCreateLLJIT");
+  LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(s.jit);
+  LLVMJITSymbolFlags flags = {
+      LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable,
+      0};
+  LLVMOrcCSymbolFlagsMapPair sym = {
+      LLVMOrcLLJITMangleAndIntern(s.jit, "answer"), flags};
+  LLVMOrcMaterializationUnitRef mu = LLVMOrcCreateCustomMaterializationUnit(
+      "answer_mu", &s, &sym, 1, NULL, orc_materialize, orc_discard,
+      orc_destroy);
+  check_error(LLVMOrcJITDylibDefine(jd, mu), "LLVMOrcJITDylibDefine");
+  pthread_t t;
+  if (on_thread && pthread_create(&t, NULL, orc_worker, &s))
+    die("pthread_create");
+  LLVMOrcExecutorAddress addr = 0;
+  check_error(LLVMOrcLLJITLookup(s.jit, &addr, "answer"), "LLVMOrcLLJITLookup");
+  if (on_thread)
+    pthread_join(t, NULL);
+  int v = ((int (*)(void))(uintptr_t)addr)();
+  printf("%s: answer() = %d, materialized %d time(s)\n",
+         on_thread ? "orc_thread" : "orc", v, atomic_load(&s.materialized));
+  check_error(LLVMOrcDisposeLLJIT(s.jit), "LLVMOrcDisposeLLJIT");
+  return v == 42 ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: reentrancy diag|diag_threads|diag_bug|"
+                    "diag_dispose|orc|orc_thread [N]\n");
+    return 2;
+  }
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_alarm;
+  sigaction(SIGALRM, &sa, NULL);
+  alarm(120);
+  const char *mode = argv[1];
+  int n = argc > 2 ? atoi(argv[2]) : 50;
+  if (n < 1)
+    n = 50;
+  int rc;
+  if (!strcmp(mode, "diag"))
+    rc = mode_diag(n, 0);
+  else if (!strcmp(mode, "diag_bug"))
+    rc = mode_diag(3, 1);
+  else if (!strcmp(mode, "diag_threads"))
+    rc = mode_diag_threads(n);
+  else if (!strcmp(mode, "diag_dispose"))
+    rc = mode_diag_dispose();
+  else if (!strcmp(mode, "orc"))
+    rc = mode_orc(0);
+  else if (!strcmp(mode, "orc_thread"))
+    rc = mode_orc(1);
+  else {
+    fprintf(stderr, "reentrancy: unknown mode %s\n", mode);
+    return 2;
+  }
+  printf("%s: done\n", mode);
+  return rc;
+}

@@ -1,0 +1,265 @@
+#!/usr/bin/python3
+"""ownsan and threads: tests/threads/threads.c under `ownsan run`.
+
+    check_threads.py --case CASE --ownsan OWNSAN --program THREADS
+                     [--iters N] [--threads N] [--timeout S]
+
+Cases:
+  stress    8 threads x own context x ITERS create/use/dispose cycles + one
+            MCJIT engine shared by all: exit 0, the same stdout as without
+            ownsan, nothing from OwnSan, no sanitizer warning (TSan/ASan/UBSan
+            builds of the runtime), within the timeout. Also in continue
+            mode (halt_on_error=0) and with report_leaks=1.
+  cold      the same without the engine, the threads making the process's
+            first LLVM-C calls at the same moment.
+  race      a context used by two threads at once (deterministic: the owner
+            blocks inside LLVMParseBitcodeInContext2's diagnostic handler
+            until the intruder has called): one context-race report naming
+            the context, the intruder's call and stack (race_intruder_call,
+            thread T1) and the owner's call and stack
+            (LLVMParseBitcodeInContext2, race_owner_parse, thread T0).
+            --fixed (sequential): silent, same stdout as without ownsan.
+  race_first
+            the same race with no hand-off before it: still reported, the
+            owner's thread named, its stack marked as not recorded.
+  cross_fn  LLVMAddFunction(private module, global-context function type):
+            one cross-context report naming both contexts.
+  cross_add LLVMBuildAdd(private parameter, global-context constant): same.
+  handoff   one context handed between two threads 200 times with proper
+            synchronization: silent, same stdout.
+  engine_dispose
+            LLVMDisposeExecutionEngine (which frees the engine's module),
+            then LLVMContextDispose: silent, exit 0 (see threads.c).
+
+Prints one PASS/FAIL line per check and "N passed, M failed"; exit status 1
+on any failure.
+"""
+
+import argparse
+import os
+import signal
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from rel_common import (Checker, clean_env, handles, ownsan_lines,  # noqa: E402
+                        parse_reports, run, sanitizer_errors)
+
+
+def ownsan_run(a, args, options=None, timeout=None):
+    env = clean_env()
+    if options:
+        env["OWNSAN_OPTIONS"] = options
+    return run([a.ownsan, "run", "--", a.program] + args, env=env,
+               timeout=timeout or a.timeout)
+
+
+def plain_run(a, args, timeout=None):
+    return run([a.program] + args, env=clean_env(), timeout=timeout or a.timeout)
+
+
+def check_silent(c, a, args, what, options=None):
+    """Without and with ownsan: exit 0, same stdout, nothing from OwnSan nor
+    from a sanitizer, no timeout."""
+    ref = plain_run(a, args)
+    c.check(ref.returncode == 0, f"{what}: runs without ownsan (exit 0)", ref)
+    t0 = time.monotonic()
+    r = ownsan_run(a, args, options)
+    took = time.monotonic() - t0
+    label = f"{what}" + (f" [OWNSAN_OPTIONS={options}]" if options else "")
+    c.check(not r.timed_out, f"{label}: finishes within {a.timeout}s "
+            f"(took {took:.1f}s; no deadlock)", r)
+    c.check(r.returncode == 0, f"{label}: exit status 0 under ownsan", r)
+    c.equal(r.out, ref.out, f"{label}: stdout is the same as without ownsan",
+            r)
+    c.equal(ownsan_lines(r.err), [], f"{label}: nothing from OwnSan on "
+            "stderr", r)
+    c.equal(sanitizer_errors(r.err), [], f"{label}: no ThreadSanitizer/"
+            "AddressSanitizer/UBSan diagnostic", r)
+    return r
+
+
+def case_stress(c, a):
+    args = ["stress", str(a.iters), str(a.threads)]
+    check_silent(c, a, args, f"stress ({a.threads} threads x {a.iters})")
+    check_silent(c, a, args, "stress", options="halt_on_error=0")
+    check_silent(c, a, args, "stress", options="report_leaks=1")
+
+
+def case_cold(c, a):
+    args = ["cold", str(max(a.iters // 10, 20)), str(a.threads)]
+    for i in range(3):
+        check_silent(c, a, args, f"cold start #{i + 1}")
+
+
+def one_report(c, r, what):
+    reps = parse_reports(r.err)
+    c.check(r.returncode not in (0, None), f"{what}: ownsan stops the "
+            f"program (exit status {r.returncode})", r)
+    c.check(len(reps) == 1, f"{what}: exactly one OwnSan report "
+            f"({len(reps)})", r)
+    c.equal(sanitizer_errors(r.err), [], f"{what}: no sanitizer diagnostic",
+            r)
+    return reps[0] if reps else None
+
+
+def has_fn(section, fn):
+    return section is not None and fn in section.functions()
+
+
+def case_race(c, a):
+    r = ownsan_run(a, ["race"])
+    rep = one_report(c, r, "race")
+    h = handles(r.err, "threads")
+    if rep is None:
+        return
+    ctx = h.get("context")
+    c.equal(rep.kind, "context-race", "race: the report is a context-race",
+            rep.text)
+    c.equal(rep.pid, r.pid, "race: the report comes from the program's pid",
+            rep.text)
+    c.check(ctx is not None and rep.handle == ctx and
+            rep.handle_type == "LLVMContextRef",
+            "race: the report is about the program's context "
+            f"({ctx and hex(ctx)})", rep.text)
+    use = rep.section("passed as argument")
+    c.check(use is not None and
+            use.heading == "passed as argument 1 of LLVMInt32TypeInContext "
+            "on thread T1", "race: the intruder's call (argument 1 of "
+            "LLVMInt32TypeInContext on thread T1)", rep.text)
+    c.check(has_fn(use, "race_intruder_call") and
+            not has_fn(use, "race_owner_parse"),
+            "race: the intruder's stack shows race_intruder_call", rep.text)
+    other = rep.section("at the same time thread")
+    c.check(other is not None and other.heading ==
+            "at the same time thread T0 is inside LLVMParseBitcodeInContext2 "
+            "on the same context, which it entered at",
+            "race: the owner's thread (T0) and call "
+            "(LLVMParseBitcodeInContext2) are named", rep.text)
+    c.check(has_fn(other, "race_owner_parse") and
+            not has_fn(other, "race_intruder_call"),
+            "race: the owner's stack shows race_owner_parse", rep.text)
+    c.check(ctx is not None and any(f"context {ctx:#x}" in n
+                                    for n in rep.notes),
+            "race: the note names the context", rep.text)
+    c.check(rep.summary is not None and rep.summary.startswith(
+        "SUMMARY: OwnSan: context-race in LLVMInt32TypeInContext"),
+        "race: SUMMARY line", rep.text)
+    c.check(r.out.rstrip().endswith("race: intruder calls "
+                                    "LLVMInt32TypeInContext"),
+            "race: the program stopped at the intruder's call", r)
+    # Continue mode: the intruder's call is skipped, the owner goes on, the
+    # run ends with exitcode at exit, nothing hangs.
+    r = ownsan_run(a, ["race"], options="halt_on_error=0")
+    c.check(not r.timed_out and r.returncode == 1 and
+            "race: intruder's call was skipped" in r.out and
+            "race: done" in r.out and len(parse_reports(r.err)) == 1,
+            "race, halt_on_error=0: one report, the call skipped, the "
+            "program finishes, exit status 1", r)
+    check_silent(c, a, ["race", "--fixed"], "race --fixed (sequential)")
+
+
+def case_race_first(c, a):
+    """The race without a hand-off first: reported all the same; the owner's
+    call is named but its stack was not recorded (documented)."""
+    r = ownsan_run(a, ["race_first"])
+    rep = one_report(c, r, "race_first")
+    if rep is None:
+        return
+    c.equal(rep.kind, "context-race", "race_first: a context-race", rep.text)
+    use = rep.section("passed as argument")
+    c.check(has_fn(use, "race_intruder_call"), "race_first: the intruder's "
+            "stack shows race_intruder_call", rep.text)
+    other = rep.section("at the same time thread")
+    # Until the first hand-off the runtime records neither the call nor the
+    # stack of a claim (one relaxed store per call is all it pays): the
+    # heading names the thread and says "an LLVM-C call" (or the call).
+    c.check(other is not None and other.heading in (
+        "at the same time thread T0 is inside LLVMParseBitcodeInContext2 "
+        "on the same context, which it entered at",
+        "at the same time thread T0 is inside an LLVM-C call on the same "
+        "context, which it entered at") and
+        any("<not recorded" in l for l in other.raw),
+        "race_first: the owner's thread is named, its stack marked as not "
+        "recorded", rep.text)
+
+
+def check_cross(c, a, mode, fn, arg_subject, arg_context, fn_step, create_fn,
+                create_step, handle_type):
+    r = ownsan_run(a, [mode])
+    rep = one_report(c, r, mode)
+    if rep is None:
+        return
+    h = handles(r.err, "threads")
+    ctx, glob, subj = h.get("context"), h.get("global"), h.get("subject")
+    c.equal(rep.kind, "cross-context", f"{mode}: the report is a "
+            "cross-context", rep.text)
+    c.check(subj is not None and rep.handle == subj and
+            rep.handle_type == handle_type,
+            f"{mode}: about the global-context object ({handle_type} "
+            f"{subj and hex(subj)})", rep.text)
+    use = rep.section("passed as argument")
+    c.check(use is not None and use.heading ==
+            f"passed as argument {arg_subject} of {fn} on thread T0",
+            f"{mode}: argument {arg_subject} of {fn}", rep.text)
+    c.check(has_fn(use, fn_step), f"{mode}: the use stack shows {fn_step}",
+            rep.text)
+    want = (f"argument {arg_subject} belongs to context {glob:#x} (global) "
+            f"but argument {arg_context} belongs to context {ctx:#x}: objects "
+            "of two contexts cannot be mixed") if ctx and glob else None
+    c.check(want is not None and want in rep.notes,
+            f"{mode}: the note names both contexts ({want})", rep.text)
+    create = rep.section("created by")
+    c.check(create is not None and create.heading ==
+            f"created by {create_fn} on thread T0" and
+            has_fn(create, create_step),
+            f"{mode}: the object's creation ({create_fn} in {create_step})",
+            rep.text)
+    c.check(rep.chain is not None and glob is not None and
+            rep.chain.startswith(f"context {glob:#x} (global) -> "),
+            f"{mode}: the ownership chain starts at the global context",
+            rep.text)
+    check_silent(c, a, [mode, "--fixed"], f"{mode} --fixed (one context)")
+
+
+def case_cross_fn(c, a):
+    check_cross(c, a, "cross_fn", "LLVMAddFunction", 3, 1,
+                "cross_add_function", "LLVMFunctionType",
+                "cross_make_fn_type", "LLVMTypeRef")
+
+
+def case_cross_add(c, a):
+    check_cross(c, a, "cross_add", "LLVMBuildAdd", 3, 2, "cross_build_add",
+                "LLVMConstInt", "cross_make_constant", "LLVMValueRef")
+
+
+def case_handoff(c, a):
+    check_silent(c, a, ["handoff", "200"], "handoff (200 round trips)")
+
+
+def case_engine_dispose(c, a):
+    check_silent(c, a, ["engine_dispose"],
+                 "LLVMDisposeExecutionEngine then LLVMContextDispose")
+
+
+CASES = {name[len("case_"):]: fn for name, fn in globals().items()
+         if name.startswith("case_")}
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--case", required=True, choices=sorted(CASES))
+    p.add_argument("--ownsan", required=True)
+    p.add_argument("--program", required=True)
+    p.add_argument("--iters", type=int, default=2000)
+    p.add_argument("--threads", type=int, default=8)
+    p.add_argument("--timeout", type=float, default=300)
+    a = p.parse_args()
+    c = Checker(f"threads.{a.case}")
+    CASES[a.case](c, a)
+    return c.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
