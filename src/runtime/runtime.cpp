@@ -499,18 +499,12 @@ bool Runtime::CheckHandle(FnId fn, unsigned arg, const void *h,
       // Case: the handle names an object that died, and no object has been
       // created at its address since (the quarantine holds the memory).
       // Any use is a use after free; a second free is a double free.
-      ErrorReport rep;
-      rep.kind =
+      ErrorKind kind =
           FreesArg(fn, arg) ? ErrorKind::DoubleFree : ErrorKind::UseAfterFree;
       if (freed->freed && freed->freed->consumed)
-        rep.kind = ErrorKind::UseAfterConsume;
-      rep.object = freed;
+        kind = ErrorKind::UseAfterConsume;
+      ErrorReport rep = NewReport(kind, freed, h, fn, arg);
       rep.related = now;
-      rep.handle = h;
-      rep.fn = fn;
-      rep.arg = arg;
-      rep.use_stack = CurrentCallStack();
-      rep.thread = CurrentThreadNumber();
       return Report(std::move(rep));
     }
   }
@@ -569,14 +563,7 @@ bool Runtime::CheckContext(FnId fn, unsigned arg, const void *h,
     // Case: two handles of one call belong to different contexts (a type
     // of the global context in a module of another context, say).
     RuntimeSection section;
-    ErrorReport rep;
-    rep.kind = ErrorKind::CrossContext;
-    rep.object = r;
-    rep.handle = h;
-    rep.fn = fn;
-    rep.arg = arg;
-    rep.use_stack = CurrentCallStack();
-    rep.thread = CurrentThreadNumber();
+    ErrorReport rep = NewReport(ErrorKind::CrossContext, r, h, fn, arg);
     rep.note = absl::StrCat(
         "argument ", arg + 1, " belongs to ", ShortLabel(ctx), " but argument ",
         call.context_arg + 1, " belongs to ", ShortLabel(call.context),
@@ -595,14 +582,8 @@ bool Runtime::CheckContext(FnId fn, unsigned arg, const void *h,
   if (active != 0 && active != me) {
     // Case: another thread is inside an LLVM-C call on this context now.
     RuntimeSection section;
-    ErrorReport rep;
-    rep.kind = ErrorKind::ContextRace;
-    rep.object = ctx;
-    rep.handle = ctx->addr;
-    rep.fn = fn;
-    rep.arg = arg;
-    rep.use_stack = CurrentCallStack();
-    rep.thread = me - 1;
+    ErrorReport rep =
+        NewReport(ErrorKind::ContextRace, ctx, ctx->addr, fn, arg);
     rep.has_other = true;
     rep.other_thread = active - 1;
     rep.other_stack = use->shared.load() ? use->active_stack.load() : 0;
@@ -647,15 +628,9 @@ bool Runtime::CheckInsertionPoint(FnId fn, unsigned arg, const void *h) {
   // Case: a live builder whose insertion block was deleted, or whose
   // insertion point was an instruction that was erased: LLVM would insert
   // into freed memory.
-  ErrorReport rep;
-  rep.kind = ErrorKind::DanglingInsertionPoint;
-  rep.object = builder;
+  ErrorReport rep =
+      NewReport(ErrorKind::DanglingInsertionPoint, builder, h, fn, arg);
   rep.related = dead;
-  rep.handle = h;
-  rep.fn = fn;
-  rep.arg = arg;
-  rep.use_stack = CurrentCallStack();
-  rep.thread = CurrentThreadNumber();
   rep.note = absl::StrCat(
       FnName(fn), " inserts at the builder's position, which is ",
       dead->kind == ObjectKind::BasicBlock ? "the end of a freed block"
@@ -1028,14 +1003,7 @@ bool Runtime::CheckFreePrecondition(FnId fn, unsigned arg, EffectKind kind,
   ObjectRecord *r = RegisterImpl(fn, h, HandleType::Value, 0);
   if (!r)
     return false;
-  ErrorReport rep;
-  rep.kind = ErrorKind::InvalidFree;
-  rep.object = r;
-  rep.handle = h;
-  rep.fn = fn;
-  rep.arg = arg;
-  rep.use_stack = CurrentCallStack();
-  rep.thread = CurrentThreadNumber();
+  ErrorReport rep = NewReport(ErrorKind::InvalidFree, r, h, fn, arg);
   if (attached) {
     ObjectRecord *p = RegisterImpl(fn, parent, HandleType::Value, 0);
     // Case: freeing a detached-only object that still has an owner; LLVM
@@ -1418,10 +1386,6 @@ bool Runtime::FreeString(FnId fn, unsigned arg, const void *s,
                          bool error_message, bool *skip) {
   RuntimeSection section;
   ObjectRecord *r = FindLive(s);
-  ErrorReport rep;
-  rep.handle = s;
-  rep.fn = fn;
-  rep.arg = arg;
   if (!r) {
     // Case: a string ownsan never saw handed out (made by other code, or
     // already freed and reported by CheckString): let it through.
@@ -1434,11 +1398,7 @@ bool Runtime::FreeString(FnId fn, unsigned arg, const void *s,
                    freed->kind != ObjectKind::ErrorMessage))
       return false;
     // Case: released twice.
-    rep.kind = ErrorKind::DoubleFree;
-    rep.object = freed;
-    rep.use_stack = CurrentCallStack();
-    rep.thread = CurrentThreadNumber();
-    return Report(std::move(rep));
+    return Report(NewReport(ErrorKind::DoubleFree, freed, s, fn, arg));
   }
   if (r->kind != ObjectKind::Message && r->kind != ObjectKind::ErrorMessage)
     return false; // not a string we know: not ours to judge
@@ -1446,10 +1406,7 @@ bool Runtime::FreeString(FnId fn, unsigned arg, const void *s,
   if (is_error != error_message) {
     // Case: the wrong deallocator (LLVMGetErrorMessage's string is new[]'d,
     // the others are malloc'ed).
-    rep.kind = ErrorKind::InvalidFree;
-    rep.object = r;
-    rep.use_stack = CurrentCallStack();
-    rep.thread = CurrentThreadNumber();
+    ErrorReport rep = NewReport(ErrorKind::InvalidFree, r, s, fn, arg);
     rep.note = absl::StrCat(
         FnName(fn), " cannot release this string: it came from ",
         FnName(r->created_by), " and must be released with ",
@@ -1470,14 +1427,7 @@ bool Runtime::FreeString(FnId fn, unsigned arg, const void *s,
 bool Runtime::ReportOwnedFree(FnId fn, unsigned arg, const void *h,
                               ObjectRecord *r) {
   RuntimeSection section;
-  ErrorReport rep;
-  rep.kind = ErrorKind::InvalidFree;
-  rep.object = r;
-  rep.handle = h;
-  rep.fn = fn;
-  rep.arg = arg;
-  rep.use_stack = CurrentCallStack();
-  rep.thread = CurrentThreadNumber();
+  ErrorReport rep = NewReport(ErrorKind::InvalidFree, r, h, fn, arg);
   rep.note = absl::StrCat(
       FnName(fn), " frees an object the caller gave away: ",
       r->owner_untracked ? std::string("LLVM")
@@ -1593,6 +1543,26 @@ std::string Runtime::ShortLabel(const ObjectRecord *r) {
 // Reports
 //===----------------------------------------------------------------------===//
 
+std::string Runtime::SymbolizerPath() const {
+  if (!flags_.symbolize)
+    return "";
+  return flags_.symbolizer_path.empty() ? OWNSAN_DEFAULT_SYMBOLIZER
+                                        : flags_.symbolizer_path;
+}
+
+ErrorReport Runtime::NewReport(ErrorKind kind, const ObjectRecord *object,
+                               const void *handle, FnId fn, unsigned arg) {
+  ErrorReport rep;
+  rep.kind = kind;
+  rep.object = object;
+  rep.handle = handle;
+  rep.fn = fn;
+  rep.arg = arg;
+  rep.use_stack = CurrentCallStack();
+  rep.thread = CurrentThreadNumber();
+  return rep;
+}
+
 bool Runtime::Report(ErrorReport rep) {
   RuntimeSection section;
   std::string text, kind;
@@ -1621,12 +1591,8 @@ bool Runtime::Report(ErrorReport rep) {
       auto short_label = [this](const ObjectRecord *r) {
         return ShortLabel(r);
       };
-      ReportContext ctx{getpid(), &depot_,
-                        !flags_.symbolize ? std::string()
-                        : flags_.symbolizer_path.empty()
-                            ? std::string(OWNSAN_DEFAULT_SYMBOLIZER)
-                            : flags_.symbolizer_path,
-                        fn_name, short_label};
+      ReportContext ctx{getpid(), &depot_, SymbolizerPath(), fn_name,
+                        short_label};
       ResolvedReport resolved = Resolve(rep, ctx);
       // Case: the user's suppression file names this report: say nothing,
       // let the call through unchanged.
@@ -1748,12 +1714,7 @@ void Runtime::ReportLeaks(std::string *out, size_t *leaked) {
     return;
   auto fn_name = [](FnIndex f) { return FnName(f); };
   auto short_label = [this](const ObjectRecord *r) { return ShortLabel(r); };
-  ReportContext ctx{getpid(), &depot_,
-                    !flags_.symbolize ? std::string()
-                    : flags_.symbolizer_path.empty()
-                        ? std::string(OWNSAN_DEFAULT_SYMBOLIZER)
-                        : flags_.symbolizer_path,
-                    fn_name, short_label};
+  ReportContext ctx{getpid(), &depot_, SymbolizerPath(), fn_name, short_label};
   std::sort(groups.begin(), groups.end(),
             [](const Group &a, const Group &b) { return a.count > b.count; });
   bool json = flags_.report_format == "json";
@@ -1953,12 +1914,7 @@ std::string Runtime::DescribeHandle(const void *h) {
                         ": not an object ownsan knows");
   auto fn_name = [](FnIndex f) { return FnName(f); };
   auto short_label = [this](const ObjectRecord *o) { return ShortLabel(o); };
-  ReportContext ctx{getpid(), &depot_,
-                    !flags_.symbolize ? std::string()
-                    : flags_.symbolizer_path.empty()
-                        ? std::string(OWNSAN_DEFAULT_SYMBOLIZER)
-                        : flags_.symbolizer_path,
-                    fn_name, short_label};
+  ReportContext ctx{getpid(), &depot_, SymbolizerPath(), fn_name, short_label};
   ErrorReport rep;
   rep.object = r;
   rep.handle = h;

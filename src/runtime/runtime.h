@@ -116,6 +116,12 @@ private:
   /// halt_on_error=0 or a binding installed an error callback; then returns
   /// true: the offending call is skipped.
   bool Report(ErrorReport report);
+  /// A report of `kind` on `object`, passed as argument `arg` of `fn` on
+  /// this thread, with this call's stack.
+  ErrorReport NewReport(ErrorKind kind, const ObjectRecord *object,
+                        const void *handle, FnId fn, unsigned arg);
+  /// llvm-symbolizer to use ("" when symbolize=0).
+  std::string SymbolizerPath() const;
   void WriteOut(const std::string &text)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(report_mu_);
   void OnExit();
