@@ -58,6 +58,7 @@
 #include "fn_ids.h"
 #include "interpose/real_llvm.h"
 #include "observer/value_observer.h"
+#include "runtime/crash_handler.h"
 #include "report/python_frames.h"
 #include "report/report_writer.h"
 
@@ -131,6 +132,19 @@ CallContext &CurrentCall() {
       __attribute__((tls_model("initial-exec")));
   return ctx;
 }
+} // namespace
+
+// Read by the crash handler in a signal handler: thread-locals only.
+const char *CurrentWrappedCallName(bool *in_runtime) {
+  const ThreadCallState &state = CurrentThreadCallState();
+  *in_runtime = state.in_runtime;
+  if (state.depth == 0)
+    return nullptr;
+  FnId fn = CurrentCall().fn;
+  return fn < kFnCount ? kFnInfo[fn].name : "an LLVM-C call";
+}
+
+namespace {
 
 // Text ranges of code whose frames are not the program's: ownsan itself,
 // the observer and libLLVM. Leading frames there are dropped from stacks.
@@ -328,6 +342,8 @@ void Runtime::OnLibLLVMFound(const std::string &path, int major) {
                        " but the process uses LLVM ", major));
   AddCodeRangesOf(reinterpret_cast<void *>(attach));
   observer_attach_ = attach;
+  if (flags_.handle_segv)
+    InstallCrashHandler(report_fd_);
   observer_copy_ = reinterpret_cast<ownsan_observer_copy_buffer_fn>(
       RealDlsym(h, "ownsan_observer_copy_buffer"));
   if (flags_.verbosity >= 1) {

@@ -14,6 +14,17 @@ Cases:
                  libLLVM exactly as without ownsan (its SIGSEGV handler names
                  the library of the faulting pc); ownsan itself neither
                  crashes nor reports.
+  null_deref_chained
+                 the program installed its SIGSEGV handler before its first
+                 LLVM-C call (6 calls): one OwnSan line naming the LLVM-C
+                 function and the NULL, then the program's handler runs and
+                 the exit status and stdout are as without ownsan; nothing
+                 with handle_segv=0.
+  null_deref_unhandled
+                 no handler: the same line, then death by SIGSEGV as
+                 without ownsan.
+  segv_outside   the program's own NULL dereference between LLVM-C calls:
+                 no line, same outcome, with and without a handler.
   garbage        never-seen handles pointing at fake (zeroed) objects, given
                  to calls that only read a field: same results as without
                  ownsan, the fake objects untouched.
@@ -48,6 +59,7 @@ the case cannot run here (no other LLVM installed).
 import argparse
 import os
 import re
+import signal
 import sys
 import tempfile
 
@@ -95,6 +107,76 @@ def case_null_deref(c, a):
         c.check(re.search(r"^hostile: SIGSEGV in libLLVM", r.out, re.M)
                 is not None, f"NULL into {call}: the crash is in libLLVM "
                 "(ownsan let the NULL through untouched)", r)
+
+
+NULL_CALLS = {"value_name": "LLVMGetValueName2", "type_of": "LLVMTypeOf",
+              "delete_block": "LLVMDeleteBasicBlock",
+              "erase_instruction": "LLVMInstructionEraseFromParent",
+              "module_context": "LLVMGetModuleContext",
+              "build_add": "LLVMBuildAdd"}
+SEGV_LINE_RE = re.compile(
+    r"^==(\d+)==ERROR: OwnSan: SEGV on address 0x[0-9a-f]{12,} "
+    r"\(pc 0x[0-9a-f]{12,}\) inside (\w+): LLVM dereferenced a NULL pointer;"
+    r" a handle argument is probably NULL ")
+
+
+def check_segv_line(c, r, fn, what):
+    lines = ownsan_lines(r.err)
+    c.equal(len(lines), 1, f"{what}: exactly one OwnSan line", r)
+    m = SEGV_LINE_RE.match(lines[0]) if lines else None
+    c.check(m is not None, f"{what}: the line says SEGV inside an LLVM-C "
+            "call on a NULL handle", r)
+    if m:
+        c.equal(m[2], fn, f"{what}: the line names {fn}", r)
+
+
+def same_run(c, ref, r, what, want_status):
+    c.equal(ref.returncode, want_status, f"{what}: exit status "
+            f"{want_status} without ownsan", ref)
+    c.check(not r.timed_out and r.returncode == ref.returncode,
+            f"{what}: the same exit status under ownsan ({ref.returncode})",
+            r)
+    c.equal(r.out, ref.out, f"{what}: the same stdout under ownsan", r)
+    c.equal(sanitizer_errors(r.err), [], f"{what}: no sanitizer diagnostic",
+            r)
+
+
+def case_null_deref_chained(c, a):
+    """The program's SIGSEGV handler was installed before the first LLVM-C
+    call: ownsan prints its line, then the program's handler runs as
+    without ownsan. With handle_segv=0 ownsan stays silent."""
+    for call, fn in NULL_CALLS.items():
+        what = f"NULL into {call}, program handler first"
+        ref, r = both(a, ["null_deref_early", call])
+        same_run(c, ref, r, what, 99)
+        c.check(re.search(r"^hostile: SIGSEGV in libLLVM", r.out, re.M)
+                is not None, f"{what}: the program's handler ran on the "
+                "crash in libLLVM", r)
+        check_segv_line(c, r, fn, what)
+    ref, r = both(a, ["null_deref_early", "build_add"], "handle_segv=0")
+    same_run(c, ref, r, "handle_segv=0", 99)
+    c.equal(ownsan_lines(r.err), [], "handle_segv=0: nothing from OwnSan", r)
+
+
+def case_null_deref_unhandled(c, a):
+    """No handler in the program: one line from ownsan, then the process
+    dies of SIGSEGV exactly as without ownsan."""
+    for call, fn in NULL_CALLS.items():
+        what = f"NULL into {call}, no handler"
+        ref, r = both(a, ["null_deref_unhandled", call])
+        same_run(c, ref, r, what, -signal.SIGSEGV)
+        check_segv_line(c, r, fn, what)
+
+
+def case_segv_outside(c, a):
+    """The program's own NULL dereference between LLVM-C calls is not
+    ownsan's business: no line, same outcome, with or without a handler."""
+    for mode, status in (("null_deref_early", 99),
+                         ("null_deref_unhandled", -signal.SIGSEGV)):
+        what = f"{mode} outside"
+        ref, r = both(a, [mode, "outside"])
+        same_run(c, ref, r, what, status)
+        c.equal(ownsan_lines(r.err), [], f"{what}: nothing from OwnSan", r)
 
 
 def case_garbage(c, a):

@@ -14,6 +14,14 @@
  *                  "hostile: SIGSEGV in <library of the faulting pc>" and
  *                  exits 99: the crash must happen inside libLLVM, exactly
  *                  as without ownsan (ownsan lets unknown handles through).
+ *                  The handler is installed after the first LLVM-C calls,
+ *                  so it replaces ownsan's. CALL "outside" makes the
+ *                  program itself dereference NULL between LLVM-C calls.
+ *   null_deref_early CALL
+ *                  The same with the handler installed before any LLVM-C
+ *                  call (ownsan's handler chains to it).
+ *   null_deref_unhandled CALL
+ *                  The same with no handler: the process dies of SIGSEGV.
  *   garbage        Handles ownsan never saw, pointing at zeroed memory built
  *                  to look like a Value / a Module: calls that only read a
  *                  field of them (LLVMGetValueKind, LLVMIsConstant,
@@ -127,11 +135,17 @@ static int mode_null_allowed(void) {
   return 0;
 }
 
-static int mode_null_deref(const char *what) {
+/* when: 'l' installs the SIGSEGV handler after the first LLVM-C calls
+ * (it replaces ownsan's), 'e' before any (ownsan chains to it), 'n' never
+ * (the process dies of the signal). */
+static int mode_null_deref(const char *what, char when) {
+  if (when == 'e')
+    catch_segv();
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMModuleRef m = LLVMModuleCreateWithNameInContext("m", ctx);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
-  catch_segv();
+  if (when == 'l')
+    catch_segv();
   printf("null_deref %s: calling\n", what);
   fflush(stdout);
   size_t len;
@@ -147,7 +161,11 @@ static int mode_null_deref(const char *what) {
     LLVMGetModuleContext(NULL);
   else if (!strcmp(what, "build_add"))
     LLVMBuildAdd(b, NULL, NULL, "x");
-  else {
+  else if (!strcmp(what, "outside")) {
+    /* The program's own NULL dereference, between two LLVM-C calls. */
+    volatile int *volatile p = NULL;
+    printf("null_deref outside: %d\n", *p);
+  } else {
     fprintf(stderr, "hostile: unknown call %s\n", what);
     return 2;
   }
@@ -252,7 +270,8 @@ static int mode_first_call(void) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: hostile null_allowed|null_deref CALL|garbage|"
+    fprintf(stderr, "usage: hostile null_allowed|null_deref[_early|_unhandled] "
+                    "CALL|garbage|"
                     "garbage_isa|confused_type|link_consumed|first_call\n");
     return 2;
   }
@@ -263,7 +282,11 @@ int main(int argc, char **argv) {
   if (!strcmp(mode, "null_allowed"))
     rc = mode_null_allowed();
   else if (!strcmp(mode, "null_deref") && argc > 2)
-    rc = mode_null_deref(argv[2]);
+    rc = mode_null_deref(argv[2], 'l');
+  else if (!strcmp(mode, "null_deref_early") && argc > 2)
+    rc = mode_null_deref(argv[2], 'e');
+  else if (!strcmp(mode, "null_deref_unhandled") && argc > 2)
+    rc = mode_null_deref(argv[2], 'n');
   else if (!strcmp(mode, "garbage"))
     rc = mode_garbage();
   else if (!strcmp(mode, "garbage_isa"))

@@ -960,6 +960,18 @@ def case_malloc_context_size(x):
     check_malformed(x, "malloc_context_size=129", "malloc_context_size")
 
 
+def case_handle_segv(x):
+    """The crash line itself is tested in tests/hostile (null_deref_chained,
+    null_deref_unhandled, segv_outside, and handle_segv=0 there); here: the
+    option parses and changes nothing for a program that does not crash."""
+    c = x.c
+    for value in ("0", "1"):
+        r = x.prog("clean", f"handle_segv={value}")
+        c.check(r.returncode == 0 and r.out and r.err == "",
+                f"handle_segv={value}: a clean run is untouched", r)
+    check_malformed(x, "handle_segv=maybe", "handle_segv")
+
+
 def case_fast_unwind(x):
     c = x.c
     want = ["use_name", "fp_inner", "fp_middle", "fp_outer", "mode_nofp",

@@ -1,0 +1,185 @@
+//===- crash_handler.cpp - One line for a crash inside an LLVM-C call -----===//
+//
+// States of the SIGSEGV/SIGBUS disposition, and who changes them:
+//
+//   not installed  until the first LLVM-C call finds libLLVM
+//                  (Runtime::OnLibLLVMFound calls InstallCrashHandler);
+//                  processes that never call LLVM keep theirs untouched.
+//   installed      ownsan's handler is the disposition; the one it replaced
+//                  (program, sanitizer or SIG_DFL) is saved in `g_previous`.
+//   replaced       the program installed its own handler afterwards: ours is
+//                  simply gone (nothing intercepts sigaction), as the
+//                  program asked.
+//
+// On a signal in the "installed" state:
+//   - the thread is inside a wrapped LLVM-C call: one line naming the call
+//     (at most once per process, so a chained handler that returns and
+//     faults again does not repeat it);
+//   - otherwise (the fault is the program's own): no line.
+//   Then the signal goes on to the saved disposition: a handler is called
+//   in place; SIG_DFL/SIG_IGN is reinstated and the handler returns, so the
+//   faulting instruction runs again and the kernel applies it (the process
+//   dies with the signal, as it would without ownsan).
+//
+// Everything here is async-signal-safe: no allocation, no locks, write(2).
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/crash_handler.h"
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdint>
+#include <cstring>
+#include <ucontext.h>
+#include <unistd.h>
+
+namespace ownsan {
+namespace {
+
+std::atomic<bool> g_installed{false};
+std::atomic<bool> g_reported{false};
+int g_fd = 2;
+struct sigaction g_previous_segv;
+struct sigaction g_previous_bus;
+
+// A small fixed buffer the handler formats into.
+class Line {
+public:
+  void Add(const char *s) {
+    while (*s && n_ < sizeof(buf_) - 1)
+      buf_[n_++] = *s++;
+  }
+  void AddDec(unsigned long v) {
+    char tmp[24];
+    int k = 0;
+    do {
+      tmp[k++] = static_cast<char>('0' + v % 10);
+      v /= 10;
+    } while (v);
+    while (k)
+      AddChar(tmp[--k]);
+  }
+  void AddHex(uintptr_t v) {
+    Add("0x");
+    char tmp[16];
+    int k = 0;
+    do {
+      tmp[k++] = "0123456789abcdef"[v & 15];
+      v >>= 4;
+    } while (v);
+    while (k < 12)
+      tmp[k++] = '0'; // ASan's width, for familiar-looking addresses
+    while (k)
+      AddChar(tmp[--k]);
+  }
+  void AddChar(char c) {
+    if (n_ < sizeof(buf_) - 1)
+      buf_[n_++] = c;
+  }
+  void WriteTo(int fd) {
+    size_t done = 0;
+    while (done < n_) {
+      ssize_t w = write(fd, buf_ + done, n_ - done);
+      if (w <= 0)
+        return;
+      done += static_cast<size_t>(w);
+    }
+  }
+
+private:
+  char buf_[512];
+  size_t n_ = 0;
+};
+
+uintptr_t FaultingPc(void *ucontext) {
+#if defined(__x86_64__)
+  return static_cast<uintptr_t>(
+      static_cast<ucontext_t *>(ucontext)->uc_mcontext.gregs[REG_RIP]);
+#elif defined(__aarch64__)
+  return static_cast<uintptr_t>(
+      static_cast<ucontext_t *>(ucontext)->uc_mcontext.pc);
+#else
+  (void)ucontext;
+  return 0;
+#endif
+}
+
+void ReportCrash(int sig, siginfo_t *info, void *ucontext) {
+  bool in_runtime = false;
+  const char *fn = CurrentWrappedCallName(&in_runtime);
+  // Case: the program's own fault, outside any LLVM-C call.
+  if (!fn)
+    return;
+  // Case: already said once (a chained handler returned and it faulted
+  // again, or another thread crashed too).
+  if (g_reported.exchange(true))
+    return;
+  uintptr_t addr = reinterpret_cast<uintptr_t>(info->si_addr);
+  Line line;
+  line.Add("==");
+  line.AddDec(static_cast<unsigned long>(getpid()));
+  line.Add("==ERROR: OwnSan: ");
+  line.Add(sig == SIGBUS ? "SIGBUS" : "SEGV");
+  line.Add(" on address ");
+  line.AddHex(addr);
+  line.Add(" (pc ");
+  line.AddHex(FaultingPc(ucontext));
+  line.Add(") inside ");
+  line.Add(fn);
+  if (in_runtime) {
+    // Case: ownsan's own code faulted (a bug in ownsan).
+    line.Add(", in OwnSan's own code: this is a bug in OwnSan, please "
+             "report it\n");
+  } else {
+    // Case: LLVM faulted on something it was given. Every handle ownsan
+    // knew to be dead was reported before the call, so the culprit is a
+    // handle ownsan never saw: NULL, garbage, or freed outside its view.
+    line.Add(addr < 65536 ? ": LLVM dereferenced a NULL pointer; a handle "
+                            "argument is probably NULL"
+                          : ": LLVM dereferenced an invalid pointer; a "
+                            "handle argument is probably not an LLVM object");
+    line.Add(" (ownsan passes handles it never saw through unchecked)\n");
+  }
+  line.WriteTo(g_fd);
+}
+
+void OnCrashSignal(int sig, siginfo_t *info, void *ucontext) {
+  int saved_errno = errno;
+  ReportCrash(sig, info, ucontext);
+  struct sigaction &previous = sig == SIGBUS ? g_previous_bus : g_previous_segv;
+  errno = saved_errno;
+  if (previous.sa_flags & SA_SIGINFO) {
+    // Case: the program (or a sanitizer) had a three-argument handler.
+    if (previous.sa_sigaction) {
+      previous.sa_sigaction(sig, info, ucontext);
+      return;
+    }
+  } else if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN) {
+    // Case: a one-argument handler.
+    previous.sa_handler(sig);
+    return;
+  }
+  // Case: default action (SIG_IGN does not apply to a synchronous fault:
+  // the kernel kills the process either way). Reinstate it and return; the
+  // instruction faults again and the kernel takes the default action.
+  sigaction(sig, &previous, nullptr);
+}
+
+} // namespace
+
+void InstallCrashHandler(int fd) {
+  if (g_installed.exchange(true))
+    return;
+  g_fd = fd;
+  struct sigaction action;
+  memset(&action, 0, sizeof(action));
+  action.sa_sigaction = &OnCrashSignal;
+  // SA_ONSTACK: a program with an alternate signal stack keeps using it.
+  action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGSEGV, &action, &g_previous_segv);
+  sigaction(SIGBUS, &action, &g_previous_bus);
+}
+
+} // namespace ownsan

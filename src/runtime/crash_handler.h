@@ -1,0 +1,27 @@
+//===- crash_handler.h - One line for a crash inside an LLVM-C call -*- C++
+//-*-===//
+//
+// A NULL or garbage handle that ownsan has never seen passes through to
+// LLVM, which may dereference it. The crash handler names the LLVM-C call
+// the thread was in, then hands the signal on to whatever handled it before
+// (the program's handler, a sanitizer's, or the default action).
+//
+//===----------------------------------------------------------------------===//
+#ifndef OWNSAN_RUNTIME_CRASH_HANDLER_H
+#define OWNSAN_RUNTIME_CRASH_HANDLER_H
+
+namespace ownsan {
+
+/// The LLVM-C function the calling thread is inside (its name), or nullptr.
+/// `*in_runtime` is set when ownsan's own code is running on the thread.
+/// Async-signal-safe: reads thread-local state only.
+const char *CurrentWrappedCallName(bool *in_runtime);
+
+/// Installs the SIGSEGV/SIGBUS handler once (later calls do nothing). `fd`
+/// receives the line. A handler the program installs afterwards replaces
+/// this one, as it would any other; one installed before is chained to.
+void InstallCrashHandler(int fd);
+
+} // namespace ownsan
+
+#endif // OWNSAN_RUNTIME_CRASH_HANDLER_H

@@ -1,0 +1,492 @@
+#!/usr/bin/python3
+"""Generate docs/ownership.md from the ownership spec.
+
+One table, one row per entry of src/spec/ownership.spec: what the function
+does to ownership (in words, from its effects), the LLVM versions among 14,
+19 and 22 it applies to, and the entry's `# why (source)` comment. Rows are
+in spec order, under the spec's `# --- Section ---` headings.
+
+A version is listed when the entry's since=/until= range includes it AND the
+function is declared in that version's llvm-c headers
+(/usr/lib/llvm-N/include by default), read the way tools/gen_wrappers.py
+reads them. The spec parser is gen_wrappers' own.
+
+Usage (Debian's /usr/bin/python3: it has python3-clang):
+  tools/gen_ownership_doc.py            rewrite docs/ownership.md
+  tools/gen_ownership_doc.py --check    exit 1 with a unified diff if the
+                                        checked-in page is out of date; 77 if
+                                        a version's headers are not installed
+"""
+
+import argparse
+import difflib
+import os
+import re
+import sys
+from typing import Dict, List, Optional, Sequence, Tuple
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_wrappers as gw  # noqa: E402
+
+REPO_ROOT = gw.REPO_ROOT
+DEFAULT_SPEC = os.path.join(REPO_ROOT, "src", "spec", "ownership.spec")
+DEFAULT_OUT = os.path.join(REPO_ROOT, "docs", "ownership.md")
+DEFAULT_INCLUDE = "/usr/lib/llvm-{major}/include"
+
+# The versions the project tests (README, scripts/test.sh).
+MAJORS = (14, 19, 22)
+
+# Printed in the page and by --check; the path is repo-relative on purpose
+# so that the page does not depend on where the checkout lives.
+REGENERATE = "/usr/bin/python3 tools/gen_ownership_doc.py"
+
+# ctest's SKIP_RETURN_CODE for docs.ownership.
+EXIT_SKIP = 77
+
+# LLVMValueRef covers functions, globals, instructions...; the header's
+# parameter name says which (only names the spec's functions use).
+VALUE_NOUNS = {
+    "Fn": "function",
+    "F": "function",
+    "GlobalVar": "global variable",
+    "Global": "global",
+    "IFunc": "global ifunc",
+    "Inst": "instruction",
+    "Instr": "instruction",
+}
+
+# Handle typedefs whose CamelCase split does not read well.
+TYPE_NOUNS = {
+    "LLVMTargetDataRef": "target data layout",
+    "LLVMDIBuilderRef": "debug-info builder",
+    "LLVMPassBuilderOptionsRef": "pass builder options object",
+    "LLVMTargetMachineOptionsRef": "target machine options object",
+}
+
+_SECTION_RE = re.compile(r"^#\s*---\s*(.*?)\s*-*\s*$")
+_CAMEL_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z][a-z0-9]*|[a-z0-9]+")
+
+
+class DocError(gw.GenError):
+    """A problem that stops generation (main prints it as one line)."""
+
+
+# --------------------------------------------------------------------------
+# Spec layout: sections and comments (the entries come from gen_wrappers)
+# --------------------------------------------------------------------------
+
+
+def read_layout(path: str) -> Tuple[Dict[int, str], Dict[int, str],
+                                    Dict[str, str]]:
+    """Returns (line -> section title, line -> `# why` comment,
+    section title -> its prose) for the spec at path.
+
+    The prose is the comment block right under a section heading (e.g. why
+    builders are tracked); it ends at a blank line or the first entry.
+    """
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    section_of: Dict[int, str] = {}
+    comment_of: Dict[int, str] = {}
+    prose: Dict[str, str] = {}
+    section = ""
+    in_prose = False
+    for line_no, line in enumerate(lines, start=1):
+        stripped = line.strip()
+        m = _SECTION_RE.match(stripped)
+        if m:
+            section = m.group(1)
+            prose.setdefault(section, "")
+            in_prose = True
+            continue
+        if in_prose and stripped.startswith("#"):
+            text = stripped[1:].strip()
+            prose[section] = (prose[section] + " " + text).strip()
+            continue
+        in_prose = False
+        section_of[line_no] = section
+        if "#" in line and line.split("#", 1)[0].strip():
+            comment_of[line_no] = line.split("#", 1)[1].strip()
+    return section_of, comment_of, prose
+
+
+# --------------------------------------------------------------------------
+# Words for arguments and effects
+# --------------------------------------------------------------------------
+
+
+def type_noun(typedef: str) -> str:
+    """`LLVMExecutionEngineRef` -> "execution engine"."""
+    typedef = typedef.replace("const", "").strip()
+    if typedef in TYPE_NOUNS:
+        return TYPE_NOUNS[typedef]
+    core = typedef
+    if core.startswith("LLVM"):
+        core = core[4:]
+    if core.endswith("Ref"):
+        core = core[:-3]
+    words = []
+    for word in _CAMEL_RE.findall(core):
+        if word == "Orc":
+            words.append("ORC")
+        elif len(word) > 1 and word.isupper():
+            words.append(word)  # an acronym: MCJIT, DI
+        else:
+            words.append(word.lower())
+    return " ".join(words) or typedef
+
+
+def arg_text(fn: Optional[gw.Function], index: int) -> str:
+    """"arg 0 (the module)" for handles, "arg 3 (`OutMessage`)" otherwise."""
+    if fn is None or index >= len(fn.params):
+        return f"arg {index}"
+    param = fn.params[index]
+    if param.handle is not None:
+        typedef = param.spelling.replace("const", "").strip()
+        if typedef == "LLVMValueRef":
+            noun = VALUE_NOUNS.get(param.name, "value")
+        else:
+            noun = type_noun(typedef)
+        return f"arg {index} (the {noun})"
+    if param.name:
+        return f"arg {index} (`{param.name}`)"
+    return f"arg {index}"
+
+
+def out_text(fn: Optional[gw.Function], index: int) -> str:
+    """What the call writes through out-parameter `index` (the `*` is
+    escaped: it would start emphasis)."""
+    return "\\*" + arg_text(fn, index)
+
+
+def when_prefix(effect: gw.Effect) -> str:
+    """The condition of an out-parameter effect, as a leading clause."""
+    return {1: "if the call succeeds, ",
+            2: "if the call fails, ",
+            0: "whether the call succeeds or not, "}[effect.extra]
+
+
+def new_object_noun(fn: Optional[gw.Function], effect: gw.Effect) -> str:
+    """"execution engine" for the object a new(...) effect creates."""
+    if fn is None:
+        return "object"
+    return type_noun(gw.effect_type_name(fn, effect)) or "object"
+
+
+def effect_words(fn: Optional[gw.Function], e: gw.Effect) -> str:
+    """One effect in plain words (a clause, lower case, no final period).
+
+    The wording follows the format block at the top of the spec; a kind
+    without wording here is an error, so that a new effect kind cannot
+    reach the page undescribed.
+    """
+    a = arg_text(fn, e.arg) if e.arg not in (gw.RET, gw.NO_ARG) else ""
+    if e.kind == "free":
+        return f"frees {a} and everything it owns"
+    if e.kind == "free_attached":
+        return (f"frees {a} and everything it owns; it must still be in its"
+                " parent")
+    if e.kind == "free_detached":
+        return (f"frees {a} and everything it owns; it must not be in a"
+                " parent (remove it first)")
+    if e.kind == "detach":
+        return f"{a} leaves its parent; the caller owns it now"
+    if e.kind == "attach":
+        return (f"{a} goes into {arg_text(fn, e.other)}, which owns it from"
+                " now on")
+    if e.kind == "attach_at_builder":
+        return (f"{a} goes into the insert block of"
+                f" {arg_text(fn, e.other)}; that block owns it from now on")
+    if e.kind == "out_array":
+        if e.count_fn is not None:
+            args = ", ".join(f"arg {i}" for i in e.count_args)
+            count = f"`{e.count_fn}({args})`"
+        else:
+            count = f"{arg_text(fn, e.count_arg)}"
+        return (f"fills the array in {a} with {count} handles, tracked like"
+                " returned handles")
+    if e.kind == "new":
+        noun = new_object_noun(fn, e)
+        if e.out:
+            text = (f"{when_prefix(e)}{out_text(fn, e.arg)} is a new {noun}"
+                    " the caller owns")
+        else:
+            text = f"the result is a new {noun} the caller owns"
+        if e.other != gw.NO_ARG:
+            text += f"; it dies with {arg_text(fn, e.other)}"
+        return text
+    if e.kind in ("consume", "consume_if_ok", "consume_if_failed"):
+        prefix = {"consume": "", "consume_if_ok": "if the call succeeds, ",
+                  "consume_if_failed": "if the call fails, "}[e.kind]
+        return (f"{prefix}consumes {a}: it belongs to LLVM now, and any later"
+                " use or dispose is reported")
+    if e.kind in ("own", "own_by_out"):
+        owner = (arg_text(fn, e.other) if e.kind == "own" else
+                 f"the new object in {out_text(fn, e.other)}")
+        return (f"{a} now belongs to {owner}: usable, but not the caller's to"
+                " dispose; it dies with its owner")
+    if e.kind == "forget":
+        return (f"{a} now belongs to a part of LLVM ownsan does not model"
+                " (ORC): usable, but not the caller's to dispose")
+    if e.kind in ("message", "error_message"):
+        disposer = ("LLVMDisposeMessage" if e.kind == "message"
+                    else "LLVMDisposeErrorMessage")
+        if e.out:
+            return (f"{when_prefix(e)}{out_text(fn, e.arg)} is an owned"
+                    f" string: release it with {disposer}")
+        return f"the result is an owned string: release it with {disposer}"
+    if e.kind in ("free_message", "free_error_message"):
+        return (f"releases string {a}, which must be an owned string meant"
+                " for this function, released only once")
+    if e.kind == "serialized_by":
+        return (f"{a} serializes the call: it claims no context, so"
+                " concurrent calls are not reported as a context race")
+    if e.kind == "position":
+        block = arg_text(fn, e.other) if e.other != gw.NO_ARG else ""
+        before = arg_text(fn, e.extra) if e.extra != gw.NO_ARG else ""
+        if block and before:
+            where = (f"inserts before {before}, or at the end of {block}"
+                     f" if arg {e.extra} is NULL")
+            dies = "that block is deleted or that instruction erased"
+        elif before:
+            where = f"inserts before {before}"
+            dies = "that instruction is erased"
+        elif block:
+            where = f"inserts at the end of {block}"
+            dies = "that block is deleted"
+        else:
+            return f"{a} no longer has an insertion point"
+        return f"{a} now {where}; its next use is reported if {dies}"
+    if e.kind == "cause_text":
+        return ("a later use of a value the call deletes is reported as"
+                f" freed during the call, quoting string {a} in the cause")
+    raise DocError(f"no words for effect kind '{e.kind}' ({e.spec_text()}):"
+                   " add them to effect_words() in tools/gen_ownership_doc.py")
+
+
+def sentence(clause: str) -> str:
+    """Capitalizes a clause and ends it with a period."""
+    if clause[:1].isalpha():
+        clause = clause[0].upper() + clause[1:]
+    return clause + "."
+
+
+# --------------------------------------------------------------------------
+# Versions
+# --------------------------------------------------------------------------
+
+
+def load_declared(include_pattern: str, libclang: str
+                  ) -> Dict[int, Optional[Dict[str, gw.Function]]]:
+    """LLVM major -> declared functions (None: headers not installed)."""
+    declared: Dict[int, Optional[Dict[str, gw.Function]]] = {}
+    for major in MAJORS:
+        include_dir = include_pattern.format(major=major)
+        if not os.path.exists(os.path.join(include_dir, "llvm-c", "Core.h")):
+            declared[major] = None
+            continue
+        found = gw.header_llvm_major(include_dir)
+        if found is not None and found != major:
+            raise DocError(f"{include_dir} holds the LLVM {found} headers,"
+                           f" not LLVM {major}")
+        declared[major] = gw.parse_headers(
+            include_dir, gw.list_headers(include_dir), libclang)
+    return declared
+
+
+def versions_text(entry: gw.SpecEntry,
+                  declared: Dict[int, Optional[Dict[str, gw.Function]]]
+                  ) -> str:
+    """"19, 22 (since=19)", with notes for what could not be decided."""
+    listed, missing, undeclared = [], [], []
+    for major in MAJORS:
+        functions = declared[major]
+        if functions is None:
+            missing.append(str(major))
+        elif entry.applies_to(major):
+            if entry.function in functions:
+                listed.append(str(major))
+            else:
+                # gen_wrappers rejects this spec for that version.
+                undeclared.append(str(major))
+    text = ", ".join(listed) or "none"
+    notes = []
+    if entry.since is not None:
+        notes.append(f"since={entry.since}")
+    if entry.until is not None:
+        notes.append(f"until={entry.until}")
+    if undeclared:
+        notes.append("not declared in the headers of " + ", ".join(undeclared))
+    if missing:
+        notes.append("headers not installed: " + ", ".join(missing))
+    if notes:
+        text += " (" + "; ".join(notes) + ")"
+    return text
+
+
+def declaration_for(entry: gw.SpecEntry,
+                    declared: Dict[int, Optional[Dict[str, gw.Function]]]
+                    ) -> Optional[gw.Function]:
+    """The newest declaration the entry applies to (for parameter names)."""
+    fallback = None
+    for major in sorted(MAJORS, reverse=True):
+        functions = declared[major] or {}
+        fn = functions.get(entry.function)
+        if fn is None:
+            continue
+        if entry.applies_to(major):
+            return fn
+        fallback = fallback or fn
+    return fallback
+
+
+# --------------------------------------------------------------------------
+# Rendering
+# --------------------------------------------------------------------------
+
+
+def escape(text: str) -> str:
+    """Makes spec prose safe in a Markdown table cell.
+
+    `<Module>` would be swallowed as an HTML tag and `*D` start emphasis;
+    `|` would end the cell.
+    """
+    return re.sub(r"([\\`*_<>|\[\]])", r"\\\1", text)
+
+
+INTRO = """\
+# Ownership effects, per function
+
+<!-- GENERATED by tools/gen_ownership_doc.py from src/spec/ownership.spec -
+     DO NOT EDIT. Regenerate with: {regenerate} -->
+
+This page lists every entry of `src/spec/ownership.spec`: the LLVM-C
+functions that do more to ownership than use the handles passed in. Every
+other wrapped function only has its handle arguments checked and its
+returned handles registered (see [architecture.md](architecture.md)); and
+every non-null `LLVMErrorRef` a call returns is a new object the caller must
+consume, with no entry. Functions whose names look like they free something,
+or that return strings, but need no entry (or need an effect ownsan does not
+have yet, `TODO(spec)`) are listed with the reason in `src/spec/plain.txt`.
+
+The page is generated from the spec and the llvm-c headers of LLVM
+{majors} by `tools/gen_ownership_doc.py`; do not edit it by hand.
+After changing the spec, regenerate it with
+
+    {regenerate}
+
+The ctest `docs.ownership` fails while it is out of date.
+
+Arguments are numbered from 0, as in the C prototype; `*arg i` is what the
+call writes through out-parameter i. **LLVM** lists the versions among
+{majors} that the entry applies to: inside its `since=`/`until=`
+range, and declared in that version's `llvm-c` headers. **Why** is the
+entry's comment in the spec, with its source (`catalog` is the project's
+LLVM-C ownership catalog, `shared/llvm-c-ownership.md` beside the
+repository, and `Tn` one of the traps it lists).
+"""
+
+
+def render(entries: Sequence[gw.SpecEntry], spec_path: str,
+           declared: Dict[int, Optional[Dict[str, gw.Function]]]) -> str:
+    """The whole page."""
+    section_of, comment_of, prose = read_layout(spec_path)
+    majors = ", ".join(str(m) for m in MAJORS[:-1]) + f" and {MAJORS[-1]}"
+    out = [INTRO.format(regenerate=REGENERATE, majors=majors),
+           "| function | what it does to ownership | LLVM | why (source) |",
+           "|---|---|---|---|"]
+    current = None
+    for entry in entries:
+        section = section_of.get(entry.line_no, "")
+        if section != current:
+            current = section
+            if section:
+                text = escape(prose.get(section, ""))
+                out.append(f"| **{escape(section)}** | {text} | | |"
+                           .replace("|  |", "| |"))
+        fn = declaration_for(entry, declared)
+        words = " ".join(sentence(effect_words(fn, e))
+                         for e in entry.effects)
+        why = escape(comment_of.get(entry.line_no, ""))
+        out.append(f"| `{entry.function}` | {words} |"
+                   f" {versions_text(entry, declared)} | {why} |")
+    return "\n".join(out) + "\n"
+
+
+def generate(spec_path: str, include_pattern: str, libclang: str
+             ) -> Tuple[str, List[int]]:
+    """Returns (the page, the majors whose headers are not installed)."""
+    entries = gw.parse_spec_file(spec_path)
+    declared = load_declared(include_pattern, libclang)
+    missing = [m for m, fns in declared.items() if fns is None]
+    return render(entries, spec_path, declared), missing
+
+
+# --------------------------------------------------------------------------
+# Driver
+# --------------------------------------------------------------------------
+
+
+def check(path: str, text: str) -> int:
+    """Compares the checked-in page with `text`; prints a diff if stale."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            current = f.read()
+    except OSError:
+        current = ""
+    if current == text:
+        print(f"{os.path.relpath(path, REPO_ROOT)} matches the spec")
+        return 0
+    label = os.path.relpath(path, REPO_ROOT)
+    sys.stdout.writelines(difflib.unified_diff(
+        current.splitlines(keepends=True), text.splitlines(keepends=True),
+        fromfile=f"{label} (checked in)",
+        tofile=f"{label} (generated from the spec)"))
+    print(f"\n{label} is out of date with src/spec/ownership.spec;"
+          f" regenerate it with\n  {REGENERATE}")
+    return 1
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        description="Generate docs/ownership.md from the ownership spec.")
+    parser.add_argument("--spec", default=DEFAULT_SPEC,
+                        help="ownership spec (default: src/spec/"
+                        "ownership.spec)")
+    parser.add_argument("--out", default=DEFAULT_OUT,
+                        help="the page (default: docs/ownership.md)")
+    parser.add_argument("--check", action="store_true",
+                        help="do not write: exit 1 with a diff if --out"
+                        " differs, 77 if headers are missing")
+    parser.add_argument("--include-dir", default=DEFAULT_INCLUDE,
+                        help="llvm-c include dir, {major} replaced by 14, 19"
+                        f" and 22 (default: {DEFAULT_INCLUDE})")
+    parser.add_argument("--libclang", default=gw.DEFAULT_LIBCLANG,
+                        help=f"libclang (default: {gw.DEFAULT_LIBCLANG})")
+    args = parser.parse_args(argv)
+    try:
+        text, missing = generate(args.spec, args.include_dir, args.libclang)
+    except gw.GenError as e:
+        print(f"gen_ownership_doc.py: error: {e}", file=sys.stderr)
+        return 1
+    missing_text = ", ".join(str(m) for m in missing)
+    if args.check:
+        if missing:
+            # Without every version's headers the LLVM column cannot be
+            # computed; a diff would only show that.
+            print(f"SKIP: the llvm-c headers of LLVM {missing_text} are not"
+                  f" installed ({args.include_dir}); cannot check"
+                  f" {os.path.relpath(args.out, REPO_ROOT)}")
+            return EXIT_SKIP
+        return check(args.out, text)
+    if missing:
+        print(f"gen_ownership_doc.py: warning: no llvm-c headers for LLVM"
+              f" {missing_text}; the page says so in its LLVM column. Check"
+              " in a page made where all are installed.", file=sys.stderr)
+    gw.write_if_changed(args.out, text)
+    print(f"wrote {os.path.relpath(args.out, REPO_ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
