@@ -79,6 +79,7 @@ enum class EffectKind : uint8_t {
   FreeErrorMessage, ///< string arg is released with LLVMDisposeErrorMessage
   Forget, ///< arg now belongs to a part of LLVM ownsan does not model (ORC):
           ///< still usable, never the caller's to free or leak
+  UnterminatedMessage, ///< Message with no NUL terminator (the result)
 };
 
 constexpr uint8_t kNoArg = 255;
@@ -166,6 +167,12 @@ public:
   void OutArray(unsigned arg, const void *const *hs, size_t n, HandleType type);
   /// Registers a handle LLVM returned.
   void Returned(const void *h, HandleType type);
+  /// A string LLVM lent (a borrowed `const char *` result) and how to ask
+  /// for it again: LLVMDisposeMessage on it is an invalid free, which the
+  /// runtime confirms with `reget` before reporting. Up to 3 arguments.
+  using RegetFn = const char *(*)(const void *const *args);
+  void BorrowedString(const char *s, const void *a0, const void *a1,
+                      const void *a2, RegetFn reget);
 
   FnId fn() const { return fn_; }
 

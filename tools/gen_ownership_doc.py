@@ -181,6 +181,8 @@ def effect_words(fn: Optional[gw.Function], e: gw.Effect) -> str:
     reach the page undescribed.
     """
     a = arg_text(fn, e.arg) if e.arg not in (gw.RET, gw.NO_ARG) else ""
+    if e.field:  # `2.MCJMM`: a handle field of a struct argument
+        a = f"the handle in field `{e.field}` of {a}"
     if e.kind == "free":
         return f"frees {a} and everything it owns"
     if e.kind == "free_attached":
@@ -235,6 +237,9 @@ def effect_words(fn: Optional[gw.Function], e: gw.Effect) -> str:
             return (f"{when_prefix(e)}{out_text(fn, e.arg)} is an owned"
                     f" string: release it with {disposer}")
         return f"the result is an owned string: release it with {disposer}"
+    if e.kind == "unterminated_message":
+        return ("the result is an owned string with no NUL terminator:"
+                " release it with LLVMDisposeMessage (never strlen it)")
     if e.kind in ("free_message", "free_error_message"):
         return (f"releases string {a}, which must be an owned string meant"
                 " for this function, released only once")

@@ -53,6 +53,13 @@ NAMED_HANDLE_TYPES = {
     "LLVMErrorRef": "Error",
 }
 HANDLE_TYPEDEF_RE = re.compile(r"^LLVM\w*Ref$")
+# Plain structs that LLVM hands out as malloc'ed arrays the caller releases
+# with a disposer (Core.cpp: LLVMCopyModuleFlagsMetadata /
+# LLVMDisposeModuleFlagsMetadata, LLVMGlobalCopyAllMetadata /
+# LLVMDisposeValueMetadataEntries): a pointer to one is a handle of type
+# Other, so new(ret)/free(0) apply and the accessors taking the array are
+# checked.
+OWNED_ARRAY_TYPEDEFS = {"LLVMModuleFlagEntry", "LLVMValueMetadataEntry"}
 
 # An input handle array `LLVMXRef *Foo` must be followed by one of these...
 COUNT_INT_TYPES = {"unsigned", "unsigned int", "size_t", "uint64_t", "int"}
@@ -85,6 +92,7 @@ EFFECT_KINDS = {
     "own": "Own",
     "own_by_out": "OwnByOut",
     "message": "Message",
+    "unterminated_message": "UnterminatedMessage",
     "error_message": "ErrorMessage",
     "free_message": "FreeMessage",
     "free_error_message": "FreeErrorMessage",
@@ -99,8 +107,14 @@ NO_ARG = 255
 HOOK_EFFECTS = {"free", "free_attached", "free_detached", "detach", "attach",
                 "attach_at_builder", "position", "cause_text", "new",
                 "consume", "consume_if_ok", "consume_if_failed", "own",
-                "own_by_out", "forget", "message",
+                "own_by_out", "forget", "message", "unterminated_message",
                 "error_message", "free_message", "free_error_message"}
+# Effects whose argument may be a handle field of a struct argument
+# (`2.MCJMM`); they act after the call only.
+FIELD_EFFECTS = {"own", "own_by_out", "consume_if_ok", "consume_if_failed",
+                 "forget"}
+# String effects (the result or an out param is an owned string).
+STRING_EFFECTS = ("message", "unterminated_message", "error_message")
 
 
 class GenError(Exception):
@@ -131,6 +145,12 @@ class Param:
     handle: Optional[str] = None  # HandleType if the param is a handle
     elem_handle: Optional[str] = None  # HandleType X if the type is LLVMXRef *
     is_integer: bool = False  # spelled as one of COUNT_INT_TYPES
+    # Pointer to a struct: its C spelling and its fields (name -> HandleType
+    # or None, and name -> C type), for effects on a handle field (`2.MCJMM`).
+    record: str = ""
+    fields: Dict[str, Optional[str]] = dataclasses.field(
+        default_factory=dict)
+    field_types: Dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass
@@ -166,6 +186,20 @@ class Effect:
     count_fn: Optional[str] = None
     count_args: Tuple[int, ...] = ()
     count_arg: Optional[int] = None
+    # A handle field of a struct argument: `arg` is then a pseudo argument
+    # numbered after the real ones (see resolve_spec), field_param the
+    # struct argument (before resolve_spec: `arg` is the struct argument).
+    field: str = ""
+    field_param: int = NO_ARG
+
+    def arg_text(self) -> str:
+        """The argument as written in the spec: `3` or `2.MCJMM`."""
+        if self.arg == RET:
+            return "ret"
+        if not self.field:
+            return str(self.arg)
+        param = self.arg if self.field_param == NO_ARG else self.field_param
+        return f"{param}.{self.field}"
 
     def spec_text(self) -> str:
         """Renders the effect back in spec syntax."""
@@ -173,7 +207,7 @@ class Effect:
             return f"attach({self.arg},parent={self.other})"
         if self.kind == "attach_at_builder":
             return f"attach({self.arg},builder={self.other})"
-        if self.kind in ("new", "message", "error_message"):
+        if self.kind == "new" or self.kind in STRING_EFFECTS:
             what = "ret" if self.arg == RET else f"out={self.arg}"
             parent = (f",parent={self.other}"
                       if self.kind == "new" and self.other != NO_ARG else "")
@@ -183,9 +217,10 @@ class Effect:
                     self.extra]
             return f"{self.kind}({what}{parent}{when})"
         if self.kind == "own":
-            return f"own({self.arg},by={self.other})"
+            by = "ret" if self.other == RET else str(self.other)
+            return f"own({self.arg_text()},by={by})"
         if self.kind == "own_by_out":
-            return f"own({self.arg},by=out={self.other})"
+            return f"own({self.arg_text()},by=out={self.other})"
         if self.kind == "position":
             text = f"position({self.arg}"
             if self.other != NO_ARG:
@@ -198,7 +233,7 @@ class Effect:
                 args = ",".join(str(a) for a in self.count_args)
                 return f"out_array({self.arg},count={self.count_fn}({args}))"
             return f"out_array({self.arg},count=arg({self.count_arg}))"
-        return f"{self.kind}({self.arg})"
+        return f"{self.kind}({self.arg_text()})"
 
 
 @dataclasses.dataclass
@@ -316,6 +351,9 @@ def typedef_name(cindex, clang_type) -> str:
 
 def handle_type_of(cindex, clang_type) -> Optional[str]:
     """The HandleType name of a type spelled as a handle typedef, else None."""
+    if (clang_type.kind == cindex.TypeKind.POINTER and typedef_name(
+            cindex, clang_type.get_pointee()) in OWNED_ARRAY_TYPEDEFS):
+        return "Other"  # LLVMModuleFlagEntry * and the like
     name = typedef_name(cindex, clang_type)
     if not name:
         return None
@@ -330,6 +368,22 @@ def handle_type_of(cindex, clang_type) -> Optional[str]:
                                         cindex.TypeKind.FUNCTIONNOPROTO):
         return None  # a callback typedef, not an object handle
     return "Other"
+
+
+def record_fields_of(cindex, clang_type):
+    """For a pointer to a struct: its spelling, field name -> HandleType
+    (None for fields that are not handles) and field name -> C type.
+    ("", {}, {}) otherwise."""
+    if clang_type.get_canonical().kind != cindex.TypeKind.POINTER:
+        return "", {}, {}
+    pointee = clang_type.get_canonical().get_pointee()
+    if pointee.kind != cindex.TypeKind.RECORD:
+        return "", {}, {}
+    fields = {f.spelling: handle_type_of(cindex, f.type)
+              for f in pointee.get_fields()}
+    types = {f.spelling: f.type.spelling for f in pointee.get_fields()}
+    spelling = pointee.spelling.replace("const ", "").strip()
+    return spelling, fields, types
 
 
 def element_handle_type_of(cindex, clang_type) -> Optional[str]:
@@ -358,6 +412,7 @@ def function_from_cursor(cindex, cursor, include_dir: str) -> Function:
     for i, arg in enumerate(cursor.get_arguments()):
         spelling = arg.type.spelling
         check_spelling(name, spelling)
+        record, fields, field_types = record_fields_of(cindex, arg.type)
         params.append(Param(
             index=i,
             name=arg.spelling,
@@ -365,6 +420,9 @@ def function_from_cursor(cindex, cursor, include_dir: str) -> Function:
             handle=handle_type_of(cindex, arg.type),
             elem_handle=element_handle_type_of(cindex, arg.type),
             is_integer=spelling in COUNT_INT_TYPES,
+            record=record,
+            fields=fields,
+            field_types=field_types,
         ))
     ret_type = cursor.result_type
     check_spelling(name, ret_type.spelling)
@@ -481,13 +539,21 @@ _POSITION_RE = re.compile(
 _CAUSE_TEXT_RE = re.compile(r"^cause_text\((\d+)\)$")
 _SERIALIZED_RE = re.compile(r"^serialized_by\((\d+)\)$")
 _NEW_RE = re.compile(
-    r"^(new|message|error_message)\((ret|out=(\d+))(?:,parent=(\d+))?"
+    r"^(new|message|unterminated_message|error_message)"
+    r"\((ret|out=(\d+))(?:,parent=(\d+))?"
     r"(?:,when=(ok|failed|always))?\)$")
 WHEN = {"ok": 1, "failed": 2, "always": 0}
-_OWN_RE = re.compile(r"^own\((\d+),by=(out=)?(\d+)\)$")
+_OWN_RE = re.compile(r"^own\((\d+)(?:\.(\w+))?,by=(out=)?(\d+)\)$")
+# A handle the call returns that belongs to another object (an LLJIT's
+# execution session) or to a part of LLVM ownsan does not model.
+_OWN_RET_RE = re.compile(r"^own\(ret,by=(\d+)\)$")
+# An argument that becomes part of the object the call returns (a module
+# wrapped in a thread-safe module); the result must be new(ret).
+_OWN_BY_RET_RE = re.compile(r"^own\((\d+),by=ret\)$")
+_FORGET_RET_RE = re.compile(r"^forget\(ret\)$")
 _ARG_EFFECT_RE = re.compile(
     r"^(consume|consume_if_ok|consume_if_failed|free_message|"
-    r"free_error_message|forget)\((\d+)\)$")
+    r"free_error_message|forget)\((\d+)(?:\.(\w+))?\)$")
 _VERSION_RE = re.compile(r"^(since|until)=(\d+)$")
 _FUNCTION_NAME_RE = re.compile(r"^LLVM\w+$")
 
@@ -535,13 +601,25 @@ def parse_effect(token: str) -> Optional[Effect]:
                       other=int(m.group(4)) if m.group(4) else NO_ARG,
                       extra=WHEN[m.group(5)] if is_out else NO_ARG,
                       out=is_out)
+    m = _OWN_RET_RE.match(token)
+    if m:
+        return Effect(kind="own", arg=RET, other=int(m.group(1)))
+    m = _OWN_BY_RET_RE.match(token)
+    if m:
+        return Effect(kind="own", arg=int(m.group(1)), other=RET)
+    if _FORGET_RET_RE.match(token):
+        return Effect(kind="forget", arg=RET)
     m = _OWN_RE.match(token)
     if m:
-        return Effect(kind="own_by_out" if m.group(2) else "own",
-                      arg=int(m.group(1)), other=int(m.group(3)))
+        return Effect(kind="own_by_out" if m.group(3) else "own",
+                      arg=int(m.group(1)), other=int(m.group(4)),
+                      field=m.group(2) or "")
     m = _ARG_EFFECT_RE.match(token)
     if m:
-        return Effect(kind=m.group(1), arg=int(m.group(2)))
+        if m.group(3) and m.group(1) not in FIELD_EFFECTS:
+            return None  # only after-call effects take a struct field
+        return Effect(kind=m.group(1), arg=int(m.group(2)),
+                      field=m.group(3) or "")
     return None
 
 
@@ -635,6 +713,10 @@ def effect_type_name(fn: "Function", effect: Effect) -> str:
     if effect.kind == "new":
         spelling = fn.ret if effect.arg == RET else \
             fn.params[effect.arg].spelling
+    elif effect.kind in ("own", "forget") and effect.arg == RET:
+        spelling = fn.ret
+    elif effect.kind in ("own", "own_by_out") and effect.field:
+        spelling = fn.params[effect.field_param].field_types[effect.field]
     elif effect.kind in ("own", "own_by_out"):
         spelling = fn.params[effect.arg].spelling
     else:
@@ -656,10 +738,49 @@ def _validate_effect(entry: SpecEntry, effect: Effect, fn: Function,
                      wrapped: Set[str]) -> None:
     """Checks one effect against the declaration of its function."""
     text = effect.spec_text()
-    if effect.kind in ("new", "message", "error_message"):
+    if effect.kind == "new" or effect.kind in STRING_EFFECTS:
         _validate_new(entry, effect, fn, text)
         return
+    if effect.arg == RET:
+        # own(ret,by=J) / forget(ret): the result is a handle; so is J.
+        if fn.ret_handle is None:
+            raise entry.error(f"{text}: {fn.name} returns {fn.ret}, not a"
+                              " handle")
+        if effect.kind == "own":
+            owner = _check_index(entry, fn, effect.other, "argument")
+            if owner.handle is None:
+                raise entry.error(f"{text}: parameter {effect.other}"
+                                  f" ({owner.spelling}) is not a handle")
+        return
     param = _check_index(entry, fn, effect.arg, "argument")
+    if effect.field:
+        if not param.record:
+            raise entry.error(f"{text}: parameter {effect.arg}"
+                              f" ({param.spelling}) is not a pointer to a"
+                              " struct")
+        if effect.field not in param.fields:
+            raise entry.error(f"{text}: {param.record} has no field"
+                              f" {effect.field}")
+        if param.fields[effect.field] is None:
+            raise entry.error(f"{text}: field {effect.field} of"
+                              f" {param.record} is not a handle")
+        if effect.kind in ("own", "own_by_out"):
+            owner = _check_index(entry, fn, effect.other, "argument")
+            if effect.kind == "own" and owner.handle is None:
+                raise entry.error(f"{text}: parameter {effect.other}"
+                                  f" ({owner.spelling}) is not a handle")
+            if effect.kind == "own_by_out" and owner.elem_handle is None:
+                raise entry.error(f"{text}: parameter {effect.other}"
+                                  f" ({owner.spelling}) is not an"
+                                  " LLVMXRef *")
+        return
+    if effect.kind == "own" and effect.other == RET:
+        if param.handle is None:
+            raise entry.error(f"{text}: parameter {effect.arg}"
+                              f" ({param.spelling}) is not a handle")
+        if not any(e.kind == "new" and e.arg == RET for e in entry.effects):
+            raise entry.error(f"{text}: by=ret needs new(ret) in the entry")
+        return
     if effect.kind in ("own", "own_by_out"):
         param = _check_index(entry, fn, effect.arg, "argument")
         owner = _check_index(entry, fn, effect.other, "argument")
@@ -772,9 +893,56 @@ def resolve_spec(entries: Sequence[SpecEntry], major: int,
                               f" {first_line[entry.function]})")
         for effect in entry.effects:
             _validate_effect(entry, effect, fn, declared, wrapped)
-        effects[entry.function] = list(entry.effects)
+        effects[entry.function] = _number_fields(fn, entry.effects)
         first_line[entry.function] = entry.line_no
     return effects
+
+
+def _number_fields(fn: Function,
+                   entry_effects: Sequence[Effect]) -> List[Effect]:
+    """Gives each distinct struct field an effect names (`2.MCJMM`) a pseudo
+    argument index after the real ones: the wrapper passes the field's value
+    there in the args array it hands the runtime."""
+    numbered: Dict[Tuple[int, str], int] = {}
+    out = []
+    for e in entry_effects:
+        if not e.field:
+            out.append(e)
+            continue
+        key = (e.arg, e.field)
+        if key not in numbered:
+            numbered[key] = len(fn.params) + len(numbered)
+        if numbered[key] > 250:
+            raise GenError(f"{fn.name}: too many arguments for {e.field}")
+        out.append(dataclasses.replace(e, arg=numbered[key],
+                                       field_param=e.arg))
+    return out
+
+
+def field_args(fn: Function, cls: "Classification") -> List[Effect]:
+    """The effects naming struct fields, one per pseudo argument, in order."""
+    seen: Dict[int, Effect] = {}
+    for e in cls.effects:
+        if e.field and e.arg not in seen:
+            seen[e.arg] = e
+    return [seen[i] for i in sorted(seen)]
+
+
+def field_value_expr(fn: Function, e: Effect) -> str:
+    """C++ expression for the value of a struct field an effect names, read
+    before the call. A versioned options struct (a following integer
+    `SizeOf*` parameter, as LLVMCreateMCJITCompilerForModule's) is read only
+    where the size the caller passed covers the field, as LLVM does."""
+    p = fn.params[e.field_param]
+    value = f"(const void *)p{p.index}->{e.field}"
+    cond = f"p{p.index}"
+    following = (fn.params[p.index + 1]
+                 if p.index + 1 < len(fn.params) else None)
+    if (following is not None and following.is_integer
+            and following.name.startswith("SizeOf")):
+        cond += (f" && (size_t)p{following.index} >= offsetof({p.record},"
+                 f" {e.field}) + sizeof(p{p.index}->{e.field})")
+    return f"({cond}) ? {value} : nullptr"
 
 
 # --------------------------------------------------------------------------
@@ -946,7 +1114,53 @@ def _checks_after_call(fn: Function, cls: Classification, hook_args: str,
         lines.append(f"if ({cls.out_condition} && p{out.param})")
         lines.append(f"  call.Returned(*p{out.param}, "
                      f"{handle_enum(out.handle)});")
+    if lends_string(fn, cls):
+        handles = [f"(const void *)p{p.index}" if p.handle else "nullptr"
+                   for p in fn.params]
+        handles += ["nullptr"] * (3 - len(handles))
+        lines.append(f"call.BorrowedString(r, {', '.join(handles)}, "
+                     f"&ownsan_reget_{fn.name});")
     return lines
+
+
+# Integer out params a borrowed-string getter may take (a length).
+_LENGTH_OUT_TYPES = ("size_t*", "unsigned*", "unsignedint*", "uint64_t*")
+
+
+def lends_string(fn: Function, cls: "Classification") -> bool:
+    """A getter whose `const char *` result LLVM only lends (no message
+    effect), asked for with handles and at most a length out param: its
+    results are remembered so LLVMDisposeMessage on one can be reported."""
+    if fn.ret.replace(" ", "") not in ("char*", "constchar*"):
+        return False
+    if any(e.arg == RET and e.kind in STRING_EFFECTS for e in cls.effects):
+        return False
+    if not fn.params or len(fn.params) > 3:
+        return False
+    if not any(p.handle for p in fn.params):
+        return False
+    return all(p.handle or p.spelling.replace(" ", "") in _LENGTH_OUT_TYPES
+               for p in fn.params)
+
+
+def render_reget(fn: Function) -> str:
+    """`ownsan_reget_F(args)`: calls F again with the same handles (a fresh
+    local for each length out param)."""
+    lines = [f"static const char *ownsan_reget_{fn.name}("
+             "const void *const *a) {"]
+    call_args = []
+    for p in fn.params:
+        t = cxx_param_type(fn, p)
+        if p.handle:
+            call_args.append(f"reinterpret_cast<{t}>(const_cast<void *>("
+                             f"a[{p.index}]))")
+        else:
+            lines.append(f"  std::remove_pointer_t<{t}> o{p.index}{{}};")
+            call_args.append(f"&o{p.index}")
+    lines.append(f"  return ownsan::Real<{cxx_fn_pointer_type(fn)}>("
+                 f"ownsan::kFn_{fn.name})({', '.join(call_args)});")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
 
 
 def _checking_block(statements: Sequence[str]) -> List[str]:
@@ -979,11 +1193,13 @@ def render_wrapper(fn: Function, cls: Classification,
                  or (e.kind in ("new", "message") and e.out)
                  or e.kind == "own_by_out"}
         texts |= {e.other for e in cls.effects if e.kind == "own_by_out"}
-        values = ", ".join(
+        values = [
             f"(const void *)p{p.index}"
             if p.handle or p.index in texts else "nullptr"
-            for p in fn.params)
-        out.append(f"  const void *args[] = {{{values}}};")
+            for p in fn.params]
+        # Struct fields the effects name, after the real arguments.
+        values += [field_value_expr(fn, e) for e in field_args(fn, cls)]
+        out.append(f"  const void *args[] = {{{', '.join(values)}}};")
         if any(e.kind in ("consume", "consume_if_ok") for e in cls.effects):
             slots = ", ".join(f"(void *)&p{p.index}" for p in fn.params)
             out.append(f"  void *const slots[] = {{{slots}}};")
@@ -1098,6 +1314,8 @@ def render_wrappers_cpp(functions: Sequence[Function], headers: Sequence[str],
                  "#include <atomic>\n#include <cstddef>\n#include <type_traits>\n\n")
     parts.append(render_aliases(functions))
     for fn in functions:
+        if lends_string(fn, classes[fn.name]):
+            parts.append(render_reget(fn))
         parts.append(render_wrapper(fn, classes[fn.name], declared))
         parts.append("\n")
     parts.append(render_fn_info(functions, classes))

@@ -110,10 +110,15 @@ struct ObjectRecord {
   ObjectRecord *insert_point_freed = nullptr;
   /// Opaque objects: the C handle type ("LLVMExecutionEngineRef").
   const char *type_name = nullptr;
+  /// Messages: no NUL terminator (LLVMGetRelocationTypeName); never strlen.
+  bool unterminated = false;
   /// Given away (an engine owns the module now): not the caller's to free.
   bool owned_by_other = false;
   FnIndex owned_via = kNoFn;    ///< the call that gave it away
   bool owner_untracked = false; ///< given to LLVM, not to a tracked object
+  /// Died with its owner, then disposed by the caller (allowed once: an
+  /// iterator is its own allocation).
+  bool disposed_late = false;
 };
 
 } // namespace ownsan

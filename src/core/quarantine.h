@@ -36,7 +36,9 @@ public:
       kFree,
       kDisposeMemoryBuffer,
       kDisposeMessage,
-      kDisposeErrorMessage
+      kDisposeErrorMessage,
+      /// An array LLVM malloc'ed and its disposer free()s (module flags).
+      kFreeMalloced
     } release;
   };
 

@@ -58,9 +58,9 @@
 #include "fn_ids.h"
 #include "interpose/real_llvm.h"
 #include "observer/value_observer.h"
-#include "runtime/crash_handler.h"
 #include "report/python_frames.h"
 #include "report/report_writer.h"
+#include "runtime/crash_handler.h"
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
@@ -272,6 +272,7 @@ Runtime::Runtime()
   uses_insertion_point_.resize(kFnCount);
   serialized_.resize(kFnCount);
   is_cast_.resize(kFnCount);
+  frees_malloced_.resize(kFnCount);
   for (unsigned f = 0; f < kFnCount; ++f) {
     // LLVMIsA* hand back their argument (or NULL): nothing new to learn,
     // and the argument may be anything the program chose to test.
@@ -280,6 +281,9 @@ Runtime::Runtime()
       if (kFnInfo[f].effects[e].kind == EffectKind::SerializedBy)
         serialized_[f] = true;
     std::string name = kFnInfo[f].name;
+    // Core.cpp: both are free(Entries) of a safe_malloc'ed array.
+    frees_malloced_[f] = name == "LLVMDisposeModuleFlagsMetadata" ||
+                         name == "LLVMDisposeValueMetadataEntries";
     uses_insertion_point_[f] =
         name.rfind("LLVMBuild", 0) == 0 ||
         name.rfind("LLVMInsertIntoBuilder", 0) == 0 ||
@@ -509,6 +513,18 @@ bool Runtime::CheckHandle(FnId fn, unsigned arg, const void *h,
               freed = p;
               now = live;
             }
+      }
+    }
+    if (freed && FreesArg(fn, arg) && freed->kind == ObjectKind::Opaque &&
+        !freed->owned_by_other && freed->freed &&
+        freed->freed->target != freed && !freed->freed->consumed) {
+      // Case: an object that died with its owner but is a separate
+      // allocation (a section iterator after LLVMDisposeObjectFile): using
+      // it is a use after free, disposing it once is not.
+      MutexLock lock(&mu_);
+      if (!freed->disposed_late) {
+        freed->disposed_late = true;
+        return false;
       }
     }
     if (freed) {
@@ -742,6 +758,9 @@ void Runtime::Hold(Quarantine::Chunk chunk) {
       Real<void (*)(char *)>(kFn_LLVMDisposeErrorMessage)(
           static_cast<char *>(c.p));
       break;
+    case Quarantine::Chunk::kFreeMalloced:
+      free(c.p); // what the skipped disposer would have done
+      break;
     case Quarantine::Chunk::kFree:
       break;
     }
@@ -812,6 +831,13 @@ bool Runtime::Before(FnId fn, const void *const *args, void *const *slots) {
         Hold({const_cast<void *>(h), size + 64,
               Quarantine::Chunk::kDisposeMemoryBuffer});
         skip = true;
+      } else if (frees_malloced_[fn] && r->kind == ObjectKind::Opaque) {
+        // Case: a malloc'ed array whose disposer is free(), which ownsan
+        // does not see: hold the block, free it when it leaves.
+        void *p = const_cast<void *>(h);
+        size_t size = malloc_usable_size(p);
+        Hold({p, size ? size : 1, Quarantine::Chunk::kFreeMalloced});
+        skip = true;
       }
       break;
     }
@@ -861,6 +887,7 @@ void Runtime::After(FnId fn, const void *const *args, const void *ret,
   for (unsigned i = 0; i < info.num_effects; ++i) {
     const Effect &e = info.effects[i];
     if (e.kind != EffectKind::New && e.kind != EffectKind::Message &&
+        e.kind != EffectKind::UnterminatedMessage &&
         e.kind != EffectKind::ErrorMessage)
       continue;
     const void *obj = ret;
@@ -879,13 +906,17 @@ void Runtime::After(FnId fn, const void *const *args, const void *ret,
       RegisterOpaque(fn, obj, e.type, parent);
     } else {
       RegisterString(fn, static_cast<const char *>(obj),
-                     e.kind == EffectKind::ErrorMessage);
+                     e.kind == EffectKind::ErrorMessage,
+                     e.kind == EffectKind::UnterminatedMessage);
     }
   }
   for (unsigned i = 0; i < info.num_effects; ++i) {
     const Effect &e = info.effects[i];
-    if (e.arg == kRet)
+    if (e.arg == kRet) {
+      if (ret && (e.kind == EffectKind::Own || e.kind == EffectKind::Forget))
+        ReturnedBelongsElsewhere(fn, e, args, ret);
       continue;
+    }
     const void *h = args[e.arg];
     if (!h)
       continue;
@@ -972,7 +1003,8 @@ void Runtime::After(FnId fn, const void *const *args, const void *ret,
       if (!ok)
         break;
       RuntimeSection section;
-      const void *owner = args[e.other];
+      // by=ret: the new object the call returned (registered above).
+      const void *owner = e.other == kRet ? ret : args[e.other];
       if (e.kind == EffectKind::OwnByOut)
         owner = owner ? *static_cast<const void *const *>(owner) : nullptr;
       ObjectRecord *r = FindOrAdopt(fn, h);
@@ -989,6 +1021,65 @@ void Runtime::After(FnId fn, const void *const *args, const void *ret,
       break;
     }
   }
+}
+
+namespace {
+// The HandleType of a C handle type the generator named in an effect.
+HandleType HandleTypeOfName(const char *type) {
+  if (!type)
+    return HandleType::Other;
+  std::string_view t(type);
+  if (t == "LLVMContextRef")
+    return HandleType::Context;
+  if (t == "LLVMModuleRef")
+    return HandleType::Module;
+  if (t == "LLVMBuilderRef")
+    return HandleType::Builder;
+  if (t == "LLVMMemoryBufferRef")
+    return HandleType::MemoryBuffer;
+  return HandleType::Other;
+}
+} // namespace
+
+void Runtime::ReturnedBelongsElsewhere(FnId fn, const Effect &e,
+                                       const void *const *args,
+                                       const void *ret) {
+  RuntimeSection section;
+  ObjectRecord *owner = nullptr;
+  if (e.kind == EffectKind::Own) {
+    owner = args[e.other] ? FindLive(args[e.other]) : nullptr;
+    if (!owner)
+      return; // an owner we never saw: nothing to tie the result to
+  }
+  // The result may be known already: getters (LLVMOrcLLJITGetMainJITDylib)
+  // return the same object on every call.
+  ObjectRecord *r = FindLive(ret);
+  if (!r) {
+    HandleType type = HandleTypeOfName(e.type);
+    if (type == HandleType::Other)
+      RegisterOpaque(fn, ret, e.type, nullptr);
+    else
+      RegisterImpl(fn, ret, type, 0);
+    r = FindLive(ret);
+    if (!r)
+      return;
+  }
+  MutexLock lock(&mu_);
+  if (r->state != ObjectState::Live)
+    return;
+  if (owner) {
+    // Case: own(ret,by=J): the result dies with J (an LLJIT's execution
+    // session, main JITDylib and layers) and is not the caller's to free.
+    if (r != owner)
+      graph_.SetParent(r, owner);
+  } else {
+    // Case: forget(ret): the result belongs to a part of LLVM ownsan does
+    // not model (the context of a thread-safe context, shared with every
+    // thread-safe module made from it).
+    r->owner_untracked = true;
+  }
+  r->owned_by_other = true;
+  r->owned_via = fn;
 }
 
 bool Runtime::CheckFreePrecondition(FnId fn, unsigned arg, EffectKind kind,
@@ -1010,8 +1101,13 @@ bool Runtime::CheckFreePrecondition(FnId fn, unsigned arg, EffectKind kind,
         kFn_LLVMValueAsBasicBlock)(v));
     what = "blocks";
     container = "function";
+  } else if (vk == LLVMGlobalIFuncValueKind) {
+    parent = Real<LLVMModuleRef (*)(LLVMValueRef)>(kFn_LLVMGetGlobalParent)(v);
+    what = "global ifuncs";
+    container = "module";
   } else {
-    return false; // the precondition is about instructions and blocks only
+    // The precondition is about instructions, blocks and ifuncs only.
+    return false;
   }
   bool attached = parent != nullptr;
   if (attached == (kind == EffectKind::FreeAttached))
@@ -1315,7 +1411,8 @@ ObjectRecord *Runtime::FindLive(const void *h) {
 }
 
 namespace {
-// "LLVMExecutionEngineRef" -> "execution engine".
+// "LLVMExecutionEngineRef" -> "execution engine",
+// "LLVMMCJITMemoryManagerRef" -> "mcjit memory manager".
 std::string NounOfType(const char *type) {
   std::string t = type ? type : "object";
   if (t.rfind("LLVM", 0) == 0)
@@ -1325,8 +1422,13 @@ std::string NounOfType(const char *type) {
   std::string out;
   for (size_t i = 0; i < t.size(); ++i) {
     char c = t[i];
-    if (isupper(static_cast<unsigned char>(c)) && i > 0 &&
-        !isupper(static_cast<unsigned char>(t[i - 1])))
+    // A word starts at a capital after a small letter, or at the last
+    // capital of an acronym ("MCJITMemory": before the M of Memory).
+    bool starts =
+        isupper(static_cast<unsigned char>(c)) && i > 0 &&
+        (!isupper(static_cast<unsigned char>(t[i - 1])) ||
+         (i + 1 < t.size() && islower(static_cast<unsigned char>(t[i + 1]))));
+    if (starts)
       out += ' ';
     out += static_cast<char>(tolower(static_cast<unsigned char>(c)));
   }
@@ -1369,9 +1471,12 @@ void Runtime::RegisterOpaque(FnId fn, const void *h, const char *type,
   tracked_pages_.Add(h);
 }
 
-void Runtime::RegisterString(FnId fn, const char *s, bool error_message) {
+void Runtime::RegisterString(FnId fn, const char *s, bool error_message,
+                             bool unterminated) {
   // Case: LLVM handed out a string the caller must release (with
   // LLVMDisposeMessage, or LLVMDisposeErrorMessage for error messages).
+  // An unterminated one (LLVMGetRelocationTypeName) is never read: its
+  // bytes end with the malloc block, with no NUL.
   RuntimeSection section;
   StackId stack = CurrentCallStack();
   MutexLock lock(&mu_);
@@ -1387,8 +1492,9 @@ void Runtime::RegisterString(FnId fn, const char *s, bool error_message) {
   ObjectRecord *r = graph_.Add(
       s, error_message ? ObjectKind::ErrorMessage : ObjectKind::Message,
       nullptr);
+  r->unterminated = unterminated;
   // A short excerpt names it in reports.
-  size_t n = strnlen(s, 41);
+  size_t n = unterminated ? 0 : strnlen(s, 41);
   r->name.assign(s, n > 40 ? 40 : n);
   if (n > 40)
     r->name += "...";
@@ -1412,7 +1518,8 @@ bool Runtime::FreeString(FnId fn, unsigned arg, const void *s,
     }
     if (!freed || (freed->kind != ObjectKind::Message &&
                    freed->kind != ObjectKind::ErrorMessage))
-      return false;
+      // Case: maybe a string a getter lent (LLVMGetModuleIdentifier's).
+      return ReportLentStringFree(fn, arg, s);
     // Case: released twice.
     return Report(NewReport(ErrorKind::DoubleFree, freed, s, fn, arg));
   }
@@ -1432,8 +1539,10 @@ bool Runtime::FreeString(FnId fn, unsigned arg, const void *s,
   // Case: a correct release. The string is held back whole (LLVM frees it
   // with free(), which ownsan does not see) and released for real when it
   // leaves the quarantine.
+  size_t size = r->unterminated ? malloc_usable_size(const_cast<void *>(s))
+                                : strlen(static_cast<const char *>(s)) + 1;
   FreeWithDescendants(r, CurrentFreeEvent(r));
-  Hold({const_cast<void *>(s), strlen(static_cast<const char *>(s)) + 1,
+  Hold({const_cast<void *>(s), size ? size : 1,
         error_message ? Quarantine::Chunk::kDisposeErrorMessage
                       : Quarantine::Chunk::kDisposeMessage});
   *skip = true;
@@ -1444,13 +1553,15 @@ bool Runtime::ReportOwnedFree(FnId fn, unsigned arg, const void *h,
                               ObjectRecord *r) {
   RuntimeSection section;
   ErrorReport rep = NewReport(ErrorKind::InvalidFree, r, h, fn, arg);
-  rep.note = absl::StrCat(
-      FnName(fn), " frees an object the caller gave away: ",
-      r->owner_untracked ? std::string("LLVM")
-      : r->parent        ? ShortLabel(r->parent)
-                         : std::string("another object"),
-      " owns it since ", FnName(r->owned_via),
-      " and frees it itself (take it back first, e.g. LLVMRemoveModule)");
+  rep.note = absl::StrCat(FnName(fn), " frees an object the caller gave away: ",
+                          r->owner_untracked ? std::string("LLVM")
+                          : r->parent        ? ShortLabel(r->parent)
+                                             : std::string("another object"),
+                          " owns it since ", FnName(r->owned_via),
+                          " and frees it itself",
+                          r->kind == ObjectKind::Module
+                              ? " (take it back first, e.g. LLVMRemoveModule)"
+                              : "");
   return Report(std::move(rep));
 }
 
@@ -1547,6 +1658,8 @@ std::string Runtime::ShortLabel(const ObjectRecord *r) {
     return absl::StrCat(name.empty() ? "object" : name, " ", addr);
   case ObjectKind::Message:
   case ObjectKind::ErrorMessage:
+    if (r->unterminated)
+      return absl::StrCat("message ", addr, " (not NUL-terminated)");
     return absl::StrCat(r->kind == ObjectKind::ErrorMessage ? "error message "
                                                             : "message ",
                         addr, " \"", absl::CEscape(name), "\"");
@@ -2003,6 +2116,85 @@ void CallScope::OutArray(unsigned, const void *const *hs, size_t n,
     return;
   for (size_t i = 0; i < n; ++i)
     Runtime::Get().Register(fn_, hs[i], type);
+}
+
+namespace {
+// The last borrowed strings LLVM handed to this thread: a fixed ring, so a
+// getter call costs a few stores. A binding that frees a borrowed string
+// does so right after getting it, on the same thread.
+struct LentString {
+  const char *s;
+  FnId fn;
+  const void *args[3];
+  CallScope::RegetFn reget;
+};
+struct LentStrings {
+  LentString ring[16];
+  unsigned next;
+};
+LentStrings &CurrentLentStrings() {
+  static thread_local LentStrings lent
+      __attribute__((tls_model("initial-exec")));
+  return lent;
+}
+} // namespace
+
+void CallScope::BorrowedString(const char *s, const void *a0, const void *a1,
+                               const void *a2, RegetFn reget) {
+  if (!s)
+    return;
+  LentStrings &lent = CurrentLentStrings();
+  lent.ring[lent.next++ % 16] = {s, fn_, {a0, a1, a2}, reget};
+}
+
+bool Runtime::ReportLentStringFree(FnId fn, unsigned arg, const void *s) {
+  const LentStrings &lent = CurrentLentStrings();
+  for (const LentString &e : lent.ring) {
+    if (e.s != s || !e.reget)
+      continue;
+    // Case: the string came from a getter on this thread. It is still lent
+    // only if every handle it was asked for is live and the getter still
+    // returns this very pointer (its memory may have been freed and reused
+    // since, e.g. by a string the binding made and may free).
+    ObjectRecord *owner = nullptr;
+    bool live = true;
+    for (const void *h : e.args)
+      if (h) {
+        ObjectRecord *r = FindLive(h);
+        live = live && r;
+        if (!owner)
+          owner = r;
+      }
+    if (!live || !owner)
+      continue;
+    const char *now;
+    {
+      RuntimeSection section;
+      now = e.reget(e.args);
+    }
+    if (now != s)
+      continue;
+    RegisterOpaque(e.fn, s, "const char *", owner->addr);
+    ObjectRecord *r = FindLive(s);
+    if (!r)
+      return false;
+    {
+      MutexLock lock(&mu_);
+      r->name = "string";
+      r->create_stack = 0; // the getter's stack is not recorded (cost)
+      r->owned_by_other = true;
+      r->owned_via = e.fn;
+    }
+    ErrorReport rep = NewReport(ErrorKind::InvalidFree, r, s, fn, arg);
+    rep.note = absl::StrCat(
+        FnName(fn), " frees a string LLVM only lent: ", FnName(e.fn),
+        " returned it and ", ShortLabel(owner),
+        " owns it; only strings LLVM hands out as owned (LLVMPrint*ToString, "
+        "error messages...) go to ",
+        FnName(fn));
+    return Report(std::move(rep));
+  }
+  return false;
 }
 
 void CallScope::Returned(const void *h, HandleType type) {

@@ -90,7 +90,8 @@ private:
   ObjectRecord *FindLive(const void *h);
   void RegisterOpaque(FnId fn, const void *h, const char *type,
                       const void *parent);
-  void RegisterString(FnId fn, const char *s, bool error_message);
+  void RegisterString(FnId fn, const char *s, bool error_message,
+                      bool unterminated = false);
   bool FreeString(FnId fn, unsigned arg, const void *s, bool error_message,
                   bool *skip);
   bool ReportOwnedFree(FnId fn, unsigned arg, const void *h, ObjectRecord *r);
@@ -101,6 +102,13 @@ private:
   StackId CaptureStack(bool from_inside_llvm);
   FreeEvent *CurrentFreeEvent(ObjectRecord *target);
   void FreeWithDescendants(ObjectRecord *root, FreeEvent *ev);
+  /// own(ret,by=J) / forget(ret): the handle a call returned is owned by
+  /// arg J, or by a part of LLVM ownsan does not model.
+  void ReturnedBelongsElsewhere(FnId fn, const Effect &e,
+                                const void *const *args, const void *ret);
+  /// LLVMDisposeMessage on a string a getter lent this thread (and still
+  /// lends): reports it; false if it is not one.
+  bool ReportLentStringFree(FnId fn, unsigned arg, const void *s);
   bool CheckFreePrecondition(FnId fn, unsigned arg, EffectKind kind,
                              const void *h);
   bool CheckInsertionPoint(FnId fn, unsigned arg, const void *builder);
@@ -160,6 +168,9 @@ private:
   std::vector<bool> serialized_;
   /// Per function: an LLVMIsA* cast (its result is not registered).
   std::vector<bool> is_cast_;
+  /// Per function: a disposer that is just free() of a malloc'ed array
+  /// (LLVMDisposeModuleFlagsMetadata, LLVMDisposeValueMetadataEntries).
+  std::vector<bool> frees_malloced_;
 
   // Reports (report_mu_).
   struct Problem {

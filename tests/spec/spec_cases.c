@@ -17,6 +17,7 @@
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/DebugInfo.h>
+#include <llvm-c/Disassembler.h>
 #include <llvm-c/Error.h>
 #include <llvm-c/ExecutionEngine.h>
 #include <llvm-c/IRReader.h>
@@ -224,8 +225,10 @@ CASE(remove_global_ifunc) {
   LLVMValueRef ifn = make_ifunc(&t);
   say("LLVMRemoveGlobalIFunc(@ifn)");
   LLVMRemoveGlobalIFunc(ifn); /* the caller owns it now; it outlives the module */
-  drop_ir(&t);
+  /* Erased while its context lives: a detached value's name is kept in its
+   * context, which the report reads. */
   if (bad) { say("LLVMEraseGlobalIFunc(@ifn) on a detached ifunc"); LLVMEraseGlobalIFunc(ifn); }
+  drop_ir(&t);
   return 0;
 }
 CASE(delete_basic_block) {
@@ -992,6 +995,15 @@ static int iterator_case(int bad, int which) {
       LLVMMoveToNextRelocation(ri);
     }
     printf("relocations %d\n", n > 0);
+    if (which == 4) {
+      /* owned and not NUL-terminated: never strlen'ed */
+      LLVMDisposeRelocationIterator(ri);
+      ri = LLVMGetRelocations(si);
+      char *v = (char *)LLVMGetRelocationTypeName(ri);
+      say("LLVMDisposeMessage(relocation type name)");
+      LLVMDisposeMessage(v);
+      if (bad) { say("LLVMDisposeMessage(relocation type name) again"); LLVMDisposeMessage(v); }
+    }
     if (which == 3) {
       LLVMDisposeRelocationIterator(ri);
       ri = LLVMGetRelocations(si);
@@ -1012,6 +1024,369 @@ CASE(section_iterator) { return iterator_case(bad, 0); }
 CASE(symbol_iterator) { return iterator_case(bad, 1); }
 CASE(relocation_iterator) { return iterator_case(bad, 2); }
 CASE(relocation_value_string) { return iterator_case(bad, 3); }
+CASE(relocation_type_name) { return iterator_case(bad, 4); }
+
+/* The deprecated object-file API: LLVMCreateObjectFile takes the buffer. */
+CASE(object_file) {
+  LLVMTargetMachineRef tm = make_tm();
+  LLVMMemoryBufferRef buf = make_object(tm);
+  LLVMDisposeTargetMachine(tm);
+  say("LLVMCreateObjectFile(object)");
+  LLVMObjectFileRef of = LLVMCreateObjectFile(buf);
+  if (!of) { say("no object file"); return 1; }
+  if (bad) { say("LLVMGetBufferSize(object) taken by LLVMCreateObjectFile"); LLVMGetBufferSize(buf); }
+  say("LLVMDisposeObjectFile(object file)");
+  LLVMDisposeObjectFile(of);
+  return 0;
+}
+CASE(object_file_failed) {
+  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy("junk", 4, "junk");
+  say("LLVMCreateObjectFile(junk)");
+  LLVMObjectFileRef of = LLVMCreateObjectFile(buf);
+  printf("object file %s\n", of ? "made" : "null");
+  if (bad) { say("LLVMDisposeMemoryBuffer(junk) destroyed by the failed call"); LLVMDisposeMemoryBuffer(buf); }
+  return 0;
+}
+static int object_file_iterator_case(int bad, int symbols) {
+  LLVMTargetMachineRef tm = make_tm();
+  LLVMMemoryBufferRef buf = make_object(tm);
+  LLVMDisposeTargetMachine(tm);
+  LLVMObjectFileRef of = LLVMCreateObjectFile(buf);
+  if (!of) { say("no object file"); return 1; }
+  int n = 0;
+  if (symbols) {
+    say("LLVMGetSymbols(object file)");
+    LLVMSymbolIteratorRef sym = LLVMGetSymbols(of);
+    while (!LLVMIsSymbolIteratorAtEnd(of, sym)) { ++n; LLVMMoveToNextSymbol(sym); }
+    printf("symbols %d\n", n > 0);
+    /* The iterator is its own allocation: disposing it after its object
+     * file is fine (llvmlite does), using it is not. */
+    say("LLVMDisposeObjectFile(object file)");
+    LLVMDisposeObjectFile(of);
+    if (bad) {
+      say("LLVMMoveToNextSymbol(symbol iterator) of the freed object file");
+      LLVMMoveToNextSymbol(sym);
+      return 0;
+    }
+    say("LLVMDisposeSymbolIterator(symbol iterator) of the freed object file");
+    LLVMDisposeSymbolIterator(sym);
+    return 0;
+  } else {
+    say("LLVMGetSections(object file)");
+    LLVMSectionIteratorRef si = LLVMGetSections(of);
+    while (!LLVMIsSectionIteratorAtEnd(of, si)) { ++n; LLVMMoveToNextSection(si); }
+    printf("sections %d\n", n > 0);
+    if (bad) {
+      say("LLVMDisposeObjectFile(object file)");
+      LLVMDisposeObjectFile(of);
+      say("LLVMMoveToNextSection(section iterator) of the freed object file");
+      LLVMMoveToNextSection(si);
+      return 0;
+    }
+    LLVMDisposeSectionIterator(si);
+  }
+  say("LLVMDisposeObjectFile(object file)");
+  LLVMDisposeObjectFile(of);
+  return 0;
+}
+CASE(object_file_sections) { return object_file_iterator_case(bad, 0); }
+CASE(object_file_iterator_twice) {
+  /* Disposing an iterator after its object file is fine once. */
+  LLVMTargetMachineRef tm = make_tm();
+  LLVMMemoryBufferRef buf = make_object(tm);
+  LLVMDisposeTargetMachine(tm);
+  LLVMObjectFileRef of = LLVMCreateObjectFile(buf);
+  LLVMSectionIteratorRef si = LLVMGetSections(of);
+  say("LLVMDisposeObjectFile(object file)");
+  LLVMDisposeObjectFile(of);
+  say("LLVMDisposeSectionIterator(section iterator) of the freed object file");
+  LLVMDisposeSectionIterator(si);
+  if (bad) { say("LLVMDisposeSectionIterator(section iterator) again"); LLVMDisposeSectionIterator(si); }
+  return 0;
+}
+CASE(object_file_symbols) { return object_file_iterator_case(bad, 1); }
+
+/* Disassembler contexts (X86: `nop; ret`). */
+static int disasm_case(int bad, int which) {
+  LLVMInitializeX86TargetInfo();
+  LLVMInitializeX86TargetMC();
+  LLVMInitializeX86Disassembler();
+  const char *triple = "x86_64-pc-linux-gnu";
+  LLVMDisasmContextRef dc =
+      which == 0 ? LLVMCreateDisasm(triple, NULL, 0, NULL, NULL)
+      : which == 1 ? LLVMCreateDisasmCPU(triple, "x86-64", NULL, 0, NULL, NULL)
+                   : LLVMCreateDisasmCPUFeatures(triple, "x86-64", "+sse2", NULL, 0, NULL, NULL);
+  if (!dc) { say("no X86 disassembler"); return EXIT_NOT_AVAILABLE; }
+  uint8_t code[] = {0x90, 0xc3};
+  char text[64];
+  size_t n = LLVMDisasmInstruction(dc, code, sizeof code, 0, text, sizeof text);
+  printf("decoded %zu byte(s)\n", n);
+  say("LLVMDisasmDispose(disassembler)");
+  LLVMDisasmDispose(dc);
+  if (bad && which == 0) {
+    say("LLVMDisasmInstruction(disassembler) after dispose");
+    LLVMDisasmInstruction(dc, code + 1, 1, 1, text, sizeof text);
+  } else if (bad) {
+    say("LLVMDisasmDispose(disassembler) again");
+    LLVMDisasmDispose(dc);
+  }
+  return 0;
+}
+CASE(disasm) { return disasm_case(bad, 0); }
+CASE(disasm_cpu) { return disasm_case(bad, 1); }
+CASE(disasm_cpu_features) { return disasm_case(bad, 2); }
+
+/* Metadata-entry arrays: malloc'ed plain structs with their own disposer. */
+CASE(module_flags) {
+  struct ir t = make_ir("m");
+  LLVMAddModuleFlag(t.mod, LLVMModuleFlagBehaviorWarning, "answer", 6,
+                    LLVMValueAsMetadata(LLVMConstInt(t.i32, 42, 0)));
+  size_t n = 0, len = 0;
+  say("LLVMCopyModuleFlagsMetadata(module)");
+  LLVMModuleFlagEntry *flags = LLVMCopyModuleFlagsMetadata(t.mod, &n);
+  const char *key = LLVMModuleFlagEntriesGetKey(flags, 0, &len);
+  printf("%zu flag(s), key %.*s\n", n, (int)len, key);
+  say("LLVMDisposeModuleFlagsMetadata(flags)");
+  LLVMDisposeModuleFlagsMetadata(flags);
+  if (bad) { say("LLVMModuleFlagEntriesGetKey(flags) after dispose"); LLVMModuleFlagEntriesGetKey(flags, 0, &len); }
+  drop_ir(&t);
+  return 0;
+}
+static int value_metadata_case(int bad, int instruction) {
+  struct ir t = make_ir("m");
+  unsigned kind = LLVMGetMDKindIDInContext(t.ctx, "ownsan", 6);
+  LLVMMetadataRef md = LLVMMDStringInContext2(t.ctx, "x", 1);
+  LLVMValueMetadataEntry *entries;
+  size_t n = 0;
+  if (instruction) {
+    LLVMSetMetadata(t.sum, kind, LLVMMetadataAsValue(t.ctx, LLVMMDNodeInContext2(t.ctx, &md, 1)));
+    say("LLVMInstructionGetAllMetadataOtherThanDebugLoc(%sum)");
+    entries = LLVMInstructionGetAllMetadataOtherThanDebugLoc(t.sum, &n);
+  } else {
+    LLVMValueRef g = LLVMAddGlobal(t.mod, t.i32, "g");
+    LLVMGlobalSetMetadata(g, kind, LLVMMDNodeInContext2(t.ctx, &md, 1));
+    say("LLVMGlobalCopyAllMetadata(@g)");
+    entries = LLVMGlobalCopyAllMetadata(g, &n);
+  }
+  printf("%zu entr%s, kind ok %d\n", n, n == 1 ? "y" : "ies",
+         n > 0 && LLVMValueMetadataEntriesGetKind(entries, 0) == kind);
+  say("LLVMDisposeValueMetadataEntries(entries)");
+  LLVMDisposeValueMetadataEntries(entries);
+  if (bad && instruction) { say("LLVMValueMetadataEntriesGetMetadata(entries) after dispose"); LLVMValueMetadataEntriesGetMetadata(entries, 0); }
+  else if (bad) { say("LLVMDisposeValueMetadataEntries(entries) again"); LLVMDisposeValueMetadataEntries(entries); }
+  drop_ir(&t);
+  return 0;
+}
+CASE(global_metadata) { return value_metadata_case(bad, 0); }
+CASE(instruction_metadata) { return value_metadata_case(bad, 1); }
+
+/* Temporary metadata nodes: the caller's until disposed or RAUW'd. */
+CASE(temporary_md_node) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  say("LLVMTemporaryMDNode(context)");
+  LLVMMetadataRef tmp = LLVMTemporaryMDNode(ctx, NULL, 0);
+  say("LLVMDisposeTemporaryMDNode(temporary)");
+  LLVMDisposeTemporaryMDNode(tmp);
+  if (bad) { say("LLVMDisposeTemporaryMDNode(temporary) again"); LLVMDisposeTemporaryMDNode(tmp); }
+  LLVMContextDispose(ctx);
+  return 0;
+}
+CASE(temporary_md_rauw) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMMetadataRef tmp = LLVMTemporaryMDNode(ctx, NULL, 0);
+  LLVMMetadataRef user = LLVMMDNodeInContext2(ctx, &tmp, 1); /* a use of it */
+  LLVMMetadataRef s = LLVMMDStringInContext2(ctx, "r", 1);
+  LLVMMetadataRef repl = LLVMMDNodeInContext2(ctx, &s, 1);
+  say("LLVMMetadataReplaceAllUsesWith(temporary, node)");
+  LLVMMetadataReplaceAllUsesWith(tmp, repl);
+  printf("user is a node %d\n", LLVMGetMDNodeNumOperands(LLVMMetadataAsValue(ctx, user)) == 1);
+  if (bad) { say("LLVMDisposeTemporaryMDNode(temporary) after RAUW"); LLVMDisposeTemporaryMDNode(tmp); }
+  LLVMContextDispose(ctx);
+  return 0;
+}
+static int di_temporary_case(int bad, int global) {
+  struct ir t = make_ir("m");
+  LLVMDIBuilderRef d = LLVMCreateDIBuilder(t.mod);
+  LLVMMetadataRef file = LLVMDIBuilderCreateFile(d, "a.c", 3, ".", 1);
+  if (global) {
+    LLVMMetadataRef ity = LLVMDIBuilderCreateBasicType(d, "int", 3, 32, 5, 0);
+    say("LLVMDIBuilderCreateTempGlobalVariableFwdDecl(dibuilder)");
+    LLVMMetadataRef tmp = LLVMDIBuilderCreateTempGlobalVariableFwdDecl(
+        d, file, "g", 1, "g", 1, file, 1, ity, 0, NULL, 0);
+    say("LLVMDisposeTemporaryMDNode(forward declaration)");
+    LLVMDisposeTemporaryMDNode(tmp);
+    if (bad) { say("LLVMDisposeTemporaryMDNode(forward declaration) again"); LLVMDisposeTemporaryMDNode(tmp); }
+  } else {
+    say("LLVMDIBuilderCreateReplaceableCompositeType(dibuilder)");
+    LLVMMetadataRef tmp = LLVMDIBuilderCreateReplaceableCompositeType(
+        d, 0x13 /* DW_TAG_structure_type */, "S", 1, file, file, 1, 0, 0, 0,
+        LLVMDIFlagFwdDecl, "", 0);
+    LLVMMetadataRef real = LLVMDIBuilderCreateStructType(
+        d, file, "S", 1, file, 1, 0, 0, LLVMDIFlagZero, NULL, NULL, 0, 0, NULL, "", 0);
+    say("LLVMMetadataReplaceAllUsesWith(forward type, struct type)");
+    LLVMMetadataReplaceAllUsesWith(tmp, real);
+    if (bad) { say("LLVMMetadataReplaceAllUsesWith(forward type) again"); LLVMMetadataReplaceAllUsesWith(tmp, real); }
+  }
+  LLVMDisposeDIBuilder(d);
+  drop_ir(&t);
+  return 0;
+}
+CASE(replaceable_composite_type) { return di_temporary_case(bad, 0); }
+CASE(temp_global_variable_fwd_decl) { return di_temporary_case(bad, 1); }
+
+/* Remarks (YAML): entries outlive the parser; their handles die with them. */
+static const char kRemarks[] =
+    "--- !Missed\n"
+    "Pass: inline\n"
+    "Name: NoDefinition\n"
+    "DebugLoc: { File: a.c, Line: 3, Column: 4 }\n"
+    "Function: foo\n"
+    "Args:\n"
+    "  - Callee: bar\n"
+    "  - String: ' will not be inlined'\n"
+    "...\n";
+static void print_remark_string(const char *what, LLVMRemarkStringRef s) {
+  printf("%s %.*s\n", what, (int)LLVMRemarkStringGetLen(s), LLVMRemarkStringGetData(s));
+}
+CASE(remark_parser) {
+  say("LLVMRemarkParserCreateYAML(remarks)");
+  LLVMRemarkParserRef p = LLVMRemarkParserCreateYAML(kRemarks, sizeof kRemarks - 1);
+  int n = 0;
+  LLVMRemarkEntryRef e;
+  while ((e = LLVMRemarkParserGetNext(p))) { ++n; LLVMRemarkEntryDispose(e); }
+  printf("%d remark(s), error %d\n", n, (int)LLVMRemarkParserHasError(p));
+  say("LLVMRemarkParserDispose(parser)");
+  LLVMRemarkParserDispose(p);
+  if (bad) { say("LLVMRemarkParserGetNext(parser) after dispose"); LLVMRemarkParserGetNext(p); }
+  return 0;
+}
+CASE(remark_parser_bitstream) {
+  static const char junk[] = "not a bitstream";
+  say("LLVMRemarkParserCreateBitstream(junk)");
+  LLVMRemarkParserRef p = LLVMRemarkParserCreateBitstream(junk, sizeof junk - 1);
+  LLVMRemarkEntryRef e = LLVMRemarkParserGetNext(p);
+  printf("remark %s, error %d\n", e ? "read" : "none", (int)LLVMRemarkParserHasError(p));
+  if (e) LLVMRemarkEntryDispose(e);
+  say("LLVMRemarkParserDispose(parser)");
+  LLVMRemarkParserDispose(p);
+  if (bad) { say("LLVMRemarkParserDispose(parser) again"); LLVMRemarkParserDispose(p); }
+  return 0;
+}
+/* which: the handle used after LLVMRemarkEntryDispose (bad). */
+static int remark_entry_case(int bad, int which) {
+  LLVMRemarkParserRef p = LLVMRemarkParserCreateYAML(kRemarks, sizeof kRemarks - 1);
+  say("LLVMRemarkParserGetNext(parser)");
+  LLVMRemarkEntryRef e = LLVMRemarkParserGetNext(p);
+  if (!e) { printf("no remark: %s\n", LLVMRemarkParserGetErrorMessage(p)); return 1; }
+  /* The entry outlives its parser. */
+  say("LLVMRemarkParserDispose(parser)");
+  LLVMRemarkParserDispose(p);
+  LLVMRemarkStringRef pass = LLVMRemarkEntryGetPassName(e);
+  LLVMRemarkStringRef name = LLVMRemarkEntryGetRemarkName(e);
+  LLVMRemarkStringRef fn = LLVMRemarkEntryGetFunctionName(e);
+  LLVMRemarkDebugLocRef loc = LLVMRemarkEntryGetDebugLoc(e);
+  LLVMRemarkArgRef first = LLVMRemarkEntryGetFirstArg(e);
+  LLVMRemarkArgRef second = LLVMRemarkEntryGetNextArg(first, e);
+  LLVMRemarkStringRef value = LLVMRemarkArgGetValue(second);
+  printf("type %d line %u args %u\n", (int)LLVMRemarkEntryGetType(e),
+         LLVMRemarkDebugLocGetSourceLine(loc), LLVMRemarkEntryGetNumArgs(e));
+  print_remark_string("pass", pass);
+  print_remark_string("name", name);
+  print_remark_string("function", fn);
+  print_remark_string("first key", LLVMRemarkArgGetKey(first));
+  print_remark_string("second value", value);
+  say("LLVMRemarkEntryDispose(entry)");
+  LLVMRemarkEntryDispose(e);
+  if (!bad)
+    return 0;
+  switch (which) {
+  case 0: say("LLVMRemarkStringGetLen(pass name)"); LLVMRemarkStringGetLen(pass); break;
+  case 1: say("LLVMRemarkStringGetLen(remark name)"); LLVMRemarkStringGetLen(name); break;
+  case 2: say("LLVMRemarkStringGetLen(function name)"); LLVMRemarkStringGetLen(fn); break;
+  case 3: say("LLVMRemarkDebugLocGetSourceLine(location)"); LLVMRemarkDebugLocGetSourceLine(loc); break;
+  case 4: say("LLVMRemarkArgGetKey(first argument)"); LLVMRemarkArgGetKey(first); break;
+  case 5: say("LLVMRemarkArgGetValue(second argument)"); LLVMRemarkArgGetValue(second); break;
+  case 6: say("LLVMRemarkStringGetData(second value)"); LLVMRemarkStringGetData(value); break;
+  case 7: say("LLVMRemarkEntryDispose(entry) again"); LLVMRemarkEntryDispose(e); break;
+  }
+  return 0;
+}
+CASE(remark_entry) { return remark_entry_case(bad, 7); }
+CASE(remark_pass_name) { return remark_entry_case(bad, 0); }
+CASE(remark_remark_name) { return remark_entry_case(bad, 1); }
+CASE(remark_function_name) { return remark_entry_case(bad, 2); }
+CASE(remark_debug_loc) { return remark_entry_case(bad, 3); }
+CASE(remark_first_arg) { return remark_entry_case(bad, 4); }
+CASE(remark_next_arg) { return remark_entry_case(bad, 5); }
+CASE(remark_arg_value) { return remark_entry_case(bad, 6); }
+
+/* Legacy pass manager builder (LLVM 14 only). */
+CASE(pass_manager_builder) {
+#if LLVM_VERSION_MAJOR <= 14
+  LLVMPassManagerBuilderRef pmb = LLVMPassManagerBuilderCreate();
+  LLVMPassManagerBuilderSetOptLevel(pmb, 2);
+  say("LLVMPassManagerBuilderDispose(builder)");
+  LLVMPassManagerBuilderDispose(pmb);
+  if (bad) { say("LLVMPassManagerBuilderDispose(builder) again"); LLVMPassManagerBuilderDispose(pmb); }
+  return 0;
+#else
+  (void)bad; return EXIT_NOT_AVAILABLE;
+#endif
+}
+
+/* MCJIT memory managers: the caller's until an engine takes one. */
+static uint8_t *mm_alloc_code(void *o, uintptr_t size, unsigned align, unsigned id, const char *name) {
+  (void)o; (void)size; (void)align; (void)id; (void)name; return NULL;
+}
+static uint8_t *mm_alloc_data(void *o, uintptr_t size, unsigned align, unsigned id, const char *name, LLVMBool ro) {
+  (void)o; (void)size; (void)align; (void)id; (void)name; (void)ro; return NULL;
+}
+static LLVMBool mm_finalize(void *o, char **err) { (void)o; (void)err; return 0; }
+static void mm_destroy(void *o) { (void)o; say("memory manager destroyed"); }
+static LLVMMCJITMemoryManagerRef make_mm(void) {
+  return LLVMCreateSimpleMCJITMemoryManager(NULL, mm_alloc_code, mm_alloc_data, mm_finalize, mm_destroy);
+}
+CASE(mcjit_memory_manager) {
+  say("LLVMCreateSimpleMCJITMemoryManager()");
+  LLVMMCJITMemoryManagerRef mm = make_mm();
+  say("LLVMDisposeMCJITMemoryManager(manager)");
+  LLVMDisposeMCJITMemoryManager(mm);
+  if (bad) { say("LLVMDisposeMCJITMemoryManager(manager) again"); LLVMDisposeMCJITMemoryManager(mm); }
+  return 0;
+}
+/* with_target: an engine is made and owns the manager; without a native
+ * target creation fails and the builder destroys it. */
+static int mcjit_mm_case(int bad, int with_target) {
+  if (with_target) {
+    LLVMLinkInMCJIT();
+    have_x86();
+  }
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m = make_main_module(ctx, "jit");
+  LLVMMCJITMemoryManagerRef mm = make_mm();
+  struct LLVMMCJITCompilerOptions o;
+  LLVMInitializeMCJITCompilerOptions(&o, sizeof o);
+  o.MCJMM = mm;
+  LLVMExecutionEngineRef ee = NULL;
+  char *err = NULL;
+  say("LLVMCreateMCJITCompilerForModule(&engine, module, {.MCJMM = manager})");
+  if (LLVMCreateMCJITCompilerForModule(&ee, m, &o, sizeof o, &err)) {
+    say("failed");
+    LLVMDisposeMessage(err);
+    if (with_target) { LLVMContextDispose(ctx); return EXIT_NOT_AVAILABLE; }
+    if (bad) { say("LLVMDisposeMCJITMemoryManager(manager) destroyed by the failed call"); LLVMDisposeMCJITMemoryManager(mm); }
+    LLVMContextDispose(ctx);
+    return 0;
+  }
+  if (!with_target) { say("unexpectedly created"); LLVMDisposeExecutionEngine(ee); LLVMContextDispose(ctx); return 0; }
+  if (bad) { say("LLVMDisposeMCJITMemoryManager(manager) owned by the engine"); LLVMDisposeMCJITMemoryManager(mm); }
+  say("LLVMDisposeExecutionEngine(engine)");
+  LLVMDisposeExecutionEngine(ee);
+  LLVMContextDispose(ctx);
+  return 0;
+}
+CASE(mcjit_owns_memory_manager) { return mcjit_mm_case(bad, 1); }
+CASE(mcjit_failed_memory_manager) { return mcjit_mm_case(bad, 0); }
 
 /* Other caller-owned objects: ok disposes once, bad twice. */
 #define DOUBLE_DISPOSE(obj, dispose, what)                                     \
@@ -1140,8 +1515,11 @@ CASE(operand_bundle_at_index) {
 
 /* ---- table ----------------------------------------------------------------- */
 struct entry { const char *name; int (*fn)(int); };
+#include "orc_cases.inc"
+
 #define E(n) {#n, case_##n},
 static const struct entry kCases[] = {
+  ORC_CASES
   E(context_dispose) E(module_dispose) E(module_provider) E(builder_dispose)
   E(memory_buffer_dispose) E(delete_function) E(delete_global)
   E(erase_global_ifunc) E(remove_global_ifunc) E(delete_basic_block)
@@ -1174,7 +1552,17 @@ static const struct entry kCases[] = {
   E(target_data_layout) E(pass_manager) E(function_pass_manager)
   E(pass_builder_options) E(dibuilder) E(dibuilder_disallow_unresolved)
   E(generic_value_int) E(generic_value_pointer) E(generic_value_float)
-  E(operand_bundle) E(operand_bundle_at_index)
+  E(operand_bundle) E(operand_bundle_at_index) E(relocation_type_name)
+  E(object_file) E(object_file_failed) E(object_file_sections) E(object_file_iterator_twice)
+  E(object_file_symbols) E(disasm) E(disasm_cpu) E(disasm_cpu_features)
+  E(module_flags) E(global_metadata) E(instruction_metadata)
+  E(temporary_md_node) E(temporary_md_rauw) E(replaceable_composite_type)
+  E(temp_global_variable_fwd_decl) E(remark_parser) E(remark_parser_bitstream)
+  E(remark_entry) E(remark_pass_name) E(remark_remark_name)
+  E(remark_function_name) E(remark_debug_loc) E(remark_first_arg)
+  E(remark_next_arg) E(remark_arg_value) E(pass_manager_builder)
+  E(mcjit_memory_manager) E(mcjit_owns_memory_manager)
+  E(mcjit_failed_memory_manager)
 };
 
 int main(int argc, char **argv) {

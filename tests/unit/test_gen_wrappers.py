@@ -120,6 +120,26 @@ class SpecParsingTest(unittest.TestCase):
         self.assertEqual([e.kind for e in qux.effects],
                          ["free_attached", "free_detached"])
 
+    def test_struct_field_and_unterminated(self):
+        entry = gw.parse_spec_text(
+            "LLVMMake own(2.MCJMM,by=out=0) consume_if_failed(2.MCJMM) "
+            "forget(1.X) unterminated_message(ret)")[0]
+        self.assertEqual(entry.effects[0],
+                         gw.Effect("own_by_out", 2, other=0, field="MCJMM"))
+        self.assertEqual(entry.effects[1],
+                         gw.Effect("consume_if_failed", 2, field="MCJMM"))
+        self.assertEqual(entry.effects[3].kind, "unterminated_message")
+        self.assertEqual(
+            " ".join(e.spec_text() for e in entry.effects),
+            "own(2.MCJMM,by=out=0) consume_if_failed(2.MCJMM) forget(1.X) "
+            "unterminated_message(ret)")
+        # Fields only for effects that act after the call.
+        for bad in ("consume(2.MCJMM)", "free(2.MCJMM)",
+                    "free_message(1.X)", "unterminated_message(ret,parent=0)"):
+            with self.subTest(bad=bad):
+                with self.assertRaises(gw.SpecError):
+                    gw.parse_spec_text(f"LLVMMake {bad}")
+
     def test_spec_text_round_trips(self):
         line = ("LLVMBaz out_array(2,count=LLVMCountItems(0,1)) "
                 "attach(1,builder=0) attach(1,parent=0) "
@@ -195,6 +215,14 @@ class SpecResolutionTest(unittest.TestCase):
         self.assertEqual(effects["LLVMDisposeThing"], [gw.Effect("free", 0)])
         self.assertEqual(effects["LLVMAttach"][0].kind, "attach_at_builder")
         self.assertEqual(effects["LLVMGetItems"][0].count_args, (0, 1))
+
+    def test_field_of_non_struct(self):
+        self.assertResolveError("LLVMDisposeThing forget(0.Field)",
+                                "is not a pointer to a struct")
+
+    def test_unterminated_message_needs_string_result(self):
+        self.assertResolveError("LLVMDisposeThing unterminated_message(ret)",
+                                "not char *")
 
     def test_index_out_of_range(self):
         self.assertResolveError("LLVMDisposeThing free(1)",
@@ -295,6 +323,11 @@ FAKE_HEADER = textwrap.dedent("""\
     typedef void *LLVMVoidHandleRef;
     typedef void (*LLVMCallbackRef)(void *);
     typedef unsigned LLVMNumberRef;
+    typedef struct LLVMOpaqueFlagEntry LLVMModuleFlagEntry;
+    struct LLVMWidgetOptions {
+      unsigned Level;
+      LLVMWidgetRef Helper;
+    };
 
     void LLVMUseArray(LLVMValueRef *Vals, unsigned NumVals);
     void LLVMUseArraySize(LLVMBuilderRef B, LLVMValueRef *Vals,
@@ -318,6 +351,12 @@ FAKE_HEADER = textwrap.dedent("""\
     int LLVMSum(const uint64_t Words[], unsigned NumWords);
     LLVMValueRef LLVMGetValue(LLVMModuleRef M);
     void LLVMNoArgs(void);
+    LLVMModuleFlagEntry *LLVMCopyFlags(LLVMModuleRef M, size_t *Len);
+    void LLVMDisposeFlags(LLVMModuleFlagEntry *Entries);
+    LLVMBool LLVMMakeWithOptions(LLVMWidgetRef *OutW,
+                                 struct LLVMWidgetOptions *Options,
+                                 size_t SizeOfOptions);
+    const char *LLVMRawName(LLVMWidgetRef W);
     void LLVMNotExported(void);
     static inline void LLVMInlineHelper(void) { LLVMNoArgs(); }
     void notAnLLVMFunction(void);
@@ -333,6 +372,11 @@ FAKE_SPEC = textwrap.dedent("""\
     LLVMFillValues out_array(1,count=arg(2))
     LLVMGetValues out_array(1,count=LLVMCountValues(0))
     LLVMSomethingNew free(0) since=99
+    LLVMCopyFlags new(ret)
+    LLVMDisposeFlags free(0)
+    LLVMMakeWithOptions new(out=0,when=ok) own(1.Helper,by=out=0) \
+        consume_if_failed(1.Helper)
+    LLVMRawName unterminated_message(ret)
     """)
 
 
@@ -381,6 +425,51 @@ class HeuristicsTest(unittest.TestCase):
                          "Other")
         self.assertEqual(
             self.declared["LLVMUseArrayCount"].params[0].elem_handle, "Module")
+
+    def test_owned_struct_arrays_are_handles(self):
+        copy = self.declared["LLVMCopyFlags"]
+        self.assertEqual(copy.ret_handle, "Other")
+        self.assertEqual(self.declared["LLVMDisposeFlags"].params[0].handle,
+                         "Other")
+        self.assertIsNone(self.declared["LLVMDisposeFlags"].params[0]
+                          .elem_handle)
+        self.assertIn('"LLVMModuleFlagEntry"', gw.render_fn_info(
+            [copy], {"LLVMCopyFlags": self.classify("LLVMCopyFlags")}))
+
+    def test_struct_field_effects(self):
+        fn = self.declared["LLVMMakeWithOptions"]
+        self.assertEqual(fn.params[1].record, "struct LLVMWidgetOptions")
+        self.assertEqual(fn.params[1].fields, {"Level": None,
+                                               "Helper": "Other"})
+        effects = self.classify("LLVMMakeWithOptions").effects
+        # The field gets pseudo argument 3, after the three real ones.
+        self.assertEqual([(e.kind, e.arg) for e in effects],
+                         [("new", 0), ("own_by_out", 3),
+                          ("consume_if_failed", 3)])
+        text = self.render("LLVMMakeWithOptions")
+        self.assertIn(
+            "const void *args[] = {(const void *)p0, nullptr, nullptr, "
+            "(p1 && (size_t)p2 >= offsetof(struct LLVMWidgetOptions, Helper)"
+            " + sizeof(p1->Helper)) ? (const void *)p1->Helper : nullptr};",
+            text)
+        self.assertIn("own(1.Helper,by=out=0) consume_if_failed(1.Helper)",
+                      gw.classification_line(
+                          fn, self.classify("LLVMMakeWithOptions")))
+        self.assertIn('{EffectKind::OwnByOut, 3, 0, 255, "LLVMWidgetRef"}',
+                      gw.render_fn_info([fn], {fn.name: self.classify(
+                          fn.name)}))
+
+    def test_bad_struct_fields(self):
+        for line, fragment in [
+                ("LLVMMakeWithOptions forget(1.Nope)", "has no field Nope"),
+                ("LLVMMakeWithOptions forget(1.Level)", "is not a handle"),
+        ]:
+            with self.subTest(line=line):
+                entries = gw.parse_spec_text(line, "f.spec")
+                with self.assertRaises(gw.SpecError) as ctx:
+                    gw.resolve_spec(entries, 19, self.declared,
+                                    set(self.declared))
+                self.assertIn(fragment, str(ctx.exception))
 
     def test_input_arrays(self):
         expected = {
@@ -528,8 +617,8 @@ class FakeLibraryEndToEndTest(unittest.TestCase):
         result = self.run_generator(self.spec)
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertEqual(result.stdout.strip(),
-                         "ownsan: wrapped 18 of 19 exported LLVM-C functions"
-                         " (19 declared in headers), LLVM 19")
+                         "ownsan: wrapped 22 of 23 exported LLVM-C functions"
+                         " (23 declared in headers), LLVM 19")
         coverage_path = os.path.join(self.out, "coverage.txt")
         with open(coverage_path, encoding="utf-8") as f:
             coverage = f.read()
