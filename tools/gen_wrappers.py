@@ -60,6 +60,12 @@ HANDLE_TYPEDEF_RE = re.compile(r"^LLVM\w*Ref$")
 # Other, so new(ret)/free(0) apply and the accessors taking the array are
 # checked.
 OWNED_ARRAY_TYPEDEFS = {"LLVMModuleFlagEntry", "LLVMValueMetadataEntry"}
+# The same for ORC (OrcV2CBindings.cpp: LLVMOrcMaterializationResponsibility-
+# GetSymbols / LLVMOrcDisposeCSymbolFlagsMap, ...GetRequestedSymbols /
+# LLVMOrcDisposeSymbols): a typedef of a pointer to the pairs, and a
+# pointer to the pool-entry handle.
+OWNED_ARRAY_POINTER_TYPEDEFS = {"LLVMOrcCSymbolFlagsMapPairs"}
+OWNED_ARRAY_OF_HANDLES = {"LLVMOrcSymbolStringPoolEntryRef"}
 
 # An input handle array `LLVMXRef *Foo` must be followed by one of these...
 COUNT_INT_TYPES = {"unsigned", "unsigned int", "size_t", "uint64_t", "int"}
@@ -352,11 +358,14 @@ def typedef_name(cindex, clang_type) -> str:
 def handle_type_of(cindex, clang_type) -> Optional[str]:
     """The HandleType name of a type spelled as a handle typedef, else None."""
     if (clang_type.kind == cindex.TypeKind.POINTER and typedef_name(
-            cindex, clang_type.get_pointee()) in OWNED_ARRAY_TYPEDEFS):
+            cindex, clang_type.get_pointee()) in
+            OWNED_ARRAY_TYPEDEFS | OWNED_ARRAY_OF_HANDLES):
         return "Other"  # LLVMModuleFlagEntry * and the like
     name = typedef_name(cindex, clang_type)
     if not name:
         return None
+    if name in OWNED_ARRAY_POINTER_TYPEDEFS:
+        return "Other"
     if name in NAMED_HANDLE_TYPES:
         return NAMED_HANDLE_TYPES[name]
     if not HANDLE_TYPEDEF_RE.match(name):

@@ -283,7 +283,9 @@ Runtime::Runtime()
     std::string name = kFnInfo[f].name;
     // Core.cpp: both are free(Entries) of a safe_malloc'ed array.
     frees_malloced_[f] = name == "LLVMDisposeModuleFlagsMetadata" ||
-                         name == "LLVMDisposeValueMetadataEntries";
+                         name == "LLVMDisposeValueMetadataEntries" ||
+                         name == "LLVMOrcDisposeCSymbolFlagsMap" ||
+                         name == "LLVMOrcDisposeSymbols";
     uses_insertion_point_[f] =
         name.rfind("LLVMBuild", 0) == 0 ||
         name.rfind("LLVMInsertIntoBuilder", 0) == 0 ||
