@@ -22,7 +22,8 @@ namespace ownsan {
   X(DanglingInsertionPoint, "dangling-insertion-point")                        \
   X(ContextRace, "context-race")                                               \
   X(CrossContext, "cross-context")                                             \
-  X(UseAfterConsume, "use-after-consume")
+  X(UseAfterConsume, "use-after-consume")                                      \
+  X(InvalidTransfer, "invalid-transfer")
 
 enum class ErrorKind {
 #define OWNSAN_ERROR_ENUM(Id, Text) Id,

@@ -843,10 +843,21 @@ bool Runtime::Before(FnId fn, const void *const *args, void *const *slots) {
       }
       break;
     }
+    case EffectKind::Own:
+    case EffectKind::OwnByOut:
+    case EffectKind::ConsumeIfOk:
+    case EffectKind::ConsumeIfFailed:
+      // Case: giving away an object another one owns already (a module
+      // given to a second execution engine): both would free it.
+      if (ReportSecondOwner(fn, e.arg, h))
+        return true;
+      break;
     case EffectKind::Consume: {
       // Case: the call takes the object (LLVMParseIRInContext frees its
       // buffer; LLVMLinkModules2 destroys its source module). It is dead
       // to the caller from now on, whatever LLVM does with it.
+      if (ReportSecondOwner(fn, e.arg, h))
+        return true;
       ObjectRecord *r = FindOrAdopt(fn, h);
       if (!r)
         break;
@@ -1549,6 +1560,26 @@ bool Runtime::FreeString(FnId fn, unsigned arg, const void *s,
                       : Quarantine::Chunk::kDisposeMessage});
   *skip = true;
   return false;
+}
+
+bool Runtime::ReportSecondOwner(FnId fn, unsigned arg, const void *h) {
+  RuntimeSection section;
+  ObjectRecord *r = FindLive(h);
+  if (!r)
+    return false;
+  const ObjectRecord *owner;
+  {
+    ReaderMutexLock lock(&mu_);
+    if (!r->owned_by_other || r->owner_untracked || !r->parent ||
+        r->parent->state != ObjectState::Live)
+      return false;
+    owner = r->parent;
+  }
+  ErrorReport rep = NewReport(ErrorKind::InvalidTransfer, r, h, fn, arg);
+  rep.note = absl::StrCat(FnName(fn), " gives away an object that ",
+                          ShortLabel(owner), " already owns (since ",
+                          FnName(r->owned_via), "): both would free it");
+  return Report(std::move(rep));
 }
 
 bool Runtime::ReportOwnedFree(FnId fn, unsigned arg, const void *h,

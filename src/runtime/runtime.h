@@ -109,6 +109,8 @@ private:
   /// LLVMDisposeMessage on a string a getter lent this thread (and still
   /// lends): reports it; false if it is not one.
   bool ReportLentStringFree(FnId fn, unsigned arg, const void *s);
+  /// An object given away again while another object owns it: reported.
+  bool ReportSecondOwner(FnId fn, unsigned arg, const void *h);
   bool CheckFreePrecondition(FnId fn, unsigned arg, EffectKind kind,
                              const void *h);
   bool CheckInsertionPoint(FnId fn, unsigned arg, const void *builder);

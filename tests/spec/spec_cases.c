@@ -682,6 +682,33 @@ CASE(remove_module) {
   LLVMContextDispose(e.ctx);
   return 0;
 }
+CASE(engine_twice) {
+  /* One module, two engines: only after LLVMRemoveModule is it ours to give
+   * again (a binding that builds a new engine per run forgets that). */
+  struct engine e = make_engine();
+  LLVMExecutionEngineRef ee2;
+  LLVMModuleRef out = NULL;
+  char *err = NULL;
+  if (!bad) {
+    say("LLVMRemoveModule(engine, module)");
+    if (LLVMRemoveModule(e.ee, e.mod, &out, &err)) { printf("%s\n", err); return 1; }
+  }
+  say("LLVMCreateInterpreterForModule(&engine2, module)");
+  if (LLVMCreateInterpreterForModule(&ee2, e.mod, &err)) { printf("%s\n", err); return 1; }
+  LLVMDisposeExecutionEngine(ee2);
+  LLVMDisposeExecutionEngine(e.ee);
+  LLVMContextDispose(e.ctx);
+  return 0;
+}
+CASE(add_module_twice) {
+  struct engine e = make_engine();
+  LLVMModuleRef m2 = LLVMModuleCreateWithNameInContext("second", e.ctx);
+  say("LLVMAddModule(engine, second)");
+  LLVMAddModule(e.ee, m2);
+  if (bad) { say("LLVMAddModule(engine, second) again"); LLVMAddModule(e.ee, m2); }
+  drop_engine(&e);
+  return 0;
+}
 CASE(dispose_engine) {
   struct engine e = make_engine();
   say("LLVMDisposeExecutionEngine(engine)");
@@ -1536,7 +1563,7 @@ static const struct entry kCases[] = {
   E(parse_ir) E(parse_ir_failed) E(link_modules) E(create_execution_engine)
   E(create_interpreter) E(create_jit) E(create_mcjit) E(add_module) E(thread_safe_module)
   E(thread_safe_context_from_context)
-  E(remove_module) E(dispose_engine) E(create_message) E(print_module)
+  E(remove_module) E(engine_twice) E(add_module_twice) E(dispose_engine) E(create_message) E(print_module)
   E(print_type) E(print_value) E(print_dbg_record) E(diag_info_description)
   E(target_data_string) E(default_target_triple) E(normalize_target_triple)
   E(host_cpu_name) E(host_cpu_features) E(target_machine_triple)

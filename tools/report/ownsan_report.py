@@ -72,6 +72,22 @@ KINDS = {
         "Use the erase variant (LLVMInstructionEraseFromParent, "
         "LLVMDeleteBasicBlock) for attached objects and the delete variant "
         "only after removing the object from its parent."),
+    "use-after-consume": (
+        "UseAfterConsume",
+        "An LLVM object was used after a call took it.",
+        "A handle was used or disposed after an LLVM-C call consumed its "
+        "object (LLVMParseIRInContext takes its buffer, LLVMLinkModules2 "
+        "destroys its source module, ORC takes thread-safe modules).",
+        "Drop the wrapper's handle when the call consumes it, or give LLVM "
+        "a copy."),
+    "invalid-transfer": (
+        "InvalidTransfer",
+        "An owned object was given away a second time.",
+        "An object was handed to a new owner (an execution engine, a "
+        "thread-safe module) while another object already owned it; both "
+        "would free it.",
+        "Take the object back first (LLVMRemoveModule) or give the new "
+        "owner a copy (LLVMCloneModule)."),
     "dangling-insertion-point": (
         "DanglingInsertionPoint",
         "A builder was used while its insertion point was freed.",
