@@ -21,6 +21,8 @@ using StackId = uint32_t; ///< id in the StackDepot; 0 = no stack
 using FnIndex = uint16_t; ///< index into kFnInfo
 constexpr FnIndex kNoFn = 0xffff;
 
+/// Function .. OtherValue are the Value kinds, kept contiguous for
+/// IsValueKind.
 enum class ObjectKind : uint8_t {
   Unknown,
   Context,
@@ -48,7 +50,10 @@ const char *KindNoun(ObjectKind k);
 /// The C handle type the object travels as, e.g. "LLVMValueRef".
 const char *KindHandleType(ObjectKind k);
 /// Values are the kinds LLVM reports the deletion of (llvm::CallbackVH).
-bool IsValueKind(ObjectKind k);
+/// Inline: the per-call checks ask it.
+inline bool IsValueKind(ObjectKind k) {
+  return k >= ObjectKind::Function && k <= ObjectKind::OtherValue;
+}
 
 enum class ObjectState : uint8_t {
   Live,  ///< in the ownership graph
@@ -97,7 +102,6 @@ struct ObjectRecord {
   StackId create_stack = 0;
   uint32_t create_thread = 0;
   const FreeEvent *freed = nullptr;
-  void *observer = nullptr; ///< the value handle watching a Value, if any
   /// Address reuse: the freed object that had this address before (set when
   /// LLVM handed the address out again), and the object that took it over.
   ObjectRecord *previous = nullptr;

@@ -86,11 +86,10 @@ namespace ownsan {
 std::atomic<bool> g_enabled{false};
 std::atomic<bool> g_runtime_ready{false};
 
-ThreadCallState &CurrentThreadCallState() {
-  static thread_local ThreadCallState state
-      __attribute__((tls_model("initial-exec")));
-  return state;
-}
+__thread ThreadCallState tls_call_state
+    __attribute__((tls_model("initial-exec")));
+__thread CallContext tls_call __attribute__((tls_model("initial-exec")));
+std::atomic<Runtime *> g_runtime{nullptr};
 
 namespace {
 
@@ -108,29 +107,7 @@ private:
   bool was_;
 };
 
-// What the runtime knows about the outermost wrapped call on this thread.
-struct CallContext {
-  FnId fn = kNoFn;
-  StackId stack = 0;
-  FreeEvent *event = nullptr;
-  /// CauseText argument of the call, if any (valid during the call). Plain
-  /// members only: a trivially constructible thread_local needs no guard.
-  const char *cause_text = nullptr;
-  /// The context the call's handles belong to, and its use slot if this
-  /// call marked itself as the context's user.
-  ObjectRecord *context = nullptr;
-  unsigned context_arg = 0;
-  ContextUse *entered = nullptr;
-  /// Values LLVM deletes outside any wrapped call share one event until the
-  /// next wrapped call starts (one stack capture per burst, not per value).
-  FreeEvent *orphan_event = nullptr;
-};
-
-CallContext &CurrentCall() {
-  static thread_local CallContext ctx
-      __attribute__((tls_model("initial-exec")));
-  return ctx;
-}
+CallContext &CurrentCall() { return tls_call; }
 
 // Text ranges of code whose frames are not the program's: ownsan itself,
 // the observer and libLLVM. Leading frames there are dropped from stacks.
@@ -230,8 +207,9 @@ uint32_t CurrentThreadNumber() {
 // Start-up
 //===----------------------------------------------------------------------===//
 
-Runtime &Runtime::Get() {
+Runtime &Runtime::Create() {
   static Runtime *runtime = new Runtime; // never destroyed: used until exit
+  g_runtime.store(runtime, std::memory_order_release);
   return *runtime;
 }
 
@@ -408,38 +386,21 @@ SavedCalls &CurrentSavedCalls() {
 }
 } // namespace
 
-bool Runtime::EnterCall(FnId fn, bool nested) {
-  CallContext &call = CurrentCall();
-  if (nested) {
-    SavedCalls &s = CurrentSavedCalls();
-    if (s.depth == kMaxNesting)
-      return false; // too deep: forwarded unchecked
-    s.saved[s.depth++] = call;
-    call = CallContext{};
-  }
+bool CallScope::EnterNested(FnId fn) {
+  CallContext &call = tls_call;
+  SavedCalls &s = CurrentSavedCalls();
+  if (s.depth == kMaxNesting)
+    return false; // too deep: forwarded unchecked
+  s.saved[s.depth++] = call;
+  call = CallContext{};
   call.fn = fn;
-  call.stack = 0;
-  call.event = nullptr;
-  call.orphan_event = nullptr;
   return true;
 }
 
-void Runtime::LeaveCall(bool nested) {
-  CallContext &call = CurrentCall();
-  if (call.entered) {
-    call.entered->active_thread.store(0, std::memory_order_release);
-    call.entered = nullptr;
-  }
-  call.context = nullptr;
-  call.fn = kNoFn;
-  call.stack = 0;
-  call.event = nullptr;
-  call.cause_text = nullptr;
-  if (nested) {
-    SavedCalls &s = CurrentSavedCalls();
-    if (s.depth > 0)
-      call = s.saved[--s.depth];
-  }
+void CallScope::LeaveNested() {
+  SavedCalls &s = CurrentSavedCalls();
+  if (s.depth > 0)
+    tls_call = s.saved[--s.depth];
 }
 
 namespace {
@@ -469,8 +430,87 @@ bool Compatible(ObjectKind k, HandleType type) {
 }
 } // namespace
 
-bool Runtime::CheckHandle(FnId fn, unsigned arg, const void *h,
-                          HandleType type) {
+namespace {
+// A per-thread cache of live records: records never move or die, so a
+// cached pointer is safe; it is valid while it still names a live object
+// at that address.
+struct CachedRecord {
+  const void *addr;
+  ObjectRecord *record;
+};
+// 512 sets of 2 ways (16 KiB per thread): two hot handles that hash to the
+// same set do not evict each other on every call.
+constexpr unsigned kRecordCacheBits = 9;
+__thread CachedRecord tls_record_cache[1u << kRecordCacheBits][2]
+    __attribute__((tls_model("initial-exec")));
+
+inline CachedRecord *RecordCacheSet(const void *h) {
+  // Fibonacci hashing: LLVM lays objects out at regular strides (an
+  // instruction every 288 bytes), which a plain slice of address bits maps
+  // onto a fraction of the sets.
+  return tls_record_cache[(reinterpret_cast<uintptr_t>(h) *
+                           0x9E3779B97F4A7C15ull) >>
+                          (64 - kRecordCacheBits)];
+}
+
+inline bool CacheEntryIsLive(const CachedRecord &e, const void *h) {
+  return e.addr == h && e.record && e.record->addr == h &&
+         e.record->state.load(std::memory_order_relaxed) == ObjectState::Live;
+}
+
+// The live record at `h` if this thread's cache has it; no lock.
+inline ObjectRecord *CachedLive(const void *h) {
+  CachedRecord *set = RecordCacheSet(h);
+  if (CacheEntryIsLive(set[0], h))
+    return set[0].record;
+  if (CacheEntryIsLive(set[1], h))
+    return set[1].record;
+  return nullptr;
+}
+
+// Remembers what the graph says about `h` (r may be nullptr); the newest
+// entry goes first, the older one of another address moves to the second
+// way.
+inline void CacheRecord(const void *h, ObjectRecord *r) {
+  CachedRecord *set = RecordCacheSet(h);
+  if (set[0].addr != h)
+    set[1] = set[0];
+  set[0] = {h, r};
+}
+} // namespace
+
+inline bool Runtime::CheckHandle(FnId fn, unsigned arg, const void *h,
+                                 HandleType type) {
+  // Fast path: a handle of a kind whose context is checked, naming a live
+  // object of a kind the parameter can take. A live address is never
+  // freed-matched too (see INVARIANTS), so the shadow map has nothing to
+  // say; only the context is left to check.
+  if (type != HandleType::Other && type != HandleType::Builder &&
+      type != HandleType::MemoryBuffer) {
+    ObjectRecord *r = CachedLive(h);
+    if (r && Compatible(r->kind, type)) {
+      if (r->context && !serialized_[fn])
+        return CheckContext(fn, arg, h, r);
+      return false;
+    }
+  }
+  return CheckHandleSlow(fn, arg, h, type);
+}
+
+ObjectRecord *Runtime::LookupLive(const void *h) {
+  if (ObjectRecord *r = CachedLive(h))
+    return r;
+  ObjectRecord *r;
+  {
+    ReaderMutexLock lock(&mu_);
+    r = graph_.Find(h);
+  }
+  CacheRecord(h, r);
+  return r;
+}
+
+bool Runtime::CheckHandleSlow(FnId fn, unsigned arg, const void *h,
+                              HandleType type) {
   if (shadow_.MaybeContains(h)) {
     RuntimeSection section;
     ObjectRecord *freed = nullptr, *now = nullptr;
@@ -518,33 +558,6 @@ bool Runtime::CheckHandle(FnId fn, unsigned arg, const void *h,
       return CheckContext(fn, arg, h, r);
   }
   return false;
-}
-
-namespace {
-// A per-thread cache of live records: records never move or die, so a
-// cached pointer is safe; it is valid while it still names a live object
-// at that address.
-struct CachedRecord {
-  const void *addr;
-  ObjectRecord *record;
-};
-thread_local CachedRecord tls_record_cache[256]
-    __attribute__((tls_model("initial-exec")));
-} // namespace
-
-ObjectRecord *Runtime::LookupLive(const void *h) {
-  CachedRecord &slot =
-      tls_record_cache[(reinterpret_cast<uintptr_t>(h) >> 4) & 255];
-  if (slot.addr == h && slot.record && slot.record->addr == h &&
-      slot.record->state.load(std::memory_order_relaxed) == ObjectState::Live)
-    return slot.record;
-  ObjectRecord *r;
-  {
-    ReaderMutexLock lock(&mu_);
-    r = graph_.Find(h);
-  }
-  slot = {h, r};
-  return r;
 }
 
 // Context concurrency: the first handle of a call that belongs to a context
@@ -605,7 +618,7 @@ bool Runtime::CheckContext(FnId fn, unsigned arg, const void *h,
     use->last_thread.store(me, std::memory_order_relaxed);
   }
   use->active_thread.store(me, std::memory_order_release);
-  call.entered = use;
+  call.entered = &use->active_thread;
   if (use->shared.load(std::memory_order_relaxed)) {
     RuntimeSection section;
     use->active_fn.store(fn, std::memory_order_relaxed);
@@ -1048,14 +1061,11 @@ void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev) {
 
 void Runtime::OnValueDeleted(ObjectRecord *r) {
   RuntimeSection section;
-  {
-    MutexLock lock(&mu_);
-    r->observer = nullptr;
-    // Case: already recorded as freed by the explicit free that is now
-    // being forwarded.
-    if (r->state != ObjectState::Live)
-      return;
-  }
+  // Case: already recorded as freed by the explicit free that is now being
+  // forwarded. (A record never becomes live again, so no lock is needed to
+  // see that; a live one is checked again under the lock below.)
+  if (r->state.load(std::memory_order_acquire) != ObjectState::Live)
+    return;
   // Case: LLVM destroys a value the program may still hold (a parent was
   // freed, or a pass deleted it). The value is intact until we return.
   std::string name = SnapshotName(r);
@@ -1108,14 +1118,11 @@ void Runtime::Register(FnId fn, const void *h, HandleType type) {
     RegisterOpaque(fn, h, "LLVMErrorRef", nullptr);
     return;
   }
-  {
-    // Fast path: an object we already know.
-    ReaderMutexLock lock(&mu_);
-    ObjectRecord *r = graph_.Find(h);
-    if (r && (IsValueKind(r->kind) ==
-              (type == HandleType::Value || type == HandleType::BasicBlock)))
-      return;
-  }
+  // Fast path: an object we already know (usually from the record cache).
+  ObjectRecord *r = LookupLive(h);
+  if (r && (IsValueKind(r->kind) ==
+            (type == HandleType::Value || type == HandleType::BasicBlock)))
+    return;
   RuntimeSection section;
   RegisterImpl(fn, h, type, 0);
 }
@@ -1209,14 +1216,11 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
                                     int depth) {
   if (!h || depth > 8)
     return nullptr;
-  {
-    ReaderMutexLock lock(&mu_);
-    if (ObjectRecord *r = graph_.Find(h)) {
-      bool want_value =
-          type == HandleType::Value || type == HandleType::BasicBlock;
-      if (type == HandleType::Other || IsValueKind(r->kind) == want_value)
-        return r;
-    }
+  if (ObjectRecord *r = LookupLive(h)) {
+    bool want_value =
+        type == HandleType::Value || type == HandleType::BasicBlock;
+    if (type == HandleType::Other || IsValueKind(r->kind) == want_value)
+      return r;
   }
   if (type == HandleType::Other)
     return nullptr;
@@ -1285,11 +1289,10 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
     if (!OwnershipGraph::IsWatched(c.kind))
       tracked_pages_.Add(h);
   }
-  if (OwnershipGraph::IsWatched(c.kind) && observer_attach_) {
-    void *watcher = observer_attach_(const_cast<void *>(h), r);
-    MutexLock lock(&mu_);
-    r->observer = watcher;
-  }
+  CacheRecord(h, r); // the program is about to use it
+  // The watcher deletes itself when the value dies.
+  if (OwnershipGraph::IsWatched(c.kind) && observer_attach_)
+    observer_attach_(const_cast<void *>(h), r);
   return r;
 }
 
@@ -1949,12 +1952,16 @@ size_t Runtime::FreedObjects() {
 // CallScope (interpose/wrapper_api.h)
 //===----------------------------------------------------------------------===//
 
-bool CallScope::Enter() { return Runtime::Get().EnterCall(fn_, nested_); }
-void CallScope::Leave() { Runtime::Get().LeaveCall(nested_); }
+// Wrapped calls are checked only once the library constructor has made
+// the runtime (g_enabled), so g_runtime is set here.
+bool CallScope::CheckHandleArg(FnId fn, unsigned arg, const void *h,
+                               HandleType type) {
+  return g_runtime.load(std::memory_order_relaxed)
+      ->CheckHandle(fn, arg, h, type);
+}
 
-void CallScope::CheckHandle(unsigned arg, const void *h, HandleType type) {
-  if (h && Runtime::Get().CheckHandle(fn_, arg, h, type))
-    skip_ = true;
+void CallScope::RegisterResult(FnId fn, const void *h, HandleType type) {
+  g_runtime.load(std::memory_order_relaxed)->Register(fn, h, type);
 }
 
 void CallScope::CheckArray(unsigned arg, const void *const *hs, size_t n,
@@ -1962,7 +1969,7 @@ void CallScope::CheckArray(unsigned arg, const void *const *hs, size_t n,
   if (!hs)
     return;
   for (size_t i = 0; i < n; ++i)
-    if (hs[i] && Runtime::Get().CheckHandle(fn_, arg, hs[i], type))
+    if (hs[i] && CheckHandleArg(fn_, arg, hs[i], type))
       skip_ = true;
 }
 
@@ -1987,10 +1994,6 @@ void CallScope::OutArray(unsigned, const void *const *hs, size_t n,
     return;
   for (size_t i = 0; i < n; ++i)
     Runtime::Get().Register(fn_, hs[i], type);
-}
-
-void CallScope::Returned(const void *h, HandleType type) {
-  Runtime::Get().Register(fn_, h, type);
 }
 
 } // namespace ownsan
