@@ -319,24 +319,72 @@ void Runtime::OnLibLLVMFound(const std::string &path, int major) {
 // Stacks and free events
 //===----------------------------------------------------------------------===//
 
+namespace {
+// The last few stacks this thread stored, with their depot ids. A call site
+// that runs in a loop (creating objects, or claiming a context that changed
+// threads) finds its stack here: no depot lock, no hashing of vectors, no
+// allocation. Exact: an entry is used only for the very same frames.
+constexpr int kCachedFrames = 32;
+constexpr int kStackCacheEntries = 8;
+struct CachedStack {
+  uint64_t hash;
+  uint32_t n;
+  StackId id; ///< 0: empty entry
+  uintptr_t pcs[kCachedFrames];
+};
+__thread CachedStack tls_stack_cache[kStackCacheEntries]
+    __attribute__((tls_model("initial-exec")));
+__thread unsigned tls_stack_cache_next
+    __attribute__((tls_model("initial-exec")));
+
+uint64_t HashFrames(const uintptr_t *pcs, int n) {
+  uint64_t h = 0x9E3779B97F4A7C15ull * (n + 1);
+  for (int i = 0; i < n; ++i)
+    h = (h ^ pcs[i]) * 0xff51afd7ed558ccdull;
+  return h ^ (h >> 29);
+}
+} // namespace
+
 StackId Runtime::CaptureStack(bool from_inside_llvm) {
-  StackTrace st;
   int depth = flags_.malloc_context_size;
   // Stacks off: nothing to unwind (the depot gives the empty stack an id).
   if (depth == 0)
     return empty_stack_;
   // Frames inside libLLVM have no frame pointers: unwind with DWARF there.
   bool fast = flags_.fast_unwind && !from_inside_llvm;
-  StackTrace raw;
-  CaptureNativeStack(&raw, 0, depth + 32, fast);
-  size_t i = 0;
-  while (i < raw.pcs.size() && IsInternalPc(raw.pcs[i]))
+  constexpr int kMaxRaw = 256;
+  uintptr_t raw[kMaxRaw];
+  int n = CaptureNativeStack(raw, kMaxRaw, 0, depth + 32, fast);
+  int i = 0;
+  while (i < n && IsInternalPc(raw[i]))
     ++i;
-  for (; i < raw.pcs.size() && static_cast<int>(st.pcs.size()) < depth; ++i)
-    st.pcs.push_back(raw.pcs[i]);
+  const uintptr_t *pcs = raw + i;
+  int kept = std::min(n - i, depth);
+  StackTrace st;
   if (flags_.python_frames)
     CapturePythonFrames(&st.py_frames, depth);
-  return depot_.Put(std::move(st));
+  // Only native-only stacks are cached (Python frames are part of a
+  // stack's identity).
+  bool cacheable = st.py_frames.empty() && kept <= kCachedFrames;
+  uint64_t hash = 0;
+  if (cacheable) {
+    hash = HashFrames(pcs, kept);
+    for (const CachedStack &c : tls_stack_cache)
+      if (c.id && c.hash == hash && c.n == static_cast<uint32_t>(kept) &&
+          std::equal(pcs, pcs + kept, c.pcs))
+        return c.id;
+  }
+  st.pcs.assign(pcs, pcs + kept);
+  StackId id = depot_.Put(std::move(st));
+  if (cacheable) {
+    CachedStack &c =
+        tls_stack_cache[tls_stack_cache_next++ % kStackCacheEntries];
+    c.hash = hash;
+    c.n = kept;
+    c.id = id;
+    std::copy(pcs, pcs + kept, c.pcs);
+  }
+  return id;
 }
 
 StackId Runtime::CurrentCallStack() {
@@ -438,13 +486,17 @@ struct CachedRecord {
   const void *addr;
   ObjectRecord *record;
 };
-// 512 sets of 2 ways (16 KiB per thread): two hot handles that hash to the
-// same set do not evict each other on every call.
-constexpr unsigned kRecordCacheBits = 9;
-__thread CachedRecord tls_record_cache[1u << kRecordCacheBits][2]
+// 256 sets of 4 ways, a set per cache line (16 KiB per thread): a few hot
+// handles that hash to the same set do not evict each other on every call.
+constexpr unsigned kRecordCacheBits = 8;
+constexpr int kRecordCacheWays = 4;
+struct alignas(64) RecordCacheSet {
+  CachedRecord way[kRecordCacheWays];
+};
+__thread RecordCacheSet tls_record_cache[1u << kRecordCacheBits]
     __attribute__((tls_model("initial-exec")));
 
-inline CachedRecord *RecordCacheSet(const void *h) {
+inline RecordCacheSet &RecordCacheSetOf(const void *h) {
   // Fibonacci hashing: LLVM lays objects out at regular strides (an
   // instruction every 288 bytes), which a plain slice of address bits maps
   // onto a fraction of the sets.
@@ -453,29 +505,33 @@ inline CachedRecord *RecordCacheSet(const void *h) {
                           (64 - kRecordCacheBits)];
 }
 
-inline bool CacheEntryIsLive(const CachedRecord &e, const void *h) {
-  return e.addr == h && e.record && e.record->addr == h &&
-         e.record->state.load(std::memory_order_relaxed) == ObjectState::Live;
-}
-
 // The live record at `h` if this thread's cache has it; no lock.
 inline ObjectRecord *CachedLive(const void *h) {
-  CachedRecord *set = RecordCacheSet(h);
-  if (CacheEntryIsLive(set[0], h))
-    return set[0].record;
-  if (CacheEntryIsLive(set[1], h))
-    return set[1].record;
+  RecordCacheSet &set = RecordCacheSetOf(h);
+  for (const CachedRecord &e : set.way)
+    if (e.addr == h) {
+      ObjectRecord *r = e.record;
+      if (r && r->addr == h &&
+          r->state.load(std::memory_order_relaxed) == ObjectState::Live)
+        return r;
+      return nullptr;
+    }
   return nullptr;
 }
 
-// Remembers what the graph says about `h` (r may be nullptr); the newest
-// entry goes first, the older one of another address moves to the second
-// way.
+// Remembers what the graph says about `h` (r may be nullptr) in the first
+// way; the others move down, dropping the oldest (or `h`'s old entry).
 inline void CacheRecord(const void *h, ObjectRecord *r) {
-  CachedRecord *set = RecordCacheSet(h);
-  if (set[0].addr != h)
-    set[1] = set[0];
-  set[0] = {h, r};
+  RecordCacheSet &set = RecordCacheSetOf(h);
+  int last = kRecordCacheWays - 1;
+  for (int i = 0; i < last; ++i)
+    if (set.way[i].addr == h) {
+      last = i;
+      break;
+    }
+  for (int i = last; i > 0; --i)
+    set.way[i] = set.way[i - 1];
+  set.way[0] = {h, r};
 }
 } // namespace
 
@@ -1036,21 +1092,24 @@ bool Runtime::CheckFreePrecondition(FnId fn, unsigned arg, EffectKind kind,
 void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev) {
   RuntimeSection section;
   std::vector<ObjectRecord *> dying;
-  {
-    MutexLock lock(&mu_);
-    if (root->state != ObjectState::Live)
-      return;
-    dying = graph_.Remove(root);
-  }
-  // Names are read while the objects are still intact (not yet forwarded).
   std::vector<std::string> names;
-  names.reserve(dying.size());
-  for (ObjectRecord *r : dying)
-    names.push_back(SnapshotName(r));
   MutexLock lock(&mu_);
+  if (root->state != ObjectState::Live)
+    return;
+  dying = graph_.Remove(root);
+  if (std::any_of(dying.begin(), dying.end(), NameComesFromLLVM)) {
+    // Names are read while the objects are still intact (not yet
+    // forwarded), without the lock: reading them calls into LLVM.
+    mu_.Unlock();
+    names.reserve(dying.size());
+    for (ObjectRecord *r : dying)
+      names.push_back(SnapshotName(r));
+    mu_.Lock();
+  }
   for (size_t i = 0; i < dying.size(); ++i) {
     ObjectRecord *r = dying[i];
-    r->name = std::move(names[i]);
+    if (!names.empty())
+      r->name = std::move(names[i]);
     r->state = ObjectState::Freed;
     r->freed = ev;
     tracked_pages_.Add(r->addr);
@@ -1296,10 +1355,7 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
   return r;
 }
 
-ObjectRecord *Runtime::FindLive(const void *h) {
-  ReaderMutexLock lock(&mu_);
-  return graph_.Find(h);
-}
+ObjectRecord *Runtime::FindLive(const void *h) { return LookupLive(h); }
 
 namespace {
 // "LLVMExecutionEngineRef" -> "execution engine".
@@ -1442,11 +1498,8 @@ bool Runtime::ReportOwnedFree(FnId fn, unsigned arg, const void *h,
 }
 
 ObjectRecord *Runtime::FindOrAdopt(FnId fn, const void *h) {
-  {
-    ReaderMutexLock lock(&mu_);
-    if (ObjectRecord *r = graph_.Find(h))
-      return r;
-  }
+  if (ObjectRecord *r = LookupLive(h))
+    return r;
   // Case: the binding frees an object it got from code we do not see.
   // Adopt it now (it is still intact) so later uses can be reported.
   // The handle type comes from the freeing function's first parameter.
@@ -1475,6 +1528,13 @@ ObjectRecord *Runtime::FindOrAdopt(FnId fn, const void *h) {
 //===----------------------------------------------------------------------===//
 // Labels
 //===----------------------------------------------------------------------===//
+
+// Does SnapshotName ask LLVM (values, modules, types), or is the name the
+// one recorded at creation?
+bool Runtime::NameComesFromLLVM(const ObjectRecord *r) {
+  return IsValueKind(r->kind) || r->kind == ObjectKind::Module ||
+         r->kind == ObjectKind::Type;
+}
 
 std::string Runtime::SnapshotName(const ObjectRecord *r) {
   void *h = const_cast<void *>(r->addr);

@@ -100,6 +100,7 @@ private:
                   bool *skip);
   bool ReportOwnedFree(FnId fn, unsigned arg, const void *h, ObjectRecord *r);
   std::string SnapshotName(const ObjectRecord *r);
+  static bool NameComesFromLLVM(const ObjectRecord *r);
   std::string ShortLabel(const ObjectRecord *r);
 
   StackId CurrentCallStack();
