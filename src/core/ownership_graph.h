@@ -44,6 +44,9 @@ public:
   /// Removes `r` from the graph (it is being freed); returns it and every
   /// unwatched descendant, which die with it, parents first.
   std::vector<ObjectRecord *> Remove(ObjectRecord *r);
+  /// Remove() without the list: the caller does not use it (a value that
+  /// LLVM deleted, which usually has no unwatched children).
+  void RemoveWithoutList(ObjectRecord *r);
 
   /// Unwatched live records whose address lies in [lo, lo + size).
   void ForEachUnwatchedIn(const void *lo, size_t size,

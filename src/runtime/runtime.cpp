@@ -1132,7 +1132,7 @@ void Runtime::OnValueDeleted(ObjectRecord *r) {
   MutexLock lock(&mu_);
   if (r->state != ObjectState::Live)
     return;
-  graph_.Remove(r);
+  graph_.RemoveWithoutList(r);
   r->name = std::move(name);
   r->state = ObjectState::Freed;
   r->freed = ev;
@@ -1183,7 +1183,7 @@ void Runtime::Register(FnId fn, const void *h, HandleType type) {
             (type == HandleType::Value || type == HandleType::BasicBlock)))
     return;
   RuntimeSection section;
-  RegisterImpl(fn, h, type, 0);
+  RegisterImpl(fn, h, type, 0, /*looked_up=*/true);
 }
 
 Runtime::Classification Runtime::Classify(const void *h, HandleType type) {
@@ -1272,10 +1272,12 @@ Runtime::Classification Runtime::Classify(const void *h, HandleType type) {
 }
 
 ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
-                                    int depth) {
+                                    int depth, bool looked_up) {
   if (!h || depth > 8)
     return nullptr;
-  if (ObjectRecord *r = LookupLive(h)) {
+  // (Register has just looked; the locked check below catches a thread
+  // that registered the object since.)
+  if (ObjectRecord *r = looked_up ? nullptr : LookupLive(h)) {
     bool want_value =
         type == HandleType::Value || type == HandleType::BasicBlock;
     if (type == HandleType::Other || IsValueKind(r->kind) == want_value)

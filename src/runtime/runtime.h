@@ -89,8 +89,9 @@ private:
     HandleType parent_type = HandleType::Other;
   };
   Classification Classify(const void *h, HandleType type);
-  ObjectRecord *RegisterImpl(FnId fn, const void *h, HandleType type,
-                             int depth);
+  /// `looked_up`: the caller found no live record of this kind at `h`.
+  ObjectRecord *RegisterImpl(FnId fn, const void *h, HandleType type, int depth,
+                             bool looked_up = false);
   ObjectRecord *FindOrAdopt(FnId fn, const void *h);
   ObjectRecord *FindLive(const void *h);
   void RegisterOpaque(FnId fn, const void *h, const char *type,
