@@ -84,29 +84,20 @@ struct ContextUse {
   std::atomic<FnIndex> active_fn{kNoFn};
 };
 
+// Pointers first, then the small fields packed together (152 bytes).
 struct ObjectRecord {
   const void *addr = nullptr;
   uint64_t serial = 0; ///< identity = (addr, serial); never reused
-  ObjectKind kind = ObjectKind::Unknown;
-  /// Read without the lock by the per-thread record cache.
-  std::atomic<ObjectState> state{ObjectState::Live};
   /// The context the object belongs to (itself for a context), if known.
   ObjectRecord *context = nullptr;
-  ContextUse *use = nullptr; ///< contexts only
-  bool is_global_context = false;
-  /// Address matches were dropped because new memory covered the address.
-  bool address_reused = false;
+  ContextUse *use = nullptr;      ///< contexts only
   ObjectRecord *parent = nullptr; ///< last known owner
   std::string name;               ///< snapshot: value name / module id
-  FnIndex created_by = kNoFn;
-  StackId create_stack = 0;
-  uint32_t create_thread = 0;
   const FreeEvent *freed = nullptr;
   /// Address reuse: the freed object that had this address before (set when
   /// LLVM handed the address out again), and the object that took it over.
   ObjectRecord *previous = nullptr;
   ObjectRecord *reused_by = nullptr;
-  uint32_t generation = 1; ///< 1 + generation of `previous`
   /// Builders: where the next instruction goes (block, or the instruction
   /// it goes before), and which of the two was freed, if one was.
   ObjectRecord *insert_block = nullptr;
@@ -114,9 +105,19 @@ struct ObjectRecord {
   ObjectRecord *insert_point_freed = nullptr;
   /// Opaque objects: the C handle type ("LLVMExecutionEngineRef").
   const char *type_name = nullptr;
+  StackId create_stack = 0;
+  uint32_t create_thread = 0;
+  uint32_t generation = 1; ///< 1 + generation of `previous`
+  FnIndex created_by = kNoFn;
+  FnIndex owned_via = kNoFn; ///< the call that gave it away
+  ObjectKind kind = ObjectKind::Unknown;
+  /// Read without the lock by the per-thread record cache.
+  std::atomic<ObjectState> state{ObjectState::Live};
+  bool is_global_context = false;
+  /// Address matches were dropped because new memory covered the address.
+  bool address_reused = false;
   /// Given away (an engine owns the module now): not the caller's to free.
   bool owned_by_other = false;
-  FnIndex owned_via = kNoFn;    ///< the call that gave it away
   bool owner_untracked = false; ///< given to LLVM, not to a tracked object
 };
 
