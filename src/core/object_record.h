@@ -75,8 +75,10 @@ struct FreeEvent {
 };
 
 /// Who is using a context right now (contexts only; see runtime.cpp,
-/// "Context concurrency"). Written lock-free by the threads that call in.
-struct ContextUse {
+/// "Context concurrency"). Written lock-free by the threads that call in,
+/// on every call: a cache line of its own, so that threads working on
+/// different contexts do not invalidate each other's.
+struct alignas(64) ContextUse {
   std::atomic<uint32_t> active_thread{0}; ///< thread number + 1; 0: none
   std::atomic<uint32_t> last_thread{0};   ///< thread number + 1
   std::atomic<bool> shared{false};        ///< ever used by two threads
@@ -84,9 +86,20 @@ struct ContextUse {
   std::atomic<FnIndex> active_fn{kNoFn};
 };
 
-// Pointers first, then the small fields packed together (152 bytes).
+// 152 bytes, small fields packed; what every checked call reads (addr,
+// kind, state, context) is in the first 32 bytes.
 struct ObjectRecord {
   const void *addr = nullptr;
+  ObjectKind kind = ObjectKind::Unknown;
+  /// Read without the lock by the per-thread record cache.
+  std::atomic<ObjectState> state{ObjectState::Live};
+  bool is_global_context = false;
+  /// Address matches were dropped because new memory covered the address.
+  bool address_reused = false;
+  /// Given away (an engine owns the module now): not the caller's to free.
+  bool owned_by_other = false;
+  bool owner_untracked = false; ///< given to LLVM, not to a tracked object
+  FnIndex created_by = kNoFn;
   uint64_t serial = 0; ///< identity = (addr, serial); never reused
   /// The context the object belongs to (itself for a context), if known.
   ObjectRecord *context = nullptr;
@@ -107,18 +120,8 @@ struct ObjectRecord {
   const char *type_name = nullptr;
   StackId create_stack = 0;
   uint32_t create_thread = 0;
-  uint32_t generation = 1; ///< 1 + generation of `previous`
-  FnIndex created_by = kNoFn;
+  uint32_t generation = 1;   ///< 1 + generation of `previous`
   FnIndex owned_via = kNoFn; ///< the call that gave it away
-  ObjectKind kind = ObjectKind::Unknown;
-  /// Read without the lock by the per-thread record cache.
-  std::atomic<ObjectState> state{ObjectState::Live};
-  bool is_global_context = false;
-  /// Address matches were dropped because new memory covered the address.
-  bool address_reused = false;
-  /// Given away (an engine owns the module now): not the caller's to free.
-  bool owned_by_other = false;
-  bool owner_untracked = false; ///< given to LLVM, not to a tracked object
 };
 
 } // namespace ownsan
