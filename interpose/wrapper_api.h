@@ -116,32 +116,81 @@ template <typename F> inline F Real(FnId fn) {
   return reinterpret_cast<F>(p);
 }
 
-/// Thread state shared by the wrappers; lives in the runtime.
+/// Thread state shared by the wrappers; lives in the runtime. Plain
+/// (constant-initialized) thread locals: the wrappers reach them with one
+/// TLS-relative load, no guard and no call.
 struct ThreadCallState {
   unsigned depth = 0;      ///< nesting of wrapped calls on this thread
   bool in_runtime = false; ///< the runtime itself is running (no checks)
 };
-ThreadCallState &CurrentThreadCallState();
+extern __thread ThreadCallState tls_call_state
+    __attribute__((tls_model("initial-exec")));
+inline ThreadCallState &CurrentThreadCallState() { return tls_call_state; }
 extern std::atomic<bool> g_enabled;
+
+struct FreeEvent;
+struct ObjectRecord;
+
+/// What the runtime knows about the outermost wrapped call on this thread.
+/// Entered and left inline by CallScope; the rest is the runtime's.
+struct CallContext {
+  FnId fn = 0xffff;   ///< kNoFn: no wrapped call is running
+  uint32_t stack = 0; ///< StackId of the call, once captured
+  FreeEvent *event = nullptr;
+  /// CauseText argument of the call, if any (valid during the call).
+  const char *cause_text = nullptr;
+  /// The context the call's handles belong to, and the context's
+  /// active-thread word if this call marked itself as the context's user.
+  ObjectRecord *context = nullptr;
+  unsigned context_arg = 0;
+  std::atomic<uint32_t> *entered = nullptr;
+  /// Values LLVM deletes outside any wrapped call share one event until the
+  /// next wrapped call starts (one stack capture per burst, not per value).
+  FreeEvent *orphan_event = nullptr;
+};
+extern __thread CallContext tls_call __attribute__((tls_model("initial-exec")));
 
 /// RAII scope of one wrapped call. Calls made while the runtime itself is
 /// working are plain forwards; calls nested in another wrapped call come from
 /// the program's callbacks and are checked on a saved call context.
 class CallScope {
 public:
-  explicit CallScope(FnId fn) : fn_(fn), state_(CurrentThreadCallState()) {
+  explicit CallScope(FnId fn) : fn_(fn) {
     // Calls nested in a wrapped call come from the program's callbacks
     // (diagnostic handlers, ORC materializers): libLLVM binds its own C API
     // calls internally. They are checked too, on a saved call context.
-    nested_ = state_.depth++ != 0;
-    checking_ = !state_.in_runtime && g_enabled.load(std::memory_order_relaxed);
-    if (checking_)
-      checking_ = Enter();
+    ThreadCallState &state = tls_call_state;
+    nested_ = state.depth++ != 0;
+    checking_ = !state.in_runtime && g_enabled.load(std::memory_order_relaxed);
+    if (checking_) {
+      if (nested_) {
+        checking_ = EnterNested(fn);
+      } else {
+        CallContext &call = tls_call;
+        call.fn = fn;
+        call.stack = 0;
+        call.event = nullptr;
+        call.orphan_event = nullptr;
+      }
+    }
   }
   ~CallScope() {
-    if (checking_)
-      Leave();
-    --state_.depth;
+    if (checking_) {
+      CallContext &call = tls_call;
+      // Release the context this call claimed (see Runtime::CheckContext).
+      if (call.entered) {
+        call.entered->store(0, std::memory_order_release);
+        call.entered = nullptr;
+      }
+      call.context = nullptr;
+      call.fn = 0xffff;
+      call.stack = 0;
+      call.event = nullptr;
+      call.cause_text = nullptr;
+      if (nested_)
+        LeaveNested();
+    }
+    --tls_call_state.depth;
   }
   CallScope(const CallScope &) = delete;
   CallScope &operator=(const CallScope &) = delete;
@@ -151,7 +200,10 @@ public:
   bool Skipped() const { return skip_; }
 
   /// Checks one handle argument before it reaches LLVM.
-  void CheckHandle(unsigned arg, const void *h, HandleType type);
+  void CheckHandle(unsigned arg, const void *h, HandleType type) {
+    if (h && CheckHandleArg(fn_, arg, h, type))
+      skip_ = true;
+  }
   /// Checks an input array of `n` handles.
   void CheckArray(unsigned arg, const void *const *hs, size_t n,
                   HandleType type);
@@ -166,7 +218,10 @@ public:
   /// The out-array effect needs its element count, computed by the wrapper.
   void OutArray(unsigned arg, const void *const *hs, size_t n, HandleType type);
   /// Registers a handle LLVM returned.
-  void Returned(const void *h, HandleType type);
+  void Returned(const void *h, HandleType type) {
+    if (h)
+      RegisterResult(fn_, h, type);
+  }
   /// A string LLVM lent (a borrowed `const char *` result) and how to ask
   /// for it again: LLVMDisposeMessage on it is an invalid free, which the
   /// runtime confirms with `reget` before reporting. Up to 3 arguments.
@@ -177,14 +232,20 @@ public:
   FnId fn() const { return fn_; }
 
 private:
-  bool Enter();
-  void Leave();
+  /// A call from a callback: saves the outer call's context (false: nested
+  /// too deep, forwarded unchecked).
+  static bool EnterNested(FnId fn);
+  /// Restores the outer call's context.
+  static void LeaveNested();
+  /// Runtime::CheckHandle / Runtime::Register on the process's runtime.
+  static bool CheckHandleArg(FnId fn, unsigned arg, const void *h,
+                             HandleType type);
+  static void RegisterResult(FnId fn, const void *h, HandleType type);
 
   FnId fn_;
   bool nested_;
   bool checking_;
   bool skip_ = false;
-  ThreadCallState &state_;
 };
 
 } // namespace ownsan

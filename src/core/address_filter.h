@@ -3,7 +3,7 @@
 // The hot paths (every handle argument of every call, every allocation) must
 // not take a lock to learn that an address is *not* interesting. An
 // AddressFilter is a fixed bit set indexed by a hash of the address (or of
-// its page): a clear bit proves absence, a set bit means "look it up under
+// its granule): a clear bit proves absence, a set bit means "look it up under
 // the lock". Bits are only ever set, so a reader never misses an address
 // that was added before it looked (the adder sets the bit before it
 // publishes the record, with release order).
@@ -21,42 +21,69 @@ namespace ownsan {
 
 class AddressFilter {
 public:
-  /// `log2_bits`: size of the set; `granule_shift`: 0 for exact addresses,
-  /// 12 to answer "is anything tracked in this 4 KiB page".
+  /// `log2_bits`: size of the set (at least 6); `granule_shift`: 0 for
+  /// exact addresses, 4 for 16-byte granules, 12 for 4 KiB pages.
   AddressFilter(unsigned log2_bits, unsigned granule_shift)
-      : mask_((uint64_t{1} << log2_bits) - 1), shift_(granule_shift),
-        words_(new std::atomic<uint64_t>[(mask_ + 1) / 64]()) {}
+      : word_mask_((uint64_t{1} << (log2_bits - 6)) - 1), shift_(granule_shift),
+        words_(new std::atomic<uint64_t>[word_mask_ + 1]()) {}
 
   void Add(const void *p) {
-    uint64_t bit = Bit(reinterpret_cast<uintptr_t>(p) >> shift_);
-    words_[bit / 64].fetch_or(uint64_t{1} << (bit % 64),
-                              std::memory_order_release);
+    uintptr_t g = reinterpret_cast<uintptr_t>(p) >> shift_;
+    words_[Word(g)].fetch_or(uint64_t{1} << BitInWord(g),
+                             std::memory_order_release);
   }
 
   bool MaybeContains(const void *p) const {
-    uint64_t bit = Bit(reinterpret_cast<uintptr_t>(p) >> shift_);
-    return (words_[bit / 64].load(std::memory_order_acquire) >> (bit % 64)) & 1;
+    uintptr_t g = reinterpret_cast<uintptr_t>(p) >> shift_;
+    return (words_[Word(g)].load(std::memory_order_acquire) >> BitInWord(g)) &
+           1;
   }
 
   /// True if any granule of [lo, lo + size) may hold an added address.
   bool MaybeOverlaps(const void *lo, size_t size) const {
     uintptr_t first = reinterpret_cast<uintptr_t>(lo) >> shift_;
     uintptr_t last = (reinterpret_cast<uintptr_t>(lo) + size - 1) >> shift_;
-    for (uintptr_t g = first; g <= last; ++g) {
-      uint64_t bit = Bit(g);
-      if ((words_[bit / 64].load(std::memory_order_acquire) >> (bit % 64)) & 1)
+    if (shift_ == 0) {
+      for (uintptr_t g = first; g <= last; ++g)
+        if (MaybeContains(reinterpret_cast<const void *>(g)))
+          return true;
+      return false;
+    }
+    // Granule filters keep 64 neighbouring granules in one word: one load
+    // per 64 granules of the range (an allocation of a few hundred bytes is
+    // one word to look at, not one per granule).
+    for (uintptr_t block = first >> 6; block <= last >> 6; ++block) {
+      uint64_t bits = words_[BlockWord(block)].load(std::memory_order_acquire);
+      unsigned from = block == first >> 6 ? first & 63 : 0;
+      unsigned to = block == last >> 6 ? last & 63 : 63;
+      uint64_t want = (~uint64_t{0} >> (63 - to)) & (~uint64_t{0} << from);
+      if (bits & want)
         return true;
     }
     return false;
   }
 
 private:
-  uint64_t Bit(uintptr_t granule) const {
-    // Fibonacci hashing spreads neighbouring granules over the whole set.
-    return (granule * 0x9E3779B97F4A7C15ull) >> 20 & mask_;
+  uint64_t Hash(uintptr_t key) const {
+    // Fibonacci hashing spreads neighbouring keys over the whole set.
+    return (key * 0x9E3779B97F4A7C15ull) >> 20;
+  }
+  // Granule filters: a word holds 64 neighbouring granules, and 8
+  // neighbouring words share a cache line, so the objects a program
+  // allocates one after the other are tested on one line. (Bits are as
+  // many either way; only their placement changes.)
+  uint64_t BlockWord(uintptr_t block) const {
+    return ((Hash(block >> 3) << 3) | (block & 7)) & word_mask_;
+  }
+  // Exact filters hash each address to its own bit.
+  uint64_t Word(uintptr_t g) const {
+    return shift_ == 0 ? Hash(g) & word_mask_ : BlockWord(g >> 6);
+  }
+  unsigned BitInWord(uintptr_t g) const {
+    return shift_ == 0 ? (g * 0x9E3779B97F4A7C15ull) >> 58 : g & 63;
   }
 
-  const uint64_t mask_;
+  const uint64_t word_mask_;
   const unsigned shift_;
   std::unique_ptr<std::atomic<uint64_t>[]> words_;
 };

@@ -71,21 +71,4 @@ const char *KindHandleType(ObjectKind k) {
   }
 }
 
-bool IsValueKind(ObjectKind k) {
-  switch (k) {
-  case ObjectKind::Function:
-  case ObjectKind::GlobalVariable:
-  case ObjectKind::GlobalAlias:
-  case ObjectKind::GlobalIFunc:
-  case ObjectKind::BasicBlock:
-  case ObjectKind::Instruction:
-  case ObjectKind::Argument:
-  case ObjectKind::Constant:
-  case ObjectKind::OtherValue:
-    return true;
-  default:
-    return false;
-  }
-}
-
 } // namespace ownsan

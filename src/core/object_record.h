@@ -21,6 +21,8 @@ using StackId = uint32_t; ///< id in the StackDepot; 0 = no stack
 using FnIndex = uint16_t; ///< index into kFnInfo
 constexpr FnIndex kNoFn = 0xffff;
 
+/// Function .. OtherValue are the Value kinds, kept contiguous for
+/// IsValueKind.
 enum class ObjectKind : uint8_t {
   Unknown,
   Context,
@@ -48,7 +50,10 @@ const char *KindNoun(ObjectKind k);
 /// The C handle type the object travels as, e.g. "LLVMValueRef".
 const char *KindHandleType(ObjectKind k);
 /// Values are the kinds LLVM reports the deletion of (llvm::CallbackVH).
-bool IsValueKind(ObjectKind k);
+/// Inline: the per-call checks ask it.
+inline bool IsValueKind(ObjectKind k) {
+  return k >= ObjectKind::Function && k <= ObjectKind::OtherValue;
+}
 
 enum class ObjectState : uint8_t {
   Live,  ///< in the ownership graph
@@ -70,8 +75,10 @@ struct FreeEvent {
 };
 
 /// Who is using a context right now (contexts only; see runtime.cpp,
-/// "Context concurrency"). Written lock-free by the threads that call in.
-struct ContextUse {
+/// "Context concurrency"). Written lock-free by the threads that call in,
+/// on every call: a cache line of its own, so that threads working on
+/// different contexts do not invalidate each other's.
+struct alignas(64) ContextUse {
   std::atomic<uint32_t> active_thread{0}; ///< thread number + 1; 0: none
   std::atomic<uint32_t> last_thread{0};   ///< thread number + 1
   std::atomic<bool> shared{false};        ///< ever used by two threads
@@ -79,30 +86,31 @@ struct ContextUse {
   std::atomic<FnIndex> active_fn{kNoFn};
 };
 
+// 152 bytes, small fields packed; what every checked call reads (addr,
+// kind, state, context) is in the first 32 bytes.
 struct ObjectRecord {
   const void *addr = nullptr;
-  uint64_t serial = 0; ///< identity = (addr, serial); never reused
   ObjectKind kind = ObjectKind::Unknown;
   /// Read without the lock by the per-thread record cache.
   std::atomic<ObjectState> state{ObjectState::Live};
-  /// The context the object belongs to (itself for a context), if known.
-  ObjectRecord *context = nullptr;
-  ContextUse *use = nullptr; ///< contexts only
   bool is_global_context = false;
   /// Address matches were dropped because new memory covered the address.
   bool address_reused = false;
+  /// Given away (an engine owns the module now): not the caller's to free.
+  bool owned_by_other = false;
+  bool owner_untracked = false; ///< given to LLVM, not to a tracked object
+  FnIndex created_by = kNoFn;
+  uint64_t serial = 0; ///< identity = (addr, serial); never reused
+  /// The context the object belongs to (itself for a context), if known.
+  ObjectRecord *context = nullptr;
+  ContextUse *use = nullptr;      ///< contexts only
   ObjectRecord *parent = nullptr; ///< last known owner
   std::string name;               ///< snapshot: value name / module id
-  FnIndex created_by = kNoFn;
-  StackId create_stack = 0;
-  uint32_t create_thread = 0;
   const FreeEvent *freed = nullptr;
-  void *observer = nullptr; ///< the value handle watching a Value, if any
   /// Address reuse: the freed object that had this address before (set when
   /// LLVM handed the address out again), and the object that took it over.
   ObjectRecord *previous = nullptr;
   ObjectRecord *reused_by = nullptr;
-  uint32_t generation = 1; ///< 1 + generation of `previous`
   /// Builders: where the next instruction goes (block, or the instruction
   /// it goes before), and which of the two was freed, if one was.
   ObjectRecord *insert_block = nullptr;
@@ -110,12 +118,12 @@ struct ObjectRecord {
   ObjectRecord *insert_point_freed = nullptr;
   /// Opaque objects: the C handle type ("LLVMExecutionEngineRef").
   const char *type_name = nullptr;
+  StackId create_stack = 0;
+  uint32_t create_thread = 0;
+  uint32_t generation = 1;   ///< 1 + generation of `previous`
+  FnIndex owned_via = kNoFn; ///< the call that gave it away
   /// Messages: no NUL terminator (LLVMGetRelocationTypeName); never strlen.
   bool unterminated = false;
-  /// Given away (an engine owns the module now): not the caller's to free.
-  bool owned_by_other = false;
-  FnIndex owned_via = kNoFn;    ///< the call that gave it away
-  bool owner_untracked = false; ///< given to LLVM, not to a tracked object
   /// Died with its owner, then disposed by the caller (allowed once: an
   /// iterator is its own allocation).
   bool disposed_late = false;

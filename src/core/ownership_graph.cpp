@@ -71,6 +71,23 @@ std::vector<ObjectRecord *> OwnershipGraph::Remove(ObjectRecord *root) {
   return out;
 }
 
+void OwnershipGraph::RemoveWithoutList(ObjectRecord *r) {
+  if (children_.contains(r)) {
+    Remove(r);
+    return;
+  }
+  // What Remove() does for an object without unwatched children.
+  Unlink(r);
+  auto it = live_.find(r->addr);
+  if (it != live_.end() && it->second == r)
+    live_.erase(it);
+  if (!IsWatched(r->kind)) {
+    auto u = unwatched_by_addr_.find(reinterpret_cast<uintptr_t>(r->addr));
+    if (u != unwatched_by_addr_.end() && u->second == r)
+      unwatched_by_addr_.erase(u);
+  }
+}
+
 void OwnershipGraph::ForEachUnwatchedIn(
     const void *lo, size_t size,
     absl::FunctionRef<void(ObjectRecord *)> fn) const {

@@ -23,6 +23,7 @@
 #include "absl/functional/function_ref.h"
 
 #include <deque>
+#include <memory>
 #include <vector>
 
 namespace ownsan {
@@ -44,6 +45,9 @@ public:
   /// Removes `r` from the graph (it is being freed); returns it and every
   /// unwatched descendant, which die with it, parents first.
   std::vector<ObjectRecord *> Remove(ObjectRecord *r);
+  /// Remove() without the list: the caller does not use it (a value that
+  /// LLVM deleted, which usually has no unwatched children).
+  void RemoveWithoutList(ObjectRecord *r);
 
   /// Unwatched live records whose address lies in [lo, lo + size).
   void ForEachUnwatchedIn(const void *lo, size_t size,
@@ -62,7 +66,28 @@ public:
 private:
   void Unlink(ObjectRecord *r);
 
-  std::deque<ObjectRecord> arena_;      ///< records never move or die
+  /// Records never move or die: blocks of records, filled in order (a
+  /// std::deque would give each block of two or three records its own
+  /// malloc chunk).
+  class Arena {
+  public:
+    ObjectRecord &emplace_back() {
+      if (used_ == kBlock || blocks_.empty()) {
+        blocks_.emplace_back(new ObjectRecord[kBlock]);
+        used_ = 0;
+      }
+      ++size_;
+      return blocks_.back()[used_++];
+    }
+    size_t size() const { return size_; }
+
+  private:
+    static constexpr size_t kBlock = 1024;
+    std::vector<std::unique_ptr<ObjectRecord[]>> blocks_;
+    size_t used_ = 0;
+    size_t size_ = 0;
+  };
+  Arena arena_;
   std::deque<ContextUse> context_uses_; ///< one per context record
   uint64_t next_serial_ = 1;
   absl::flat_hash_map<const void *, ObjectRecord *> live_;

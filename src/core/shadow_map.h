@@ -26,7 +26,9 @@ namespace ownsan {
 
 class ShadowMap {
 public:
-  ShadowMap() : exact_(24, 0) {}
+  // 16-byte granules rather than exact addresses: the addresses of objects
+  // that die one after the other share cache lines of the filter.
+  ShadowMap() : exact_(24, 4) {}
 
   /// Records that `r` (already marked Freed) died at its address. A newer
   /// death at the same address replaces the older one.

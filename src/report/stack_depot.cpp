@@ -32,7 +32,8 @@ size_t StackDepot::size() const {
   return stacks_.size();
 }
 
-void CaptureNativeStack(StackTrace *out, int skip, int depth, bool fast) {
+__attribute__((noinline)) int
+CaptureNativeStack(uintptr_t *out, int max, int skip, int depth, bool fast) {
   constexpr int kMax = 256;
   void *frames[kMax];
   int want = depth + skip + 1 > kMax ? kMax : depth + skip + 1;
@@ -45,8 +46,18 @@ void CaptureNativeStack(StackTrace *out, int skip, int depth, bool fast) {
     n = backtrace(frames, want);
     skip += 1; // this function
   }
-  for (int i = skip; i < n && static_cast<int>(out->pcs.size()) < depth; ++i)
-    out->pcs.push_back(reinterpret_cast<uintptr_t>(frames[i]));
+  int kept = 0;
+  for (int i = skip; i < n && kept < depth && kept < max; ++i)
+    out[kept++] = reinterpret_cast<uintptr_t>(frames[i]);
+  return kept;
+}
+
+void CaptureNativeStack(StackTrace *out, int skip, int depth, bool fast) {
+  uintptr_t pcs[256];
+  // +1: this function.
+  int n = CaptureNativeStack(pcs, 256, skip + 1, depth, fast);
+  for (int i = 0; i < n && static_cast<int>(out->pcs.size()) < depth; ++i)
+    out->pcs.push_back(pcs[i]);
 }
 
 } // namespace ownsan

@@ -63,6 +63,8 @@ private:
 /// pointers (Abseil's unwinder); otherwise it uses the DWARF unwinder, which
 /// also gets through code built without frame pointers (libLLVM).
 void CaptureNativeStack(StackTrace *out, int skip, int depth, bool fast);
+/// The same into `out[0, max)`, without allocating; returns the count.
+int CaptureNativeStack(uintptr_t *out, int max, int skip, int depth, bool fast);
 
 } // namespace ownsan
 

@@ -87,11 +87,10 @@ namespace ownsan {
 std::atomic<bool> g_enabled{false};
 std::atomic<bool> g_runtime_ready{false};
 
-ThreadCallState &CurrentThreadCallState() {
-  static thread_local ThreadCallState state
-      __attribute__((tls_model("initial-exec")));
-  return state;
-}
+__thread ThreadCallState tls_call_state
+    __attribute__((tls_model("initial-exec")));
+__thread CallContext tls_call __attribute__((tls_model("initial-exec")));
+std::atomic<Runtime *> g_runtime{nullptr};
 
 namespace {
 
@@ -109,29 +108,7 @@ private:
   bool was_;
 };
 
-// What the runtime knows about the outermost wrapped call on this thread.
-struct CallContext {
-  FnId fn = kNoFn;
-  StackId stack = 0;
-  FreeEvent *event = nullptr;
-  /// CauseText argument of the call, if any (valid during the call). Plain
-  /// members only: a trivially constructible thread_local needs no guard.
-  const char *cause_text = nullptr;
-  /// The context the call's handles belong to, and its use slot if this
-  /// call marked itself as the context's user.
-  ObjectRecord *context = nullptr;
-  unsigned context_arg = 0;
-  ContextUse *entered = nullptr;
-  /// Values LLVM deletes outside any wrapped call share one event until the
-  /// next wrapped call starts (one stack capture per burst, not per value).
-  FreeEvent *orphan_event = nullptr;
-};
-
-CallContext &CurrentCall() {
-  static thread_local CallContext ctx
-      __attribute__((tls_model("initial-exec")));
-  return ctx;
-}
+CallContext &CurrentCall() { return tls_call; }
 } // namespace
 
 // Read by the crash handler in a signal handler: thread-locals only.
@@ -244,8 +221,9 @@ uint32_t CurrentThreadNumber() {
 // Start-up
 //===----------------------------------------------------------------------===//
 
-Runtime &Runtime::Get() {
+Runtime &Runtime::Create() {
   static Runtime *runtime = new Runtime; // never destroyed: used until exit
+  g_runtime.store(runtime, std::memory_order_release);
   return *runtime;
 }
 
@@ -363,24 +341,72 @@ void Runtime::OnLibLLVMFound(const std::string &path, int major) {
 // Stacks and free events
 //===----------------------------------------------------------------------===//
 
+namespace {
+// The last few stacks this thread stored, with their depot ids. A call site
+// that runs in a loop (creating objects, or claiming a context that changed
+// threads) finds its stack here: no depot lock, no hashing of vectors, no
+// allocation. Exact: an entry is used only for the very same frames.
+constexpr int kCachedFrames = 32;
+constexpr int kStackCacheEntries = 8;
+struct CachedStack {
+  uint64_t hash;
+  uint32_t n;
+  StackId id; ///< 0: empty entry
+  uintptr_t pcs[kCachedFrames];
+};
+__thread CachedStack tls_stack_cache[kStackCacheEntries]
+    __attribute__((tls_model("initial-exec")));
+__thread unsigned tls_stack_cache_next
+    __attribute__((tls_model("initial-exec")));
+
+uint64_t HashFrames(const uintptr_t *pcs, int n) {
+  uint64_t h = 0x9E3779B97F4A7C15ull * (n + 1);
+  for (int i = 0; i < n; ++i)
+    h = (h ^ pcs[i]) * 0xff51afd7ed558ccdull;
+  return h ^ (h >> 29);
+}
+} // namespace
+
 StackId Runtime::CaptureStack(bool from_inside_llvm) {
-  StackTrace st;
   int depth = flags_.malloc_context_size;
   // Stacks off: nothing to unwind (the depot gives the empty stack an id).
   if (depth == 0)
     return empty_stack_;
   // Frames inside libLLVM have no frame pointers: unwind with DWARF there.
   bool fast = flags_.fast_unwind && !from_inside_llvm;
-  StackTrace raw;
-  CaptureNativeStack(&raw, 0, depth + 32, fast);
-  size_t i = 0;
-  while (i < raw.pcs.size() && IsInternalPc(raw.pcs[i]))
+  constexpr int kMaxRaw = 256;
+  uintptr_t raw[kMaxRaw];
+  int n = CaptureNativeStack(raw, kMaxRaw, 0, depth + 32, fast);
+  int i = 0;
+  while (i < n && IsInternalPc(raw[i]))
     ++i;
-  for (; i < raw.pcs.size() && static_cast<int>(st.pcs.size()) < depth; ++i)
-    st.pcs.push_back(raw.pcs[i]);
+  const uintptr_t *pcs = raw + i;
+  int kept = std::min(n - i, depth);
+  StackTrace st;
   if (flags_.python_frames)
     CapturePythonFrames(&st.py_frames, depth);
-  return depot_.Put(std::move(st));
+  // Only native-only stacks are cached (Python frames are part of a
+  // stack's identity).
+  bool cacheable = st.py_frames.empty() && kept <= kCachedFrames;
+  uint64_t hash = 0;
+  if (cacheable) {
+    hash = HashFrames(pcs, kept);
+    for (const CachedStack &c : tls_stack_cache)
+      if (c.id && c.hash == hash && c.n == static_cast<uint32_t>(kept) &&
+          std::equal(pcs, pcs + kept, c.pcs))
+        return c.id;
+  }
+  st.pcs.assign(pcs, pcs + kept);
+  StackId id = depot_.Put(std::move(st));
+  if (cacheable) {
+    CachedStack &c =
+        tls_stack_cache[tls_stack_cache_next++ % kStackCacheEntries];
+    c.hash = hash;
+    c.n = kept;
+    c.id = id;
+    std::copy(pcs, pcs + kept, c.pcs);
+  }
+  return id;
 }
 
 StackId Runtime::CurrentCallStack() {
@@ -430,38 +456,21 @@ SavedCalls &CurrentSavedCalls() {
 }
 } // namespace
 
-bool Runtime::EnterCall(FnId fn, bool nested) {
-  CallContext &call = CurrentCall();
-  if (nested) {
-    SavedCalls &s = CurrentSavedCalls();
-    if (s.depth == kMaxNesting)
-      return false; // too deep: forwarded unchecked
-    s.saved[s.depth++] = call;
-    call = CallContext{};
-  }
+bool CallScope::EnterNested(FnId fn) {
+  CallContext &call = tls_call;
+  SavedCalls &s = CurrentSavedCalls();
+  if (s.depth == kMaxNesting)
+    return false; // too deep: forwarded unchecked
+  s.saved[s.depth++] = call;
+  call = CallContext{};
   call.fn = fn;
-  call.stack = 0;
-  call.event = nullptr;
-  call.orphan_event = nullptr;
   return true;
 }
 
-void Runtime::LeaveCall(bool nested) {
-  CallContext &call = CurrentCall();
-  if (call.entered) {
-    call.entered->active_thread.store(0, std::memory_order_release);
-    call.entered = nullptr;
-  }
-  call.context = nullptr;
-  call.fn = kNoFn;
-  call.stack = 0;
-  call.event = nullptr;
-  call.cause_text = nullptr;
-  if (nested) {
-    SavedCalls &s = CurrentSavedCalls();
-    if (s.depth > 0)
-      call = s.saved[--s.depth];
-  }
+void CallScope::LeaveNested() {
+  SavedCalls &s = CurrentSavedCalls();
+  if (s.depth > 0)
+    tls_call = s.saved[--s.depth];
 }
 
 namespace {
@@ -491,8 +500,95 @@ bool Compatible(ObjectKind k, HandleType type) {
 }
 } // namespace
 
-bool Runtime::CheckHandle(FnId fn, unsigned arg, const void *h,
-                          HandleType type) {
+namespace {
+// A per-thread cache of live records: records never move or die, so a
+// cached pointer is safe; it is valid while it still names a live object
+// at that address.
+struct CachedRecord {
+  const void *addr;
+  ObjectRecord *record;
+};
+// 256 sets of 4 ways, a set per cache line (16 KiB per thread): a few hot
+// handles that hash to the same set do not evict each other on every call.
+constexpr unsigned kRecordCacheBits = 8;
+constexpr int kRecordCacheWays = 4;
+struct alignas(64) RecordCacheSet {
+  CachedRecord way[kRecordCacheWays];
+};
+__thread RecordCacheSet tls_record_cache[1u << kRecordCacheBits]
+    __attribute__((tls_model("initial-exec")));
+
+inline RecordCacheSet &RecordCacheSetOf(const void *h) {
+  // Fibonacci hashing: LLVM lays objects out at regular strides (an
+  // instruction every 288 bytes), which a plain slice of address bits maps
+  // onto a fraction of the sets.
+  return tls_record_cache[(reinterpret_cast<uintptr_t>(h) *
+                           0x9E3779B97F4A7C15ull) >>
+                          (64 - kRecordCacheBits)];
+}
+
+// The live record at `h` if this thread's cache has it; no lock.
+inline ObjectRecord *CachedLive(const void *h) {
+  RecordCacheSet &set = RecordCacheSetOf(h);
+  for (const CachedRecord &e : set.way)
+    if (e.addr == h) {
+      ObjectRecord *r = e.record;
+      if (r && r->addr == h &&
+          r->state.load(std::memory_order_relaxed) == ObjectState::Live)
+        return r;
+      return nullptr;
+    }
+  return nullptr;
+}
+
+// Remembers what the graph says about `h` (r may be nullptr) in the first
+// way; the others move down, dropping the oldest (or `h`'s old entry).
+inline void CacheRecord(const void *h, ObjectRecord *r) {
+  RecordCacheSet &set = RecordCacheSetOf(h);
+  int last = kRecordCacheWays - 1;
+  for (int i = 0; i < last; ++i)
+    if (set.way[i].addr == h) {
+      last = i;
+      break;
+    }
+  for (int i = last; i > 0; --i)
+    set.way[i] = set.way[i - 1];
+  set.way[0] = {h, r};
+}
+} // namespace
+
+inline bool Runtime::CheckHandle(FnId fn, unsigned arg, const void *h,
+                                 HandleType type) {
+  // Fast path: a handle of a kind whose context is checked, naming a live
+  // object of a kind the parameter can take. A live address is never
+  // freed-matched too (see INVARIANTS), so the shadow map has nothing to
+  // say; only the context is left to check.
+  if (type != HandleType::Other && type != HandleType::Builder &&
+      type != HandleType::MemoryBuffer) {
+    ObjectRecord *r = CachedLive(h);
+    if (r && Compatible(r->kind, type)) {
+      if (r->context && !serialized_[fn])
+        return CheckContext(fn, arg, h, r);
+      return false;
+    }
+  }
+  return CheckHandleSlow(fn, arg, h, type);
+}
+
+ObjectRecord *Runtime::LookupLive(const void *h) {
+  if (ObjectRecord *r = CachedLive(h))
+    return r;
+  ObjectRecord *r;
+  {
+    ReaderMutexLock lock(&mu_);
+    r = graph_.Find(h);
+  }
+  CacheRecord(h, r);
+  return r;
+}
+
+bool Runtime::CheckHandleSlow(FnId fn, unsigned arg, const void *h,
+                              HandleType type) {
   if (shadow_.MaybeContains(h)) {
     RuntimeSection section;
     ObjectRecord *freed = nullptr, *now = nullptr;
@@ -554,33 +650,6 @@ bool Runtime::CheckHandle(FnId fn, unsigned arg, const void *h,
   return false;
 }
 
-namespace {
-// A per-thread cache of live records: records never move or die, so a
-// cached pointer is safe; it is valid while it still names a live object
-// at that address.
-struct CachedRecord {
-  const void *addr;
-  ObjectRecord *record;
-};
-thread_local CachedRecord tls_record_cache[256]
-    __attribute__((tls_model("initial-exec")));
-} // namespace
-
-ObjectRecord *Runtime::LookupLive(const void *h) {
-  CachedRecord &slot =
-      tls_record_cache[(reinterpret_cast<uintptr_t>(h) >> 4) & 255];
-  if (slot.addr == h && slot.record && slot.record->addr == h &&
-      slot.record->state.load(std::memory_order_relaxed) == ObjectState::Live)
-    return slot.record;
-  ObjectRecord *r;
-  {
-    ReaderMutexLock lock(&mu_);
-    r = graph_.Find(h);
-  }
-  slot = {h, r};
-  return r;
-}
-
 // Context concurrency: the first handle of a call that belongs to a context
 // claims the context for the thread until the call returns (active_thread).
 // Another thread finding it claimed is inside a call on the same context at
@@ -639,7 +708,7 @@ bool Runtime::CheckContext(FnId fn, unsigned arg, const void *h,
     use->last_thread.store(me, std::memory_order_relaxed);
   }
   use->active_thread.store(me, std::memory_order_release);
-  call.entered = use;
+  call.entered = &use->active_thread;
   if (use->shared.load(std::memory_order_relaxed)) {
     RuntimeSection section;
     use->active_fn.store(fn, std::memory_order_relaxed);
@@ -1148,21 +1217,24 @@ bool Runtime::CheckFreePrecondition(FnId fn, unsigned arg, EffectKind kind,
 void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev) {
   RuntimeSection section;
   std::vector<ObjectRecord *> dying;
-  {
-    MutexLock lock(&mu_);
-    if (root->state != ObjectState::Live)
-      return;
-    dying = graph_.Remove(root);
-  }
-  // Names are read while the objects are still intact (not yet forwarded).
   std::vector<std::string> names;
-  names.reserve(dying.size());
-  for (ObjectRecord *r : dying)
-    names.push_back(SnapshotName(r));
   MutexLock lock(&mu_);
+  if (root->state != ObjectState::Live)
+    return;
+  dying = graph_.Remove(root);
+  if (std::any_of(dying.begin(), dying.end(), NameComesFromLLVM)) {
+    // Names are read while the objects are still intact (not yet
+    // forwarded), without the lock: reading them calls into LLVM.
+    mu_.Unlock();
+    names.reserve(dying.size());
+    for (ObjectRecord *r : dying)
+      names.push_back(SnapshotName(r));
+    mu_.Lock();
+  }
   for (size_t i = 0; i < dying.size(); ++i) {
     ObjectRecord *r = dying[i];
-    r->name = std::move(names[i]);
+    if (!names.empty())
+      r->name = std::move(names[i]);
     r->state = ObjectState::Freed;
     r->freed = ev;
     tracked_pages_.Add(r->addr);
@@ -1173,14 +1245,11 @@ void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev) {
 
 void Runtime::OnValueDeleted(ObjectRecord *r) {
   RuntimeSection section;
-  {
-    MutexLock lock(&mu_);
-    r->observer = nullptr;
-    // Case: already recorded as freed by the explicit free that is now
-    // being forwarded.
-    if (r->state != ObjectState::Live)
-      return;
-  }
+  // Case: already recorded as freed by the explicit free that is now being
+  // forwarded. (A record never becomes live again, so no lock is needed to
+  // see that; a live one is checked again under the lock below.)
+  if (r->state.load(std::memory_order_acquire) != ObjectState::Live)
+    return;
   // Case: LLVM destroys a value the program may still hold (a parent was
   // freed, or a pass deleted it). The value is intact until we return.
   std::string name = SnapshotName(r);
@@ -1188,7 +1257,7 @@ void Runtime::OnValueDeleted(ObjectRecord *r) {
   MutexLock lock(&mu_);
   if (r->state != ObjectState::Live)
     return;
-  graph_.Remove(r);
+  graph_.RemoveWithoutList(r);
   r->name = std::move(name);
   r->state = ObjectState::Freed;
   r->freed = ev;
@@ -1233,16 +1302,13 @@ void Runtime::Register(FnId fn, const void *h, HandleType type) {
     RegisterOpaque(fn, h, "LLVMErrorRef", nullptr);
     return;
   }
-  {
-    // Fast path: an object we already know.
-    ReaderMutexLock lock(&mu_);
-    ObjectRecord *r = graph_.Find(h);
-    if (r && (IsValueKind(r->kind) ==
-              (type == HandleType::Value || type == HandleType::BasicBlock)))
-      return;
-  }
+  // Fast path: an object we already know (usually from the record cache).
+  ObjectRecord *r = LookupLive(h);
+  if (r && (IsValueKind(r->kind) ==
+            (type == HandleType::Value || type == HandleType::BasicBlock)))
+    return;
   RuntimeSection section;
-  RegisterImpl(fn, h, type, 0);
+  RegisterImpl(fn, h, type, 0, /*looked_up=*/true);
 }
 
 Runtime::Classification Runtime::Classify(const void *h, HandleType type) {
@@ -1331,17 +1397,16 @@ Runtime::Classification Runtime::Classify(const void *h, HandleType type) {
 }
 
 ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
-                                    int depth) {
+                                    int depth, bool looked_up) {
   if (!h || depth > 8)
     return nullptr;
-  {
-    ReaderMutexLock lock(&mu_);
-    if (ObjectRecord *r = graph_.Find(h)) {
-      bool want_value =
-          type == HandleType::Value || type == HandleType::BasicBlock;
-      if (type == HandleType::Other || IsValueKind(r->kind) == want_value)
-        return r;
-    }
+  // (Register has just looked; the locked check below catches a thread
+  // that registered the object since.)
+  if (ObjectRecord *r = looked_up ? nullptr : LookupLive(h)) {
+    bool want_value =
+        type == HandleType::Value || type == HandleType::BasicBlock;
+    if (type == HandleType::Other || IsValueKind(r->kind) == want_value)
+      return r;
   }
   if (type == HandleType::Other)
     return nullptr;
@@ -1410,18 +1475,14 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
     if (!OwnershipGraph::IsWatched(c.kind))
       tracked_pages_.Add(h);
   }
-  if (OwnershipGraph::IsWatched(c.kind) && observer_attach_) {
-    void *watcher = observer_attach_(const_cast<void *>(h), r);
-    MutexLock lock(&mu_);
-    r->observer = watcher;
-  }
+  CacheRecord(h, r); // the program is about to use it
+  // The watcher deletes itself when the value dies.
+  if (OwnershipGraph::IsWatched(c.kind) && observer_attach_)
+    observer_attach_(const_cast<void *>(h), r);
   return r;
 }
 
-ObjectRecord *Runtime::FindLive(const void *h) {
-  ReaderMutexLock lock(&mu_);
-  return graph_.Find(h);
-}
+ObjectRecord *Runtime::FindLive(const void *h) { return LookupLive(h); }
 
 namespace {
 // "LLVMExecutionEngineRef" -> "execution engine",
@@ -1599,11 +1660,8 @@ bool Runtime::ReportOwnedFree(FnId fn, unsigned arg, const void *h,
 }
 
 ObjectRecord *Runtime::FindOrAdopt(FnId fn, const void *h) {
-  {
-    ReaderMutexLock lock(&mu_);
-    if (ObjectRecord *r = graph_.Find(h))
-      return r;
-  }
+  if (ObjectRecord *r = LookupLive(h))
+    return r;
   // Case: the binding frees an object it got from code we do not see.
   // Adopt it now (it is still intact) so later uses can be reported.
   // The handle type comes from the freeing function's first parameter.
@@ -1632,6 +1690,13 @@ ObjectRecord *Runtime::FindOrAdopt(FnId fn, const void *h) {
 //===----------------------------------------------------------------------===//
 // Labels
 //===----------------------------------------------------------------------===//
+
+// Does SnapshotName ask LLVM (values, modules, types), or is the name the
+// one recorded at creation?
+bool Runtime::NameComesFromLLVM(const ObjectRecord *r) {
+  return IsValueKind(r->kind) || r->kind == ObjectKind::Module ||
+         r->kind == ObjectKind::Type;
+}
 
 std::string Runtime::SnapshotName(const ObjectRecord *r) {
   void *h = const_cast<void *>(r->addr);
@@ -2111,12 +2176,16 @@ size_t Runtime::FreedObjects() {
 // CallScope (interpose/wrapper_api.h)
 //===----------------------------------------------------------------------===//
 
-bool CallScope::Enter() { return Runtime::Get().EnterCall(fn_, nested_); }
-void CallScope::Leave() { Runtime::Get().LeaveCall(nested_); }
+// Wrapped calls are checked only once the library constructor has made
+// the runtime (g_enabled), so g_runtime is set here.
+bool CallScope::CheckHandleArg(FnId fn, unsigned arg, const void *h,
+                               HandleType type) {
+  return g_runtime.load(std::memory_order_relaxed)
+      ->CheckHandle(fn, arg, h, type);
+}
 
-void CallScope::CheckHandle(unsigned arg, const void *h, HandleType type) {
-  if (h && Runtime::Get().CheckHandle(fn_, arg, h, type))
-    skip_ = true;
+void CallScope::RegisterResult(FnId fn, const void *h, HandleType type) {
+  g_runtime.load(std::memory_order_relaxed)->Register(fn, h, type);
 }
 
 void CallScope::CheckArray(unsigned arg, const void *const *hs, size_t n,
@@ -2124,7 +2193,7 @@ void CallScope::CheckArray(unsigned arg, const void *const *hs, size_t n,
   if (!hs)
     return;
   for (size_t i = 0; i < n; ++i)
-    if (hs[i] && Runtime::Get().CheckHandle(fn_, arg, hs[i], type))
+    if (hs[i] && CheckHandleArg(fn_, arg, hs[i], type))
       skip_ = true;
 }
 
@@ -2228,10 +2297,6 @@ bool Runtime::ReportLentStringFree(FnId fn, unsigned arg, const void *s) {
     return Report(std::move(rep));
   }
   return false;
-}
-
-void CallScope::Returned(const void *h, HandleType type) {
-  Runtime::Get().Register(fn_, h, type);
 }
 
 } // namespace ownsan

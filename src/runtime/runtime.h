@@ -27,17 +27,21 @@
 
 namespace ownsan {
 
+class Runtime;
+/// Set once, when the runtime is created; a plain load on the hot paths.
+extern std::atomic<Runtime *> g_runtime;
+
 class Runtime {
 public:
   /// The process-wide runtime (created by the library constructor).
-  static Runtime &Get();
+  static Runtime &Get() {
+    Runtime *r = g_runtime.load(std::memory_order_acquire);
+    return __builtin_expect(r != nullptr, 1) ? *r : Create();
+  }
 
   const Flags &flags() const { return flags_; }
 
   // --- From the generated wrappers (via CallScope). ---
-  /// False if the call cannot be checked (nested too deep).
-  bool EnterCall(FnId fn, bool nested);
-  void LeaveCall(bool nested);
   /// Checks one handle argument; true if the call must be skipped (a
   /// report was made and the run continues).
   bool CheckHandle(FnId fn, unsigned arg, const void *h, HandleType type);
@@ -77,6 +81,7 @@ public:
 
 private:
   Runtime();
+  static Runtime &Create();
 
   struct Classification {
     ObjectKind kind = ObjectKind::Unknown;
@@ -84,8 +89,9 @@ private:
     HandleType parent_type = HandleType::Other;
   };
   Classification Classify(const void *h, HandleType type);
-  ObjectRecord *RegisterImpl(FnId fn, const void *h, HandleType type,
-                             int depth);
+  /// `looked_up`: the caller found no live record of this kind at `h`.
+  ObjectRecord *RegisterImpl(FnId fn, const void *h, HandleType type, int depth,
+                             bool looked_up = false);
   ObjectRecord *FindOrAdopt(FnId fn, const void *h);
   ObjectRecord *FindLive(const void *h);
   void RegisterOpaque(FnId fn, const void *h, const char *type,
@@ -96,6 +102,7 @@ private:
                   bool *skip);
   bool ReportOwnedFree(FnId fn, unsigned arg, const void *h, ObjectRecord *r);
   std::string SnapshotName(const ObjectRecord *r);
+  static bool NameComesFromLLVM(const ObjectRecord *r);
   std::string ShortLabel(const ObjectRecord *r);
 
   StackId CurrentCallStack();
@@ -115,6 +122,8 @@ private:
                              const void *h);
   bool CheckInsertionPoint(FnId fn, unsigned arg, const void *builder);
   bool CheckContext(FnId fn, unsigned arg, const void *h, ObjectRecord *r);
+  /// CheckHandle when the per-thread record cache cannot decide.
+  bool CheckHandleSlow(FnId fn, unsigned arg, const void *h, HandleType type);
   ObjectRecord *LookupLive(const void *h);
   void SetPosition(ObjectRecord *builder, ObjectRecord *block,
                    ObjectRecord *before) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -220,9 +220,12 @@ static int mode_confused_type(void) {
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
   /* The binding's mistake: a type where a value belongs. */
-  LLVMValueRef r = LLVMIsAConstant((LLVMValueRef)(void *)i32);
-  printf("LLVMIsAConstant(type) = %s\n",
-         r == (LLVMValueRef)(void *)i32 ? "the type" : yesno(r));
+  /* LLVM reads the first byte of the type as a value ID: that byte is part
+   * of the address of the type's context, which differs from run to run
+   * (and under ownsan), so only the return is printed, not the answer. */
+  volatile LLVMValueRef r = LLVMIsAConstant((LLVMValueRef)(void *)i32);
+  (void)r;
+  printf("LLVMIsAConstant(type) returned\n");
   /* The context still works. */
   LLVMModuleRef m = LLVMModuleCreateWithNameInContext("after", ctx);
   LLVMValueRef f = LLVMAddFunction(m, "f", LLVMFunctionType(i32, &i32, 1, 0));
