@@ -5,7 +5,7 @@
 // shape:
 //
 //   extern "C" OWNSAN_EXPORT R LLVMFoo(A0 p0, A1 p1) {
-//     ownsan::CallScope call(ownsan::kFn_LLVMFoo);
+//     ownsan::CallScope call(ownsan::kFn_LLVMFoo, __builtin_return_address(0));
 //     if (call.Checking()) {
 //       call.CheckHandle(0, p0, ownsan::HandleType::Module);   // each handle
 //       call.CheckArray(1, p1, n, ownsan::HandleType::Value);  // handle arrays
@@ -147,6 +147,9 @@ struct CallContext {
   /// Values LLVM deletes outside any wrapped call share one event until the
   /// next wrapped call starts (one stack capture per burst, not per value).
   FreeEvent *orphan_event = nullptr;
+  /// Where the program called the wrapper from (its return address): what a
+  /// race report shows of a thread whose stack was not recorded.
+  const void *caller_pc = nullptr;
 };
 extern __thread CallContext tls_call __attribute__((tls_model("initial-exec")));
 
@@ -155,7 +158,8 @@ extern __thread CallContext tls_call __attribute__((tls_model("initial-exec")));
 /// the program's callbacks and are checked on a saved call context.
 class CallScope {
 public:
-  explicit CallScope(FnId fn) : fn_(fn) {
+  /// `caller_pc`: the wrapper's return address (__builtin_return_address).
+  explicit CallScope(FnId fn, const void *caller_pc = nullptr) : fn_(fn) {
     // Calls nested in a wrapped call come from the program's callbacks
     // (diagnostic handlers, ORC materializers): libLLVM binds its own C API
     // calls internally. They are checked too, on a saved call context.
@@ -165,12 +169,14 @@ public:
     if (checking_) {
       if (nested_) {
         checking_ = EnterNested(fn);
+        tls_call.caller_pc = caller_pc;
       } else {
         CallContext &call = tls_call;
         call.fn = fn;
         call.stack = 0;
         call.event = nullptr;
         call.orphan_event = nullptr;
+        call.caller_pc = caller_pc;
       }
     }
   }

@@ -1190,7 +1190,7 @@ def render_wrapper(fn: Function, cls: Classification,
     signature = declaration_with_name(cxx_ret_type(fn), fn.name)
     fn_id = f"ownsan::kFn_{fn.name}"
     out = [f'extern "C" OWNSAN_EXPORT {signature}({params}) {{',
-           f"  ownsan::CallScope call({fn_id});"]
+           f"  ownsan::CallScope call({fn_id}, __builtin_return_address(0));"]
 
     hook_args = "nullptr"  # a zero-argument function has no args array
     if cls.has_hooks and fn.params:

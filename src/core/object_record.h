@@ -84,6 +84,9 @@ struct alignas(64) ContextUse {
   std::atomic<bool> shared{false};        ///< ever used by two threads
   std::atomic<StackId> active_stack{0};   ///< recorded once shared
   std::atomic<FnIndex> active_fn{kNoFn};
+  /// The active call's caller (one frame), recorded on every claim: a race
+  /// on a context that was never shared still shows where the owner is.
+  std::atomic<const void *> active_pc{nullptr};
 };
 
 // 152 bytes, small fields packed; what every checked call reads (addr,

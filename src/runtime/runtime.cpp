@@ -691,6 +691,15 @@ bool Runtime::CheckContext(FnId fn, unsigned arg, const void *h,
     rep.other_thread = active - 1;
     rep.other_stack = use->shared.load() ? use->active_stack.load() : 0;
     rep.other_fn = use->active_fn.load();
+    if (!rep.other_stack) {
+      // Case: the context was never shared before, so the owner's claim
+      // recorded no stack: show the frame that called into LLVM.
+      if (const void *pc = use->active_pc.load(std::memory_order_relaxed)) {
+        StackTrace one;
+        one.pcs.push_back(reinterpret_cast<uintptr_t>(pc));
+        rep.other_stack = depot_.Put(std::move(one));
+      }
+    }
     rep.note = absl::StrCat(
         "argument ", arg + 1, " (", ShortLabel(r), ") belongs to ",
         ShortLabel(ctx),
@@ -707,11 +716,13 @@ bool Runtime::CheckContext(FnId fn, unsigned arg, const void *h,
       use->shared.store(true, std::memory_order_relaxed);
     use->last_thread.store(me, std::memory_order_relaxed);
   }
+  // Before the claim is visible: a thread that finds the claim reads them.
+  use->active_fn.store(fn, std::memory_order_relaxed);
+  use->active_pc.store(call.caller_pc, std::memory_order_relaxed);
   use->active_thread.store(me, std::memory_order_release);
   call.entered = &use->active_thread;
   if (use->shared.load(std::memory_order_relaxed)) {
     RuntimeSection section;
-    use->active_fn.store(fn, std::memory_order_relaxed);
     use->active_stack.store(CurrentCallStack(), std::memory_order_relaxed);
   }
   return false;
