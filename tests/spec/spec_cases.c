@@ -1031,6 +1031,15 @@ static int iterator_case(int bad, int which) {
       LLVMDisposeMessage(v);
       if (bad) { say("LLVMDisposeMessage(relocation type name) again"); LLVMDisposeMessage(v); }
     }
+    if (which == 5) {
+      LLVMDisposeRelocationIterator(ri);
+      ri = LLVMGetRelocations(si);
+      say("LLVMGetRelocationSymbol(relocation iterator)");
+      LLVMSymbolIteratorRef sym = LLVMGetRelocationSymbol(ri);
+      say("LLVMDisposeSymbolIterator(symbol of the relocation)");
+      LLVMDisposeSymbolIterator(sym);
+      if (bad) { say("LLVMDisposeSymbolIterator(symbol of the relocation) again"); LLVMDisposeSymbolIterator(sym); }
+    }
     if (which == 3) {
       LLVMDisposeRelocationIterator(ri);
       ri = LLVMGetRelocations(si);
@@ -1052,6 +1061,7 @@ CASE(symbol_iterator) { return iterator_case(bad, 1); }
 CASE(relocation_iterator) { return iterator_case(bad, 2); }
 CASE(relocation_value_string) { return iterator_case(bad, 3); }
 CASE(relocation_type_name) { return iterator_case(bad, 4); }
+CASE(relocation_symbol) { return iterator_case(bad, 5); }
 
 /* The deprecated object-file API: LLVMCreateObjectFile takes the buffer. */
 CASE(object_file) {
@@ -1579,7 +1589,7 @@ static const struct entry kCases[] = {
   E(target_data_layout) E(pass_manager) E(function_pass_manager)
   E(pass_builder_options) E(dibuilder) E(dibuilder_disallow_unresolved)
   E(generic_value_int) E(generic_value_pointer) E(generic_value_float)
-  E(operand_bundle) E(operand_bundle_at_index) E(relocation_type_name)
+  E(operand_bundle) E(operand_bundle_at_index) E(relocation_type_name) E(relocation_symbol)
   E(object_file) E(object_file_failed) E(object_file_sections) E(object_file_iterator_twice)
   E(object_file_symbols) E(disasm) E(disasm_cpu) E(disasm_cpu_features)
   E(module_flags) E(global_metadata) E(instruction_metadata)
