@@ -494,27 +494,21 @@ def summarize(r):
             "verdict": verdict(worst["overhead_ns"] <= TARGET_CALL_NS)})
     e2e = r["end_to_end"]
     echo = e2e.get("(a) llvm-c-test --echo")
+    def ratio_row(measure, target, run):
+        return {"measure": measure, "target": f"<= {target}x",
+                "measured": f"{run['ratio']:.2f}x (CPU "
+                            f"{run['cpu_ratio']:.2f}x)",
+                "verdict": verdict(run["ratio"] <= target)}
+
     if echo:
-        rows.append({"measure": "(a) --echo, default options",
-                     "target": f"<= {TARGET_ECHO}x",
-                     "measured": f"{echo['ownsan']['ratio']:.2f}x (CPU "
-                                 f"{echo['ownsan']['cpu_ratio']:.2f}x)",
-                     "verdict": verdict(echo["ownsan"]["ratio"]
-                                        <= TARGET_ECHO)})
-        rows.append({"measure": "(a) --echo, stacks off",
-                     "target": f"<= {TARGET_ECHO_NOSTACK}x",
-                     "measured": f"{echo['ownsan stacks off']['ratio']:.2f}x "
-                                 f"(CPU {echo['ownsan stacks off']['cpu_ratio']:.2f}x)",
-                     "verdict": verdict(echo["ownsan stacks off"]["ratio"]
-                                        <= TARGET_ECHO_NOSTACK)})
+        rows.append(ratio_row("(a) --echo, default options", TARGET_ECHO,
+                              echo["ownsan"]))
+        rows.append(ratio_row("(a) --echo, stacks off", TARGET_ECHO_NOSTACK,
+                              echo["ownsan stacks off"]))
     lite = e2e.get("(b) llvmlite suite")
     if lite:
-        rows.append({"measure": "(b) llvmlite suite, default options",
-                     "target": f"<= {TARGET_LLVMLITE}x",
-                     "measured": f"{lite['ownsan']['ratio']:.2f}x (CPU "
-                                 f"{lite['ownsan']['cpu_ratio']:.2f}x)",
-                     "verdict": verdict(lite["ownsan"]["ratio"]
-                                        <= TARGET_LLVMLITE)})
+        rows.append(ratio_row("(b) llvmlite suite, default options",
+                              TARGET_LLVMLITE, lite["ownsan"]))
     mods = e2e.get("(c) IR building, many modules")
     if mods:
         rows.append({"measure": "(c) IR building, default / stacks off",

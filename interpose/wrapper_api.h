@@ -91,6 +91,7 @@ struct Effect {
   uint8_t other; ///< second argument for Attach*, Position, New, Own*
   /// Position: the instruction to insert before, or kNoArg. New/Message on
   /// an out param: when LLVM writes it (0 always, 1 on success, 2 failure).
+  /// Own/Forget of the result (arg == kRet): the result's HandleType.
   uint8_t extra;
   const char *type = nullptr; ///< New/Own: the object's C handle type
 };

@@ -617,7 +617,7 @@ def parse_effect(token: str) -> Optional[Effect]:
     if m:
         return Effect(kind="own", arg=int(m.group(1)), other=RET)
     if _FORGET_RET_RE.match(token):
-        return Effect(kind="forget", arg=RET)
+        return Effect(kind="forget", arg=RET, other=NO_ARG)
     m = _OWN_RE.match(token)
     if m:
         return Effect(kind="own_by_out" if m.group(3) else "own",
@@ -1280,8 +1280,13 @@ def render_fn_info(functions: Sequence[Function],
         def render(e):
             name = effect_type_name(fn, e)
             type_text = f'"{name}"' if name else "nullptr"
+            extra = str(e.extra)
+            if e.kind in ("own", "forget") and e.arg == RET:
+                # own(ret,...) / forget(ret): the HandleType of the result.
+                extra = (f"static_cast<uint8_t>("
+                         f"{handle_enum(fn.ret_handle)})")
             return (f"{{EffectKind::{EFFECT_KINDS[e.kind]}, {e.arg}, {e.other},"
-                    f" {e.extra}, {type_text}}}")
+                    f" {extra}, {type_text}}}")
         items = ", ".join(render(e) for e in effects)
         lines.append(f"const Effect kEffects_{fn.name}[] = {{{items}}};")
     lines += ["} // namespace",

@@ -1116,24 +1116,6 @@ void Runtime::After(FnId fn, const void *const *args, const void *ret,
   }
 }
 
-namespace {
-// The HandleType of a C handle type the generator named in an effect.
-HandleType HandleTypeOfName(const char *type) {
-  if (!type)
-    return HandleType::Other;
-  std::string_view t(type);
-  if (t == "LLVMContextRef")
-    return HandleType::Context;
-  if (t == "LLVMModuleRef")
-    return HandleType::Module;
-  if (t == "LLVMBuilderRef")
-    return HandleType::Builder;
-  if (t == "LLVMMemoryBufferRef")
-    return HandleType::MemoryBuffer;
-  return HandleType::Other;
-}
-} // namespace
-
 void Runtime::ReturnedBelongsElsewhere(FnId fn, const Effect &e,
                                        const void *const *args,
                                        const void *ret) {
@@ -1148,7 +1130,7 @@ void Runtime::ReturnedBelongsElsewhere(FnId fn, const Effect &e,
   // return the same object on every call.
   ObjectRecord *r = FindLive(ret);
   if (!r) {
-    HandleType type = HandleTypeOfName(e.type);
+    auto type = static_cast<HandleType>(e.extra); // see Effect::extra
     if (type == HandleType::Other)
       RegisterOpaque(fn, ret, e.type, nullptr);
     else

@@ -11,7 +11,6 @@ seeded tests use, so both test suites read the same report format.
 
 import os
 import re
-import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -20,7 +19,7 @@ from typing import List, Optional
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "seeded"))
 from check_report import (  # noqa: E402  (path set up above)
-    HEADER_START_RE, ReportFormatError, parse_reports)
+    HEADER_START_RE, ReportFormatError, exit_status_text, parse_reports)
 
 __all__ = ["Checker", "Run", "run", "clean_env", "report_headers",
            "parse_reports", "ReportFormatError", "ownsan_error_line_re"]
@@ -47,15 +46,7 @@ class Run:
         return self.stderr.decode(errors="replace")
 
     def status(self):
-        if self.returncode is None:
-            return "timed out"
-        if self.returncode < 0:
-            try:
-                name = signal.Signals(-self.returncode).name
-            except ValueError:
-                name = f"signal {-self.returncode}"
-            return f"killed by {name}"
-        return f"exit {self.returncode}"
+        return exit_status_text(self.returncode)
 
     def describe(self):
         """The command, its status and its output, for a failure message."""

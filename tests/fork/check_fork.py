@@ -35,7 +35,6 @@ around fork() reuse memory of an object it remembers as freed.
 Prints one PASS/FAIL line per check and "N passed, M failed".
 """
 
-import argparse
 import os
 import re
 import signal
@@ -43,7 +42,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "threads"))
-from rel_common import (Checker, clean_env, ownsan_lines,  # noqa: E402
+from rel_common import (case_main, clean_env, ownsan_lines,  # noqa: E402
                         parse_reports, run, sanitizer_errors)
 
 CHILD_RE = re.compile(r"^fork: child (\d+) pid (\d+) (?:status (-?\d+)|"
@@ -214,23 +213,14 @@ def case_exec(c, a):
                             "sh -c", thread=0)
 
 
-CASES = {name[len("case_"):]: fn for name, fn in globals().items()
-         if name.startswith("case_")}
-
-
 def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--case", required=True, choices=sorted(CASES))
-    p.add_argument("--ownsan", required=True)
-    p.add_argument("--program", required=True)
-    p.add_argument("--timeout", type=float, default=400)
-    p.add_argument("--options", default="",
-                   help="OWNSAN_OPTIONS for every run, e.g. "
-                   "quarantine_size_mb=0")
-    a = p.parse_args()
-    c = Checker(f"fork.{a.case}" + (f" [{a.options}]" if a.options else ""))
-    CASES[a.case](c, a)
-    return c.finish()
+    def more(p):
+        p.add_argument("--options", default="",
+                       help="OWNSAN_OPTIONS for every run, e.g. "
+                       "quarantine_size_mb=0")
+    return case_main("fork", globals(), 400, more,
+                     lambda a: f" [{a.options}]" if a.options else "")
+
 
 
 if __name__ == "__main__":

@@ -54,42 +54,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#define REL_NAME "fork"
+#include "../threads/rel_plumbing.h"
+
 #define STEP __attribute__((noinline))
 
 extern char **environ;
-
-static void die(const char *what) {
-  fprintf(stderr, "fork: FAILED: %s\n", what);
-  fflush(NULL);
-  _exit(3);
-}
-
-static void on_alarm(int sig) {
-  (void)sig;
-  static const char msg[] = "fork: watchdog: time limit reached (deadlock?)\n";
-  (void)!write(2, msg, sizeof msg - 1);
-  _exit(124);
-}
-
-static void watchdog(unsigned seconds) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_alarm;
-  sigaction(SIGALRM, &sa, NULL);
-  alarm(seconds);
-}
-
-static void wait_sem(sem_t *s, int seconds, const char *what) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  ts.tv_sec += seconds;
-  while (sem_timedwait(s, &ts) != 0) {
-    if (errno == EINTR)
-      continue;
-    fprintf(stderr, "fork: timed out waiting for %s\n", what);
-    _exit(3);
-  }
-}
 
 /*===-- Work done by every thread, in the parent and in the children ------===*/
 

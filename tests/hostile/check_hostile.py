@@ -56,7 +56,6 @@ Prints one PASS/FAIL line per check and "N passed, M failed"; exit 77 when
 the case cannot run here (no other LLVM installed).
 """
 
-import argparse
 import os
 import re
 import signal
@@ -65,7 +64,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "threads"))
-from rel_common import (Checker, clean_env, ownsan_lines,  # noqa: E402
+from rel_common import (case_main, clean_env, ownsan_lines,  # noqa: E402
                         parse_reports, run, sanitizer_errors)
 
 ERROR_LINE_RE = re.compile(r"==(\d+)==ERROR: OwnSan: (.*)")
@@ -81,17 +80,23 @@ def both(a, args, options=None):
     return ref, r
 
 
-def check_same(c, a, args, what, want_status=0):
-    ref, r = both(a, args)
-    c.equal(ref.returncode, want_status, f"{what}: exit status {want_status} "
-            "without ownsan", ref)
+def same_run(c, ref, r, what, want_status):
+    """The run under ownsan (r) ends as the plain run (ref) does."""
+    c.equal(ref.returncode, want_status, f"{what}: exit status "
+            f"{want_status} without ownsan", ref)
     c.check(not r.timed_out and r.returncode == ref.returncode,
             f"{what}: the same exit status under ownsan ({ref.returncode})",
             r)
     c.equal(r.out, ref.out, f"{what}: the same stdout under ownsan", r)
-    c.equal(ownsan_lines(r.err), [], f"{what}: nothing from OwnSan", r)
     c.equal(sanitizer_errors(r.err), [], f"{what}: no sanitizer diagnostic",
             r)
+
+
+def check_same(c, a, args, what, want_status=0, options=None):
+    """Same outcome as without ownsan, and nothing from OwnSan."""
+    ref, r = both(a, args, options)
+    same_run(c, ref, r, what, want_status)
+    c.equal(ownsan_lines(r.err), [], f"{what}: nothing from OwnSan", r)
     return ref, r
 
 
@@ -130,17 +135,6 @@ def check_segv_line(c, r, fn, what):
         c.equal(m[2], fn, f"{what}: the line names {fn}", r)
 
 
-def same_run(c, ref, r, what, want_status):
-    c.equal(ref.returncode, want_status, f"{what}: exit status "
-            f"{want_status} without ownsan", ref)
-    c.check(not r.timed_out and r.returncode == ref.returncode,
-            f"{what}: the same exit status under ownsan ({ref.returncode})",
-            r)
-    c.equal(r.out, ref.out, f"{what}: the same stdout under ownsan", r)
-    c.equal(sanitizer_errors(r.err), [], f"{what}: no sanitizer diagnostic",
-            r)
-
-
 def case_null_deref_chained(c, a):
     """The program's SIGSEGV handler was installed before the first LLVM-C
     call: ownsan prints its line, then the program's handler runs as
@@ -153,9 +147,8 @@ def case_null_deref_chained(c, a):
                 is not None, f"{what}: the program's handler ran on the "
                 "crash in libLLVM", r)
         check_segv_line(c, r, fn, what)
-    ref, r = both(a, ["null_deref_early", "build_add"], "handle_segv=0")
-    same_run(c, ref, r, "handle_segv=0", 99)
-    c.equal(ownsan_lines(r.err), [], "handle_segv=0: nothing from OwnSan", r)
+    check_same(c, a, ["null_deref_early", "build_add"], "handle_segv=0", 99,
+               options="handle_segv=0")
 
 
 def case_null_deref_unhandled(c, a):
@@ -173,10 +166,7 @@ def case_segv_outside(c, a):
     ownsan's business: no line, same outcome, with or without a handler."""
     for mode, status in (("null_deref_early", 99),
                          ("null_deref_unhandled", -signal.SIGSEGV)):
-        what = f"{mode} outside"
-        ref, r = both(a, [mode, "outside"])
-        same_run(c, ref, r, what, status)
-        c.equal(ownsan_lines(r.err), [], f"{what}: nothing from OwnSan", r)
+        check_same(c, a, [mode, "outside"], f"{mode} outside", status)
 
 
 def case_garbage(c, a):
@@ -257,25 +247,15 @@ def case_suppressions_unreadable(c, a):
                     "the file", r)
 
 
-CASES = {name[len("case_"):]: fn for name, fn in globals().items()
-         if name.startswith("case_")}
-
-
 def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--case", required=True, choices=sorted(CASES))
-    p.add_argument("--ownsan", required=True)
-    p.add_argument("--program", required=True)
-    p.add_argument("--runtime", default="")
-    p.add_argument("--self-major", type=int, default=0)
-    p.add_argument("--other-program", default="")
-    p.add_argument("--other-major", type=int, default=0)
-    p.add_argument("--sanitizer-runtime", default="")
-    p.add_argument("--timeout", type=float, default=120)
-    a = p.parse_args()
-    c = Checker(f"hostile.{a.case}")
-    CASES[a.case](c, a)
-    return c.finish()
+    def more(p):
+        p.add_argument("--runtime", default="")
+        p.add_argument("--self-major", type=int, default=0)
+        p.add_argument("--other-program", default="")
+        p.add_argument("--other-major", type=int, default=0)
+        p.add_argument("--sanitizer-runtime", default="")
+    return case_main("hostile", globals(), 120, more)
+
 
 
 if __name__ == "__main__":

@@ -10,10 +10,14 @@ failed" line and returns non-zero when something failed.
 
 import os
 import re
-import signal
 import subprocess
+import sys
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "seeded"))
+from check_report import exit_status_text  # noqa: E402  (path set up above)
 
 DEFAULT_TIMEOUT = 300  # seconds per run
 
@@ -31,15 +35,7 @@ class Run:
     err: str
 
     def status(self):
-        if self.returncode is None:
-            return "timed out"
-        if self.returncode < 0:
-            try:
-                name = signal.Signals(-self.returncode).name
-            except ValueError:
-                name = f"signal {-self.returncode}"
-            return f"killed by {name}"
-        return f"exit {self.returncode}"
+        return exit_status_text(self.returncode)
 
     def describe(self):
         return (f"command: {' '.join(self.cmd)}\n"

@@ -28,14 +28,13 @@ OwnSan or a sanitizer, no deadlock (timeout). A case the program cannot run
 on this LLVM (exit 77 without ownsan) is skipped with exit status 77.
 """
 
-import argparse
 import os
 import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "threads"))
-from rel_common import (Checker, clean_env, handles, ownsan_lines,  # noqa: E402
+from rel_common import (case_main, clean_env, handles, ownsan_lines,  # noqa: E402
                         parse_reports, run, sanitizer_errors)
 
 
@@ -137,20 +136,9 @@ def case_diag_bug(c, a):
         rep.chain) is not None, "diag_bug: the ownership chain", rep.text)
 
 
-CASES = {name[len("case_"):]: fn for name, fn in globals().items()
-         if name.startswith("case_")}
-
-
 def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--case", required=True, choices=sorted(CASES))
-    p.add_argument("--ownsan", required=True)
-    p.add_argument("--program", required=True)
-    p.add_argument("--timeout", type=float, default=200)
-    a = p.parse_args()
-    c = Checker(f"reentrancy.{a.case}")
-    CASES[a.case](c, a)
-    return c.finish()
+    return case_main("reentrancy", globals(), 200)
+
 
 
 if __name__ == "__main__":

@@ -54,34 +54,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#define REL_NAME "reentrancy"
+#include "../threads/rel_plumbing.h"
+
 #define STEP __attribute__((noinline))
-
-static void die(const char *what) {
-  fprintf(stderr, "reentrancy: FAILED: %s\n", what);
-  fflush(NULL);
-  _exit(3);
-}
-
-static void on_alarm(int sig) {
-  (void)sig;
-  static const char msg[] =
-      "reentrancy: watchdog: time limit reached (deadlock?)\n";
-  (void)!write(2, msg, sizeof msg - 1);
-  _exit(124);
-}
-
-static void wait_sem(sem_t *s, int seconds, const char *what) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  ts.tv_sec += seconds;
-  while (sem_timedwait(s, &ts) != 0) {
-    if (errno == EINTR)
-      continue;
-    fprintf(stderr, "reentrancy: timed out waiting for %s\n", what);
-    fflush(NULL);
-    _exit(3);
-  }
-}
 
 /*===-- Diagnostic handlers -----------------------------------------------===*/
 
@@ -354,11 +330,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   setvbuf(stdout, NULL, _IOLBF, 0);
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_alarm;
-  sigaction(SIGALRM, &sa, NULL);
-  alarm(120);
+  watchdog(120);
   const char *mode = argv[1];
   int n = argc > 2 ? atoi(argv[2]) : 50;
   if (n < 1)

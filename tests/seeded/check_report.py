@@ -323,6 +323,20 @@ def check_report(report, exp: Expectation, lang, handles=None):
 
 # --- Running the program -----------------------------------------------------
 
+
+def exit_status_text(returncode):
+    """"exit N", "killed by SIGX", or "timed out" (returncode None)."""
+    if returncode is None:
+        return "timed out"
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        return f"killed by {name}"
+    return f"exit {returncode}"
+
+
 @dataclass
 class Run:
     cmd: List[str]
@@ -340,15 +354,7 @@ class Run:
         return self.stdout.decode(errors="replace")
 
     def status(self):
-        if self.returncode is None:
-            return "timed out"
-        if self.returncode < 0:
-            try:
-                name = signal.Signals(-self.returncode).name
-            except ValueError:
-                name = f"signal {-self.returncode}"
-            return f"killed by {name}"
-        return f"exit {self.returncode}"
+        return exit_status_text(self.returncode)
 
 
 def run(cmd, timeout):

@@ -111,18 +111,31 @@ static LLVMTargetMachineRef make_tm(void) {
                                  LLVMCodeModelDefault);
 }
 
-/* An ELF object with a call to an external function (one relocation). */
-static LLVMMemoryBufferRef make_object(LLVMTargetMachineRef tm) {
-  LLVMContextRef ctx = LLVMContextCreate();
-  LLVMModuleRef m = LLVMModuleCreateWithNameInContext("obj", ctx);
+/* Adds `void NAME(void) { [callee();] }` to m. */
+static LLVMValueRef add_void_function(LLVMModuleRef m, const char *name,
+                                      LLVMValueRef callee) {
+  LLVMContextRef ctx = LLVMGetModuleContext(m);
   LLVMTypeRef vt = LLVMFunctionType(LLVMVoidTypeInContext(ctx), NULL, 0, 0);
-  LLVMValueRef ext = LLVMAddFunction(m, "ext", vt);
-  LLVMValueRef f = LLVMAddFunction(m, "f", vt);
+  LLVMValueRef f = LLVMAddFunction(m, name, vt);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
   LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, f, "entry"));
-  LLVMBuildCall2(b, vt, ext, NULL, 0, "");
+  if (callee)
+    LLVMBuildCall2(b, vt, callee, NULL, 0, "");
   LLVMBuildRetVoid(b);
   LLVMDisposeBuilder(b);
+  return f;
+}
+
+/* An ELF object defining `void NAME(void)`; with call_ext it calls an
+ * external function `ext` (one relocation). */
+static LLVMMemoryBufferRef emit_object(LLVMTargetMachineRef tm,
+                                       const char *name, int call_ext) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m = LLVMModuleCreateWithNameInContext("obj", ctx);
+  LLVMValueRef ext = NULL;
+  if (call_ext)
+    ext = LLVMAddFunction(m, "ext", LLVMFunctionType(LLVMVoidTypeInContext(ctx), NULL, 0, 0));
+  add_void_function(m, name, ext);
   LLVMMemoryBufferRef buf = NULL;
   char *err = NULL;
   if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMObjectFile, &err, &buf)) {
@@ -132,6 +145,11 @@ static LLVMMemoryBufferRef make_object(LLVMTargetMachineRef tm) {
   LLVMDisposeModule(m);
   LLVMContextDispose(ctx);
   return buf;
+}
+
+/* An ELF object with a call to an external function (one relocation). */
+static LLVMMemoryBufferRef make_object(LLVMTargetMachineRef tm) {
+  return emit_object(tm, "f", 1);
 }
 
 /* ---- cases ------------------------------------------------------------------ */

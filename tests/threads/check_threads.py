@@ -36,7 +36,6 @@ Prints one PASS/FAIL line per check and "N passed, M failed"; exit status 1
 on any failure.
 """
 
-import argparse
 import os
 import signal
 import sys
@@ -44,7 +43,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from rel_common import (Checker, clean_env, handles, ownsan_lines,  # noqa: E402
+from rel_common import (case_main, clean_env, handles, ownsan_lines,  # noqa: E402
                         parse_reports, run, sanitizer_errors)
 
 
@@ -242,22 +241,12 @@ def case_engine_dispose(c, a):
                  "LLVMDisposeExecutionEngine then LLVMContextDispose")
 
 
-CASES = {name[len("case_"):]: fn for name, fn in globals().items()
-         if name.startswith("case_")}
-
-
 def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--case", required=True, choices=sorted(CASES))
-    p.add_argument("--ownsan", required=True)
-    p.add_argument("--program", required=True)
-    p.add_argument("--iters", type=int, default=2000)
-    p.add_argument("--threads", type=int, default=8)
-    p.add_argument("--timeout", type=float, default=300)
-    a = p.parse_args()
-    c = Checker(f"threads.{a.case}")
-    CASES[a.case](c, a)
-    return c.finish()
+    def more(p):
+        p.add_argument("--iters", type=int, default=2000)
+        p.add_argument("--threads", type=int, default=8)
+    return case_main("threads", globals(), 300, more)
+
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ tests/reentrancy, tests/hostile).
 Used as `sys.path.insert(0, <tests/threads>)` + `import rel_common`.
 """
 
+import argparse
 import os
 import re
 import signal
@@ -206,3 +207,23 @@ def handles(text, prefix):
                          text, re.M):
         out[m[1]] = int(m[2], 16)
     return out
+
+
+def case_main(suite, namespace, timeout, add_arguments=None, label=None):
+    """The main() of a check_*.py driver: runs the `case_NAME(c, a)`
+    function of `namespace` named by --case, with --ownsan, --program,
+    --timeout and what `add_arguments(parser)` adds; returns the exit
+    status. `label(a)` may extend the checker's name."""
+    cases = {name[len("case_"):]: fn for name, fn in namespace.items()
+             if name.startswith("case_")}
+    p = argparse.ArgumentParser()
+    p.add_argument("--case", required=True, choices=sorted(cases))
+    p.add_argument("--ownsan", required=True)
+    p.add_argument("--program", required=True)
+    p.add_argument("--timeout", type=float, default=timeout)
+    if add_arguments:
+        add_arguments(p)
+    a = p.parse_args()
+    c = Checker(f"{suite}.{a.case}" + (label(a) if label else ""))
+    cases[a.case](c, a)
+    return c.finish()

@@ -70,47 +70,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#define REL_NAME "threads"
+#include "rel_plumbing.h"
+
 #define STEP __attribute__((noinline))
 
 static int g_fixed;
 
 /*===-- Plumbing ----------------------------------------------------------===*/
-
-static void on_alarm(int sig) {
-  (void)sig;
-  static const char msg[] = "threads: watchdog: still running after the time "
-                            "limit (deadlock?)\n";
-  (void)!write(2, msg, sizeof msg - 1);
-  _exit(124);
-}
-
-static void watchdog(unsigned seconds) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_alarm;
-  sigaction(SIGALRM, &sa, NULL);
-  alarm(seconds);
-}
-
-static void die(const char *what) {
-  fprintf(stderr, "threads: FAILED: %s\n", what);
-  fflush(NULL);
-  _exit(3);
-}
-
-/* Waits on `s` for at most `seconds`; a timeout is fatal (exit 3). */
-static void wait_sem(sem_t *s, int seconds, const char *what) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  ts.tv_sec += seconds;
-  while (sem_timedwait(s, &ts) != 0) {
-    if (errno == EINTR)
-      continue;
-    fprintf(stderr, "threads: timed out waiting for %s\n", what);
-    fflush(NULL);
-    _exit(3);
-  }
-}
 
 static void note_handle(const char *role, const void *h) {
   fprintf(stderr, "threads: %s = %p\n", role, h);
