@@ -65,6 +65,7 @@ enum class EffectKind : uint8_t {
   OutArray,        ///< arg is an array of handles the call fills (count given)
   Position,     ///< builder arg is positioned: in block `other`, before `extra`
   CauseText,    ///< string arg describes what the call does (a pass pipeline)
+  Renames,      ///< value arg gets a new name (kept for reports once freed)
   SerializedBy, ///< arg (an engine) serializes the call: no context claim
   New,          ///< a new caller-owned object: the result (arg == kRet) or
                 ///< out param `arg`; its parent is arg `other` (or none)

@@ -262,6 +262,9 @@ def effect_words(fn: Optional[gw.Function], e: gw.Effect) -> str:
         else:
             return f"{a} no longer has an insertion point"
         return f"{a} now {where}; its next use is reported if {dies}"
+    if e.kind == "renames":
+        return (f"{a} is renamed; a report about it once it is freed gives"
+                " the new name")
     if e.kind == "cause_text":
         return ("a later use of a value the call deletes is reported as"
                 f" freed during the call, quoting string {a} in the cause")

@@ -90,6 +90,7 @@ EFFECT_KINDS = {
     "out_array": "OutArray",
     "position": "Position",
     "cause_text": "CauseText",
+    "renames": "Renames",
     "serialized_by": "SerializedBy",
     "new": "New",
     "consume": "Consume",
@@ -111,7 +112,8 @@ NO_ARG = 255
 # Effects that act on a handle argument before/after the call (everything
 # except out_array, which the wrapper handles itself).
 HOOK_EFFECTS = {"free", "free_attached", "free_detached", "detach", "attach",
-                "attach_at_builder", "position", "cause_text", "new",
+                "attach_at_builder", "position", "cause_text", "renames",
+                "new",
                 "consume", "consume_if_ok", "consume_if_failed", "own",
                 "own_by_out", "forget", "message", "unterminated_message",
                 "error_message", "free_message", "free_error_message"}
@@ -546,6 +548,7 @@ _OUT_ARRAY_ARG_RE = re.compile(r"^out_array\((\d+),count=arg\((\d+)\)\)$")
 _POSITION_RE = re.compile(
     r"^position\((\d+)(?:,block=(\d+))?(?:,before=(\d+))?\)$")
 _CAUSE_TEXT_RE = re.compile(r"^cause_text\((\d+)\)$")
+_RENAMES_RE = re.compile(r"^renames\((\d+)\)$")
 _SERIALIZED_RE = re.compile(r"^serialized_by\((\d+)\)$")
 _NEW_RE = re.compile(
     r"^(new|message|unterminated_message|error_message)"
@@ -593,6 +596,9 @@ def parse_effect(token: str) -> Optional[Effect]:
     m = _CAUSE_TEXT_RE.match(token)
     if m:
         return Effect(kind="cause_text", arg=int(m.group(1)))
+    m = _RENAMES_RE.match(token)
+    if m:
+        return Effect(kind="renames", arg=int(m.group(1)))
     m = _SERIALIZED_RE.match(token)
     if m:
         return Effect(kind="serialized_by", arg=int(m.group(1)))
@@ -820,6 +826,11 @@ def _validate_effect(entry: SpecEntry, effect: Effect, fn: Function,
         if param.handle is None:
             raise entry.error(f"{text}: parameter {effect.arg}"
                               f" ({param.spelling}) is not a handle")
+        return
+    if effect.kind == "renames":
+        if param.handle not in ("Value", "BasicBlock"):
+            raise entry.error(f"{text}: parameter {effect.arg}"
+                              f" ({param.spelling}) is not a value or block")
         return
     if effect.kind == "cause_text":
         if param.spelling.replace(" ", "") != "constchar*":

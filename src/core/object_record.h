@@ -49,7 +49,7 @@ enum class ObjectKind : uint8_t {
 const char *KindNoun(ObjectKind k);
 /// The C handle type the object travels as, e.g. "LLVMValueRef".
 const char *KindHandleType(ObjectKind k);
-/// Values are the kinds LLVM reports the deletion of (llvm::CallbackVH).
+/// Values are the kinds whose deletion ownsan sees in operator delete.
 /// Inline: the per-call checks ask it.
 inline bool IsValueKind(ObjectKind k) {
   return k >= ObjectKind::Function && k <= ObjectKind::OtherValue;

@@ -2,12 +2,12 @@
 //
 // The OwnershipGraph holds the record of every live object the program has a
 // handle to, keyed by address, with its last known parent. Values (functions,
-// blocks, instructions, ...) are watched by LLVM value handles, which tell
-// the runtime when LLVM deletes them, so the graph needs no child lists for
-// them. Objects LLVM cannot report on (contexts, modules, types, builders,
-// memory buffers) are "unwatched": the graph keeps their child lists so a
-// dispose can cascade, and an ordered index so memory that is reallocated
-// under them can be detected (see Runtime::OnAllocation).
+// blocks, instructions, ...) are watched: the runtime sees LLVM release
+// their memory (Runtime::ValuesDied), so the graph needs no child lists for
+// them. Objects whose death ownsan cannot see that way (contexts, modules,
+// types, builders, memory buffers) are "unwatched": the graph keeps their
+// child lists so a dispose can cascade, and an ordered index so memory that
+// is reallocated under them can be detected (see Runtime::OnAllocation).
 //
 // Not thread-safe: the Runtime serializes all access.
 //

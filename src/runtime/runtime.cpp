@@ -16,7 +16,8 @@
 //            (made by C++ code in a binding, say). Arguments that are
 //            unknown are let through: nothing is known to be wrong.
 //   LIVE     in the OwnershipGraph, with kind, last known parent, creating
-//            call and stack. Values are watched by an llvm::CallbackVH.
+//            call and stack. Values are watched: their granule is in the
+//            live_values_ filter, which operator delete consults.
 //   FREED    in the ShadowMap, keyed by the old address, with the FreeEvent
 //            (freeing call, its target, stack, thread). Any use of the
 //            address is reported; so is a second free.
@@ -32,9 +33,14 @@
 //                       recorded *before* the call is forwarded, with the
 //                       unwatched descendants (a context's modules and
 //                       types). Watched descendants (values) follow from
-//                       OnValueDeleted() while LLVM destroys them.
-//   LIVE -> FREED       OnValueDeleted(): LLVM destroyed a Value, during any
-//                       call (a parent's dispose, a pass) or outside one.
+//                       ValuesDied() while LLVM destroys them.
+//   LIVE -> FREED       ValuesDied(): operator delete (or the sanitizer free
+//                       hook) releases a block that holds a watched value:
+//                       LLVM destroyed it, during any call (a parent's
+//                       dispose, a pass) or outside one. Every Value is
+//                       deleted that way, and a block being released holds
+//                       no live object, so each watched record in the block
+//                       died.
 //   FREED -> expired    OnAllocation(): operator new returned memory that
 //                       covers the address; or Register() saw LLVM hand the
 //                       address out again.
@@ -181,10 +187,6 @@ bool IsInternalPc(uintptr_t pc) {
   return false;
 }
 
-void OnObserverDeleted(void *cookie) {
-  Runtime::Get().OnValueDeleted(static_cast<ObjectRecord *>(cookie));
-}
-
 const char *FnName(FnIndex fn) {
   return fn < kFnCount ? kFnInfo[fn].name : "<none>";
 }
@@ -228,7 +230,8 @@ Runtime &Runtime::Create() {
 }
 
 Runtime::Runtime()
-    : tracked_pages_(24, 4), dangling_builders_(16, 0), quarantine_(0) {
+    : tracked_pages_(24, 4), live_values_(24, 3), dangling_builders_(16, 0),
+      quarantine_(0) {
   RuntimeSection section;
   const char *opts = getenv("OWNSAN_OPTIONS");
   std::string error;
@@ -240,7 +243,7 @@ Runtime::Runtime()
     (void)!write(2, text.data(), text.size());
     _exit(0);
   }
-  AddCodeRangesOf(reinterpret_cast<void *>(&OnObserverDeleted));
+  AddCodeRangesOf(reinterpret_cast<void *>(&FnName));
   empty_stack_ = depot_.Put(StackTrace{});
   {
     MutexLock lock(&quarantine_mu_);
@@ -305,8 +308,7 @@ void Runtime::OnLibLLVMFound(const std::string &path, int major) {
   // The observer sits next to this library.
   Dl_info self;
   std::string dir;
-  if (dladdr(reinterpret_cast<void *>(&OnObserverDeleted), &self) &&
-      self.dli_fname) {
+  if (dladdr(reinterpret_cast<void *>(&FnName), &self) && self.dli_fname) {
     dir = self.dli_fname;
     dir = dir.substr(0, dir.rfind('/') + 1);
   }
@@ -316,16 +318,13 @@ void Runtime::OnLibLLVMFound(const std::string &path, int major) {
     Fatal(absl::StrCat("cannot load ", observer, ": ", dlerror()));
   auto init = reinterpret_cast<ownsan_observer_init_fn>(
       RealDlsym(h, "ownsan_observer_init"));
-  auto attach = reinterpret_cast<ownsan_observer_attach_fn>(
-      RealDlsym(h, "ownsan_observer_attach"));
-  if (!init || !attach)
+  if (!init)
     Fatal(absl::StrCat(observer, " lacks the observer entry points"));
-  int observer_major = init(&OnObserverDeleted);
+  int observer_major = init();
   if (observer_major != major)
     Fatal(absl::StrCat(observer, " was built for LLVM ", observer_major,
                        " but the process uses LLVM ", major));
-  AddCodeRangesOf(reinterpret_cast<void *>(attach));
-  observer_attach_ = attach;
+  AddCodeRangesOf(reinterpret_cast<void *>(init));
   if (flags_.handle_segv)
     InstallCrashHandler(report_fd_);
   observer_copy_ = reinterpret_cast<ownsan_observer_copy_buffer_fn>(
@@ -795,9 +794,14 @@ bool Runtime::TakeIntoQuarantine(void *p) {
   if (CurrentThreadCallState().in_runtime)
     return false;
   size_t size = malloc_usable_size(p);
-  if (!tracked_pages_.MaybeOverlaps(p, size ? size : 1))
+  if (!size)
+    size = 1;
+  bool values = live_values_.MaybeOverlaps(p, size);
+  if (!values && !tracked_pages_.MaybeOverlaps(p, size))
     return false;
   RuntimeSection section;
+  if (values)
+    ValuesDied(p, size);
   {
     MutexLock lock(&mu_);
     // Case: memory that holds no freed object's address: free it now.
@@ -1014,6 +1018,17 @@ void Runtime::After(FnId fn, const void *const *args, const void *ret,
     if (!h)
       continue;
     switch (e.kind) {
+    case EffectKind::Renames: {
+      // Case: a value got a new name: the one to report once it is freed.
+      ObjectRecord *r = FindLive(h);
+      if (r && IsValueKind(r->kind)) {
+        RuntimeSection section;
+        std::string name = ValueName(h);
+        MutexLock lock(&mu_);
+        r->name = std::move(name);
+      }
+      break;
+    }
     case EffectKind::Detach: {
       // Case: the object left its parent; the caller owns it now.
       RuntimeSection section;
@@ -1236,27 +1251,60 @@ void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev) {
   }
 }
 
-void Runtime::OnValueDeleted(ObjectRecord *r) {
-  RuntimeSection section;
-  // Case: already recorded as freed by the explicit free that is now being
-  // forwarded. (A record never becomes live again, so no lock is needed to
-  // see that; a live one is checked again under the lock below.)
-  if (r->state.load(std::memory_order_acquire) != ObjectState::Live)
-    return;
-  // Case: LLVM destroys a value the program may still hold (a parent was
-  // freed, or a pass deleted it). The value is intact until we return.
-  std::string name = SnapshotName(r);
+void Runtime::ValuesDied(const void *p, size_t size) {
+  // Candidates: the 8-byte aligned addresses whose filter bit is set (a
+  // Value is 8-byte aligned; a User's operands, or the pointer to its
+  // hung-off operands, come before it in the block).
+  uintptr_t lo = reinterpret_cast<uintptr_t>(p), hi = lo + size;
+  ObjectRecord *dying[16];
+  size_t n = 0;
+  std::vector<ObjectRecord *> more;
+  {
+    ReaderMutexLock lock(&mu_);
+    for (uintptr_t a = (lo + 7) & ~uintptr_t{7}; a < hi; a += 8) {
+      if (!live_values_.MaybeContains(reinterpret_cast<const void *>(a)))
+        continue;
+      ObjectRecord *r = graph_.Find(reinterpret_cast<const void *>(a));
+      if (!r || !OwnershipGraph::IsWatched(r->kind))
+        continue;
+      if (n < 16)
+        dying[n++] = r;
+      else
+        more.push_back(r);
+    }
+  }
+  if (n == 0)
+    return; // Case: the bits were set by values that died before.
+  // Case: LLVM destroyed values the program may still hold (a parent was
+  // freed, or a pass deleted them): they die with the call now running.
   FreeEvent *ev = CurrentFreeEvent(nullptr);
   MutexLock lock(&mu_);
-  if (r->state != ObjectState::Live)
+  auto die = [&](ObjectRecord *r) {
+    // Case: already recorded as freed by the explicit free that is now
+    // being forwarded (or by another thread meanwhile).
+    if (r->state != ObjectState::Live)
+      return;
+    graph_.RemoveWithoutList(r);
+    r->state = ObjectState::Freed;
+    r->freed = ev;
+    tracked_pages_.Add(r->addr);
+    shadow_.Insert(r);
+    NoteDeath(r);
+  };
+  for (size_t i = 0; i < n; ++i)
+    die(dying[i]);
+  for (ObjectRecord *r : more)
+    die(r);
+}
+
+void Runtime::OnSanitizerFree(const void *p) {
+  if (CurrentThreadCallState().in_runtime)
     return;
-  graph_.RemoveWithoutList(r);
-  r->name = std::move(name);
-  r->state = ObjectState::Freed;
-  r->freed = ev;
-  tracked_pages_.Add(r->addr);
-  shadow_.Insert(r);
-  NoteDeath(r);
+  size_t size = malloc_usable_size(const_cast<void *>(p));
+  if (!size || !live_values_.MaybeOverlaps(p, size))
+    return;
+  RuntimeSection section;
+  ValuesDied(p, size);
 }
 
 void Runtime::OnAllocation(const void *p, size_t n) {
@@ -1418,7 +1466,11 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
     is_global = h == global;
   }
   std::string name;
-  if (c.kind == ObjectKind::Module) {
+  if (OwnershipGraph::IsWatched(c.kind)) {
+    // The name a report gives the value once it is freed (its memory is
+    // gone by the time ownsan learns of the death); renames update it.
+    name = ValueName(h);
+  } else if (c.kind == ObjectKind::Module) {
     size_t len = 0;
     const char *id = Real<const char *(*)(LLVMModuleRef, size_t *)>(
         kFn_LLVMGetModuleIdentifier)(
@@ -1465,13 +1517,12 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
       r->create_stack = stack;
       r->create_thread = CurrentThreadNumber();
     }
-    if (!OwnershipGraph::IsWatched(c.kind))
+    if (OwnershipGraph::IsWatched(c.kind))
+      live_values_.Add(h); // its deletion is seen by operator delete
+    else
       tracked_pages_.Add(h);
   }
   CacheRecord(h, r); // the program is about to use it
-  // The watcher deletes itself when the value dies.
-  if (OwnershipGraph::IsWatched(c.kind) && observer_attach_)
-    observer_attach_(const_cast<void *>(h), r);
   return r;
 }
 
@@ -1691,14 +1742,18 @@ bool Runtime::NameComesFromLLVM(const ObjectRecord *r) {
          r->kind == ObjectKind::Type;
 }
 
+std::string Runtime::ValueName(const void *h) {
+  size_t len = 0;
+  const char *s =
+      Real<const char *(*)(LLVMValueRef, size_t *)>(kFn_LLVMGetValueName2)(
+          static_cast<LLVMValueRef>(const_cast<void *>(h)), &len);
+  return std::string(s ? s : "", s ? len : 0);
+}
+
 std::string Runtime::SnapshotName(const ObjectRecord *r) {
   void *h = const_cast<void *>(r->addr);
-  if (IsValueKind(r->kind)) {
-    size_t len = 0;
-    const char *s = Real<const char *(*)(LLVMValueRef, size_t *)>(
-        kFn_LLVMGetValueName2)(static_cast<LLVMValueRef>(h), &len);
-    return std::string(s ? s : "", s ? len : 0);
-  }
+  if (IsValueKind(r->kind))
+    return ValueName(h);
   switch (r->kind) {
   case ObjectKind::Module: {
     size_t len = 0;
@@ -2319,7 +2374,10 @@ namespace {
 void OnSanitizerMalloc(const volatile void *p, size_t n) {
   OwnsanOnAllocation(const_cast<const void *>(p), n);
 }
-void OnSanitizerFree(const volatile void *) {}
+void OnSanitizerFree(const volatile void *p) {
+  if (p && ownsan::g_runtime_ready.load(std::memory_order_relaxed))
+    ownsan::Runtime::Get().OnSanitizerFree(const_cast<const void *>(p));
+}
 
 void InstallSanitizerAllocatorHooks() {
   using Installer = int (*)(void (*)(const volatile void *, size_t),

@@ -51,14 +51,16 @@ public:
   void After(FnId fn, const void *const *args, const void *ret, bool ok);
   void Register(FnId fn, const void *h, HandleType type);
 
-  // --- From LLVM and the allocator. ---
-  /// A watched Value is being destroyed (called inside ~Value).
-  void OnValueDeleted(ObjectRecord *r);
+  // --- From the allocator. ---
   /// Memory [p, p+n) was just allocated by operator new.
   void OnAllocation(const void *p, size_t n);
-  /// operator delete: keeps `p` in the quarantine if it holds a freed
-  /// object's address (true), or leaves it to the caller to free (false).
+  /// operator delete: records the death of the values that lived in the
+  /// block, then keeps `p` in the quarantine if it holds a freed object's
+  /// address (true), or leaves it to the caller to free (false).
   bool TakeIntoQuarantine(void *p);
+  /// The sanitizer free hook (an ASan allocator, whose quarantine delays
+  /// reuse): records the death of the values that lived at `p`.
+  void OnSanitizerFree(const void *p);
   /// Puts a chunk into the quarantine and releases what falls out.
   void Hold(Quarantine::Chunk chunk);
   /// Quarantine statistics (verbosity=1 prints them at exit).
@@ -125,6 +127,11 @@ private:
   /// CheckHandle when the per-thread record cache cannot decide.
   bool CheckHandleSlow(FnId fn, unsigned arg, const void *h, HandleType type);
   ObjectRecord *LookupLive(const void *h);
+  /// Every Value is deleted with operator delete: the watched values whose
+  /// address lies in the block [p, p + size) being released died.
+  void ValuesDied(const void *p, size_t size);
+  /// The value's name as LLVM has it now (calls into LLVM: no lock held).
+  static std::string ValueName(const void *h);
   void SetPosition(ObjectRecord *builder, ObjectRecord *block,
                    ObjectRecord *before) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   /// Bookkeeping for a record that just died (under mu_): builders that
@@ -164,6 +171,9 @@ private:
   /// allocates next to the objects it tracks, so page bits would be set
   /// for almost every allocation.)
   AddressFilter tracked_pages_;
+  /// 8-byte granules holding the address of a live watched value: blocks
+  /// operator delete releases elsewhere hold no value and need no lock.
+  AddressFilter live_values_;
   StackDepot depot_;
   StackId empty_stack_ = 0;
   Mutex report_mu_;
@@ -203,8 +213,7 @@ private:
   Mutex quarantine_mu_;
   Quarantine quarantine_ ABSL_GUARDED_BY(quarantine_mu_);
 
-  // The deletion observer (libownsan_observer.so).
-  void *(*observer_attach_)(void *, void *) = nullptr;
+  // The C++ helper (libownsan_observer.so).
   void *(*observer_copy_)(void *) = nullptr; ///< copies a MemoryBuffer
   std::atomic<const void *> global_context_{nullptr};
 };

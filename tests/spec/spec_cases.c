@@ -249,6 +249,28 @@ CASE(remove_global_ifunc) {
   drop_ir(&t);
   return 0;
 }
+/* A value that LLVM frees by itself (its block is deleted) is reported by
+ * the name it had last: the name is gone from its memory by then. */
+CASE(set_value_name2) {
+  struct ir t = make_ir("m");
+  say("LLVMSetValueName2(%sum, \"total\")");
+  LLVMSetValueName2(t.sum, "total", 5);
+  say("LLVMDeleteBasicBlock(entry): %total dies with it");
+  LLVMDeleteBasicBlock(t.entry);
+  if (bad) { say("LLVMGetInstructionOpcode(%total)"); LLVMGetInstructionOpcode(t.sum); }
+  drop_ir(&t);
+  return 0;
+}
+CASE(set_value_name) {
+  struct ir t = make_ir("m");
+  say("LLVMSetValueName(%sum, \"total\")");
+  LLVMSetValueName(t.sum, "total");
+  say("LLVMDeleteBasicBlock(entry): %total dies with it");
+  LLVMDeleteBasicBlock(t.entry);
+  if (bad) { say("LLVMGetInstructionOpcode(%total)"); LLVMGetInstructionOpcode(t.sum); }
+  drop_ir(&t);
+  return 0;
+}
 CASE(delete_basic_block) {
   struct ir t = make_ir("m");
   LLVMBasicBlockRef other = LLVMAppendBasicBlockInContext(t.ctx, t.fn, "other");
@@ -1608,6 +1630,7 @@ static const struct entry kCases[] = {
   E(pass_builder_options) E(dibuilder) E(dibuilder_disallow_unresolved)
   E(generic_value_int) E(generic_value_pointer) E(generic_value_float)
   E(operand_bundle) E(operand_bundle_at_index) E(relocation_type_name) E(relocation_symbol)
+  E(set_value_name2) E(set_value_name)
   E(object_file) E(object_file_failed) E(object_file_sections) E(object_file_iterator_twice)
   E(object_file_symbols) E(disasm) E(disasm_cpu) E(disasm_cpu_features)
   E(module_flags) E(global_metadata) E(instruction_metadata)

@@ -33,7 +33,7 @@ TEST(OwnershipGraph, RemovingAContextTakesItsUnwatchedChildren) {
   ObjectRecord *m1 = g.Add(Addr(0x2000), ObjectKind::Module, ctx);
   ObjectRecord *m2 = g.Add(Addr(0x2100), ObjectKind::Module, ctx);
   ObjectRecord *ty = g.Add(Addr(0x2200), ObjectKind::Type, ctx);
-  // Values are watched by LLVM value handles: they are not cascaded here.
+  // Values are watched (their deletion is seen): not cascaded here.
   ObjectRecord *fn = g.Add(Addr(0x3000), ObjectKind::Function, m1);
   ObjectRecord *other = g.Add(Addr(0x9000), ObjectKind::Context, nullptr);
 

@@ -254,6 +254,14 @@ class SpecResolutionTest(unittest.TestCase):
         self.assertResolveError("LLVMAttach attach(1,parent=2)",
                                 "parameter 2 (const char *) is not a handle")
 
+    def test_renames_value(self):
+        effects = self.resolve("LLVMAttach attach(1,builder=0) renames(1)\n")
+        self.assertEqual(effects["LLVMAttach"][1], gw.Effect("renames", 1))
+
+    def test_renames_needs_value(self):
+        self.assertResolveError("LLVMAttach renames(0)",
+                                "is not a value or block")
+
     def test_attach_builder_must_be_builder(self):
         self.assertResolveError("LLVMAttach attach(0,builder=1)",
                                 "is not a builder")
@@ -775,7 +783,7 @@ class RealLLVMEndToEndBase:
                       " unchecked_ptrs=[] effects=[]\n", text)
         self.assertIn("\nLLVMInsertIntoBuilderWithName ret=- args=[0:Builder"
                       " 1:Value] arrays=[] out=[] out_unregistered=[]"
-                      " unchecked_ptrs=[] effects=[attach(1,builder=0)]\n",
+                      " unchecked_ptrs=[] effects=[attach(1,builder=0) renames(1)]\n",
                       text)
         self.assertIn("\nLLVMGetNamedMetadataOperands ret=- args=[0:Module]"
                       " arrays=[] out=[] out_unregistered=[] unchecked_ptrs=[]"
