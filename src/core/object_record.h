@@ -13,7 +13,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <string_view>
 
 namespace ownsan {
 
@@ -89,8 +91,57 @@ struct alignas(64) ContextUse {
   std::atomic<const void *> active_pc{nullptr};
 };
 
-// 152 bytes, small fields packed; what every checked call reads (addr,
-// kind, state, context) is in the first 32 bytes.
+/// A record's name: a heap copy, or nothing for the empty name (which most
+/// values have). 8 bytes where a std::string takes 32.
+class RecordName {
+public:
+  RecordName() = default;
+  RecordName(const RecordName &) = delete;
+  RecordName &operator=(const RecordName &) = delete;
+  ~RecordName() { delete[] data_; }
+
+  RecordName &operator=(std::string_view v);
+  bool empty() const { return data_ == nullptr; }
+  std::string_view view() const {
+    if (!data_)
+      return {};
+    uint32_t n;
+    std::memcpy(&n, data_, sizeof n);
+    return std::string_view(data_ + sizeof n, n);
+  }
+  operator std::string() const { return std::string(view()); }
+
+private:
+  char *data_ = nullptr; ///< length (uint32_t), then the bytes
+};
+
+/// The fields few records need, allocated on first write: contexts (their
+/// use slot), builders (their position), opaque objects (their C type),
+/// addresses LLVM handed out again, objects given away.
+struct RecordExtra {
+  ContextUse *use = nullptr; ///< contexts only
+  /// Address reuse: the freed object that had this address before (set when
+  /// LLVM handed the address out again), and the object that took it over.
+  ObjectRecord *previous = nullptr;
+  ObjectRecord *reused_by = nullptr;
+  /// Builders: where the next instruction goes (block, or the instruction
+  /// it goes before), and which of the two was freed, if one was.
+  ObjectRecord *insert_block = nullptr;
+  ObjectRecord *insert_before = nullptr;
+  ObjectRecord *insert_point_freed = nullptr;
+  /// Opaque objects: the C handle type ("LLVMExecutionEngineRef").
+  const char *type_name = nullptr;
+  uint32_t generation = 1;   ///< 1 + generation of `previous`
+  FnIndex owned_via = kNoFn; ///< the call that gave it away
+  /// Messages: no NUL terminator (LLVMGetRelocationTypeName); never strlen.
+  bool unterminated = false;
+  /// Died with its owner, then disposed by the caller (allowed once: an
+  /// iterator is its own allocation).
+  bool disposed_late = false;
+};
+
+// 72 bytes: what every live object needs; the rest is in RecordExtra. What
+// every checked call reads (addr, kind, state, context) is in the first 24.
 struct ObjectRecord {
   const void *addr = nullptr;
   ObjectKind kind = ObjectKind::Unknown;
@@ -103,34 +154,36 @@ struct ObjectRecord {
   bool owned_by_other = false;
   bool owner_untracked = false; ///< given to LLVM, not to a tracked object
   FnIndex created_by = kNoFn;
-  uint64_t serial = 0; ///< identity = (addr, serial); never reused
   /// The context the object belongs to (itself for a context), if known.
   ObjectRecord *context = nullptr;
-  ContextUse *use = nullptr;      ///< contexts only
   ObjectRecord *parent = nullptr; ///< last known owner
-  std::string name;               ///< snapshot: value name / module id
+  uint64_t serial = 0;            ///< identity = (addr, serial); never reused
+  RecordName name;                ///< snapshot: value name / module id
   const FreeEvent *freed = nullptr;
-  /// Address reuse: the freed object that had this address before (set when
-  /// LLVM handed the address out again), and the object that took it over.
-  ObjectRecord *previous = nullptr;
-  ObjectRecord *reused_by = nullptr;
-  /// Builders: where the next instruction goes (block, or the instruction
-  /// it goes before), and which of the two was freed, if one was.
-  ObjectRecord *insert_block = nullptr;
-  ObjectRecord *insert_before = nullptr;
-  ObjectRecord *insert_point_freed = nullptr;
-  /// Opaque objects: the C handle type ("LLVMExecutionEngineRef").
-  const char *type_name = nullptr;
   StackId create_stack = 0;
   uint32_t create_thread = 0;
-  uint32_t generation = 1;   ///< 1 + generation of `previous`
-  FnIndex owned_via = kNoFn; ///< the call that gave it away
-  /// Messages: no NUL terminator (LLVMGetRelocationTypeName); never strlen.
-  bool unterminated = false;
-  /// Died with its owner, then disposed by the caller (allowed once: an
-  /// iterator is its own allocation).
-  bool disposed_late = false;
+
+  /// The rare fields (defaults when none were written).
+  const RecordExtra &rare() const {
+    RecordExtra *e = extra_.load(std::memory_order_acquire);
+    return e ? *e : kNoExtra;
+  }
+  /// The rare fields, to write (under the runtime's lock).
+  RecordExtra &MutableRare();
+  uint32_t generation() const { return rare().generation; }
+
+private:
+  static const RecordExtra kNoExtra;
+  std::atomic<RecordExtra *> extra_{nullptr};
 };
+
+/// "LLVMExecutionEngineRef" -> "execution engine",
+/// "LLVMMCJITMemoryManagerRef" -> "mcjit memory manager".
+std::string HandleTypeNoun(const char *type);
+/// What an opaque object is called in labels ("execution engine").
+inline std::string OpaqueNoun(const ObjectRecord *r) {
+  return HandleTypeNoun(r->rare().type_name);
+}
 
 } // namespace ownsan
 

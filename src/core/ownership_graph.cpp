@@ -16,9 +16,9 @@ ObjectRecord *OwnershipGraph::Add(const void *addr, ObjectKind kind,
   r.state = ObjectState::Live;
   if (kind == ObjectKind::Context) {
     r.context = &r;
-    r.use = &context_uses_.emplace_back();
+    r.MutableRare().use = &context_uses_.emplace_back();
   }
-  live_[addr] = &r;
+  live_.insert(&r);
   if (!IsWatched(kind))
     unwatched_by_addr_[reinterpret_cast<uintptr_t>(addr)] = &r;
   SetParent(&r, parent);
@@ -60,7 +60,7 @@ std::vector<ObjectRecord *> OwnershipGraph::Remove(ObjectRecord *root) {
   Unlink(root);
   for (ObjectRecord *r : out) {
     auto it = live_.find(r->addr);
-    if (it != live_.end() && it->second == r)
+    if (it != live_.end() && *it == r)
       live_.erase(it);
     if (!IsWatched(r->kind)) {
       auto u = unwatched_by_addr_.find(reinterpret_cast<uintptr_t>(r->addr));
@@ -79,7 +79,7 @@ void OwnershipGraph::RemoveWithoutList(ObjectRecord *r) {
   // What Remove() does for an object without unwatched children.
   Unlink(r);
   auto it = live_.find(r->addr);
-  if (it != live_.end() && it->second == r)
+  if (it != live_.end() && *it == r)
     live_.erase(it);
   if (!IsWatched(r->kind)) {
     auto u = unwatched_by_addr_.find(reinterpret_cast<uintptr_t>(r->addr));

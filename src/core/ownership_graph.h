@@ -21,6 +21,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/functional/function_ref.h"
+#include "absl/hash/hash.h"
 
 #include <deque>
 #include <memory>
@@ -36,7 +37,7 @@ public:
   /// The live record at `addr`, or nullptr.
   ObjectRecord *Find(const void *addr) const {
     auto it = live_.find(addr);
-    return it == live_.end() ? nullptr : it->second;
+    return it == live_.end() ? nullptr : *it;
   }
 
   /// Moves `r` under `new_parent` (nullptr: detached, owned by the caller).
@@ -55,8 +56,8 @@ public:
 
   size_t LiveCount() const { return live_.size(); }
   template <typename F> void ForEachLive(F fn) const {
-    for (const auto &entry : live_)
-      fn(entry.second);
+    for (ObjectRecord *r : live_)
+      fn(r);
   }
   size_t RecordCount() const { return arena_.size(); }
 
@@ -90,7 +91,24 @@ private:
   Arena arena_;
   std::deque<ContextUse> context_uses_; ///< one per context record
   uint64_t next_serial_ = 1;
-  absl::flat_hash_map<const void *, ObjectRecord *> live_;
+  /// Live records, found by their address: a set of record pointers hashed
+  /// by `addr` (8 bytes a slot where an address -> record map takes 16).
+  struct AddrHash {
+    using is_transparent = void;
+    size_t operator()(const void *a) const {
+      return absl::Hash<const void *>()(a);
+    }
+    size_t operator()(const ObjectRecord *r) const { return (*this)(r->addr); }
+  };
+  struct AddrEq {
+    using is_transparent = void;
+    static const void *Key(const void *a) { return a; }
+    static const void *Key(const ObjectRecord *r) { return r->addr; }
+    template <typename A, typename B> bool operator()(A a, B b) const {
+      return Key(a) == Key(b);
+    }
+  };
+  absl::flat_hash_set<ObjectRecord *, AddrHash, AddrEq> live_;
   absl::btree_map<uintptr_t, ObjectRecord *> unwatched_by_addr_;
   absl::flat_hash_map<ObjectRecord *, absl::flat_hash_set<ObjectRecord *>>
       children_; ///< unwatched children only

@@ -154,9 +154,10 @@ ResolvedEvent ResolveFree(const ObjectRecord *obj, const ReportContext &ctx,
     if (ev->target != obj) {
       e.cause = IsAncestor(ev->target, obj)
                     ? absl::StrCat("because it belonged to that ",
-                                   ev->target->kind == ObjectKind::Opaque &&
-                                           !ev->target->name.empty()
-                                       ? ev->target->name
+                                   ev->target->kind == ObjectKind::Opaque
+                                       ? (ev->target->name.empty()
+                                              ? OpaqueNoun(ev->target)
+                                              : std::string(ev->target->name))
                                        : KindNoun(ev->target->kind))
                     : "as a side effect of that call";
       absl::StrAppend(&line, ", ", e.cause);
@@ -312,12 +313,12 @@ ResolvedReport Resolve(const ErrorReport &rep, const ReportContext &ctx) {
   r.kind = rep.kind;
   r.kind_name = ErrorKindName(rep.kind);
   r.handle = Hex(rep.handle);
-  r.handle_type = obj->kind == ObjectKind::Opaque && obj->type_name
-                      ? obj->type_name
+  r.handle_type = obj->kind == ObjectKind::Opaque && obj->rare().type_name
+                      ? obj->rare().type_name
                       : KindHandleType(obj->kind);
   r.object_kind = KindNoun(obj->kind);
   r.object_label = FullLabel(obj, ctx);
-  r.identity = absl::StrCat(Hex(obj->addr), "#", obj->generation);
+  r.identity = absl::StrCat(Hex(obj->addr), "#", obj->generation());
   r.note = rep.note;
   r.function = ctx.fn_name(rep.fn);
   r.argument = rep.arg + 1;
@@ -346,7 +347,7 @@ ResolvedReport Resolve(const ErrorReport &rep, const ReportContext &ctx) {
     const ObjectRecord *now = rep.related;
     r.related_kind = KindNoun(now->kind);
     r.related_label = FullLabel(now, ctx);
-    r.related_identity = absl::StrCat(Hex(now->addr), "#", now->generation);
+    r.related_identity = absl::StrCat(Hex(now->addr), "#", now->generation());
     r.identity_line = absl::StrCat(
         "identity: ", r.identity,
         " (address#generation), freed; the address now belongs to ",

@@ -605,7 +605,8 @@ bool Runtime::CheckHandleSlow(FnId fn, unsigned arg, const void *h,
         // here before: the handle is that dead object's stale copy.
         ObjectRecord *live = graph_.Find(h);
         if (live && !Compatible(live->kind, type))
-          for (ObjectRecord *p = live->previous; p && !freed; p = p->previous)
+          for (ObjectRecord *p = live->rare().previous; p && !freed;
+               p = p->rare().previous)
             if (Compatible(p->kind, type)) {
               freed = p;
               now = live;
@@ -619,8 +620,8 @@ bool Runtime::CheckHandleSlow(FnId fn, unsigned arg, const void *h,
       // allocation (a section iterator after LLVMDisposeObjectFile): using
       // it is a use after free, disposing it once is not.
       MutexLock lock(&mu_);
-      if (!freed->disposed_late) {
-        freed->disposed_late = true;
+      if (!freed->rare().disposed_late) {
+        freed->MutableRare().disposed_late = true;
         return false;
       }
     }
@@ -674,7 +675,7 @@ bool Runtime::CheckContext(FnId fn, unsigned arg, const void *h,
   }
   call.context = ctx;
   call.context_arg = arg;
-  ContextUse *use = ctx->use;
+  ContextUse *use = ctx->rare().use;
   if (!use)
     return false;
   uint32_t me = CurrentThreadNumber() + 1;
@@ -734,9 +735,9 @@ bool Runtime::CheckInsertionPoint(FnId fn, unsigned arg, const void *h) {
     MutexLock lock(&mu_);
     builder = graph_.Find(h);
     if (!builder || builder->kind != ObjectKind::Builder ||
-        !builder->insert_point_freed)
+        !builder->rare().insert_point_freed)
       return false;
-    dead = builder->insert_point_freed;
+    dead = builder->rare().insert_point_freed;
   }
   // Case: a live builder whose insertion block was deleted, or whose
   // insertion point was an instruction that was erased: LLVM would insert
@@ -754,7 +755,11 @@ bool Runtime::CheckInsertionPoint(FnId fn, unsigned arg, const void *h) {
 
 void Runtime::SetPosition(ObjectRecord *b, ObjectRecord *block,
                           ObjectRecord *before) {
-  for (ObjectRecord *old : {b->insert_block, b->insert_before}) {
+  if (!block && !before && !b->rare().insert_block &&
+      !b->rare().insert_before && !b->rare().insert_point_freed)
+    return; // (a builder never positioned: nothing to write)
+  RecordExtra &x = b->MutableRare();
+  for (ObjectRecord *old : {x.insert_block, x.insert_before}) {
     if (!old)
       continue;
     auto it = positioned_at_.find(old);
@@ -764,9 +769,9 @@ void Runtime::SetPosition(ObjectRecord *b, ObjectRecord *block,
         positioned_at_.erase(it);
     }
   }
-  b->insert_block = block;
-  b->insert_before = before;
-  b->insert_point_freed = nullptr;
+  x.insert_block = block;
+  x.insert_before = before;
+  x.insert_point_freed = nullptr;
   if (block)
     positioned_at_[block].insert(b);
   if (before)
@@ -783,8 +788,9 @@ void Runtime::NoteDeath(ObjectRecord *r) {
     return;
   for (ObjectRecord *b : it->second) {
     // The builder keeps pointing here; its next insertion is reported.
-    (b->insert_block == r ? b->insert_block : b->insert_before) = nullptr;
-    b->insert_point_freed = r;
+    RecordExtra &x = b->MutableRare();
+    (x.insert_block == r ? x.insert_block : x.insert_before) = nullptr;
+    x.insert_point_freed = r;
     dangling_builders_.Add(b->addr);
   }
   positioned_at_.erase(it);
@@ -1099,7 +1105,7 @@ void Runtime::After(FnId fn, const void *const *args, const void *ret,
         MutexLock lock(&mu_);
         r->owned_by_other = true;
         r->owner_untracked = true;
-        r->owned_via = fn;
+        r->MutableRare().owned_via = fn;
       }
       break;
     }
@@ -1121,7 +1127,7 @@ void Runtime::After(FnId fn, const void *const *args, const void *ret,
         MutexLock lock(&mu_);
         graph_.SetParent(r, o);
         r->owned_by_other = true;
-        r->owned_via = fn;
+        r->MutableRare().owned_via = fn;
       }
       break;
     }
@@ -1169,7 +1175,7 @@ void Runtime::ReturnedBelongsElsewhere(FnId fn, const Effect &e,
     r->owner_untracked = true;
   }
   r->owned_by_other = true;
-  r->owned_via = fn;
+  r->MutableRare().owned_via = fn;
 }
 
 bool Runtime::CheckFreePrecondition(FnId fn, unsigned arg, EffectKind kind,
@@ -1506,9 +1512,10 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
     }
     r = graph_.Add(h, c.kind, parent);
     if (old) {
-      r->previous = old;
-      r->generation = old->generation + 1;
-      old->reused_by = r;
+      RecordExtra &x = r->MutableRare();
+      x.previous = old;
+      x.generation = old->generation() + 1;
+      old->MutableRare().reused_by = r;
     }
     r->is_global_context = is_global;
     r->name = std::move(name);
@@ -1527,32 +1534,6 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
 }
 
 ObjectRecord *Runtime::FindLive(const void *h) { return LookupLive(h); }
-
-namespace {
-// "LLVMExecutionEngineRef" -> "execution engine",
-// "LLVMMCJITMemoryManagerRef" -> "mcjit memory manager".
-std::string NounOfType(const char *type) {
-  std::string t = type ? type : "object";
-  if (t.rfind("LLVM", 0) == 0)
-    t = t.substr(4);
-  if (t.size() > 3 && t.compare(t.size() - 3, 3, "Ref") == 0)
-    t.resize(t.size() - 3);
-  std::string out;
-  for (size_t i = 0; i < t.size(); ++i) {
-    char c = t[i];
-    // A word starts at a capital after a small letter, or at the last
-    // capital of an acronym ("MCJITMemory": before the M of Memory).
-    bool starts =
-        isupper(static_cast<unsigned char>(c)) && i > 0 &&
-        (!isupper(static_cast<unsigned char>(t[i - 1])) ||
-         (i + 1 < t.size() && islower(static_cast<unsigned char>(t[i + 1]))));
-    if (starts)
-      out += ' ';
-    out += static_cast<char>(tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
-} // namespace
 
 void Runtime::RegisterOpaque(FnId fn, const void *h, const char *type,
                              const void *parent) {
@@ -1575,16 +1556,16 @@ void Runtime::RegisterOpaque(FnId fn, const void *h, const char *type,
   else
     prev = shadow_.TakeExpired(h);
   ObjectRecord *r = graph_.Add(h, ObjectKind::Opaque, p);
-  r->type_name = type;
-  r->name = NounOfType(type);
+  r->MutableRare().type_name = type;
   r->created_by = fn;
   r->create_stack = stack;
   r->create_thread = CurrentThreadNumber();
   if (prev) {
     prev->address_reused = true;
-    prev->reused_by = r;
-    r->previous = prev;
-    r->generation = prev->generation + 1;
+    prev->MutableRare().reused_by = r;
+    RecordExtra &x = r->MutableRare();
+    x.previous = prev;
+    x.generation = prev->generation() + 1;
   }
   tracked_pages_.Add(h);
 }
@@ -1610,12 +1591,14 @@ void Runtime::RegisterString(FnId fn, const char *s, bool error_message,
   ObjectRecord *r = graph_.Add(
       s, error_message ? ObjectKind::ErrorMessage : ObjectKind::Message,
       nullptr);
-  r->unterminated = unterminated;
+  if (unterminated)
+    r->MutableRare().unterminated = true;
   // A short excerpt names it in reports.
   size_t n = unterminated ? 0 : strnlen(s, 41);
-  r->name.assign(s, n > 40 ? 40 : n);
+  std::string excerpt(s, n > 40 ? 40 : n);
   if (n > 40)
-    r->name += "...";
+    excerpt += "...";
+  r->name = excerpt;
   r->created_by = fn;
   r->create_stack = stack;
   r->create_thread = CurrentThreadNumber();
@@ -1657,8 +1640,9 @@ bool Runtime::FreeString(FnId fn, unsigned arg, const void *s,
   // Case: a correct release. The string is held back whole (LLVM frees it
   // with free(), which ownsan does not see) and released for real when it
   // leaves the quarantine.
-  size_t size = r->unterminated ? malloc_usable_size(const_cast<void *>(s))
-                                : strlen(static_cast<const char *>(s)) + 1;
+  size_t size = r->rare().unterminated
+                    ? malloc_usable_size(const_cast<void *>(s))
+                    : strlen(static_cast<const char *>(s)) + 1;
   FreeWithDescendants(r, CurrentFreeEvent(r));
   Hold({const_cast<void *>(s), size ? size : 1,
         error_message ? Quarantine::Chunk::kDisposeErrorMessage
@@ -1683,7 +1667,7 @@ bool Runtime::ReportSecondOwner(FnId fn, unsigned arg, const void *h) {
   ErrorReport rep = NewReport(ErrorKind::InvalidTransfer, r, h, fn, arg);
   rep.note = absl::StrCat(FnName(fn), " gives away an object that ",
                           ShortLabel(owner), " already owns (since ",
-                          FnName(r->owned_via), "): both would free it");
+                          FnName(r->rare().owned_via), "): both would free it");
   return Report(std::move(rep));
 }
 
@@ -1695,7 +1679,7 @@ bool Runtime::ReportOwnedFree(FnId fn, unsigned arg, const void *h,
                           r->owner_untracked ? std::string("LLVM")
                           : r->parent        ? ShortLabel(r->parent)
                                              : std::string("another object"),
-                          " owns it since ", FnName(r->owned_via),
+                          " owns it since ", FnName(r->rare().owned_via),
                           " and frees it itself",
                           r->kind == ObjectKind::Module
                               ? " (take it back first, e.g. LLVMRemoveModule)"
@@ -1774,7 +1758,10 @@ std::string Runtime::SnapshotName(const ObjectRecord *r) {
 }
 
 std::string Runtime::ShortLabel(const ObjectRecord *r) {
-  std::string name = r->name;
+  // (An opaque object is named by its C type unless it was given a name.)
+  std::string name = r->kind == ObjectKind::Opaque && r->name.empty()
+                         ? OpaqueNoun(r)
+                         : std::string(r->name);
   // Live values are named as they are now (names change); freed ones as
   // they were when they died.
   if (r->state == ObjectState::Live && IsValueKind(r->kind))
@@ -1804,7 +1791,7 @@ std::string Runtime::ShortLabel(const ObjectRecord *r) {
     return absl::StrCat(name.empty() ? "object" : name, " ", addr);
   case ObjectKind::Message:
   case ObjectKind::ErrorMessage:
-    if (r->unterminated)
+    if (r->rare().unterminated)
       return absl::StrCat("message ", addr, " (not NUL-terminated)");
     return absl::StrCat(r->kind == ObjectKind::ErrorMessage ? "error message "
                                                             : "message ",
@@ -2136,9 +2123,9 @@ void Runtime::AfterForkInParent() ABSL_NO_THREAD_SAFETY_ANALYSIS {
 void Runtime::AfterForkInChild() ABSL_NO_THREAD_SAFETY_ANALYSIS {
   // Threads of the parent that were inside calls do not exist here.
   graph_.ForEachLive([](ObjectRecord *r) {
-    if (r->use) {
-      r->use->active_thread.store(0);
-      r->use->last_thread.store(0);
+    if (ContextUse *use = r->rare().use) {
+      use->active_thread.store(0);
+      use->last_thread.store(0);
     }
   });
   ResetPythonFramesLockInChild();
@@ -2333,7 +2320,7 @@ bool Runtime::ReportLentStringFree(FnId fn, unsigned arg, const void *s) {
       r->name = "string";
       r->create_stack = 0; // the getter's stack is not recorded (cost)
       r->owned_by_other = true;
-      r->owned_via = e.fn;
+      r->MutableRare().owned_via = e.fn;
     }
     ErrorReport rep = NewReport(ErrorKind::InvalidFree, r, s, fn, arg);
     rep.note = absl::StrCat(
