@@ -6,7 +6,8 @@
 // its granule): a clear bit proves absence, a set bit means "look it up under
 // the lock". Bits are only ever set, so a reader never misses an address
 // that was added before it looked (the adder sets the bit before it
-// publishes the record, with release order).
+// publishes the record, with release order). Adders are serialized by the
+// caller.
 //
 //===----------------------------------------------------------------------===//
 #ifndef OWNSAN_CORE_ADDRESS_FILTER_H
@@ -27,10 +28,17 @@ public:
       : word_mask_((uint64_t{1} << (log2_bits - 6)) - 1), shift_(granule_shift),
         words_(new std::atomic<uint64_t>[word_mask_ + 1]()) {}
 
+  /// Adds `p`. Calls to Add must be serialized by the caller (the runtime
+  /// makes them under its lock; readers need none): a load and a store, not
+  /// a locked read-modify-write, which would stall until every earlier store
+  /// of the caller's critical section reached the cache.
   void Add(const void *p) {
     uintptr_t g = reinterpret_cast<uintptr_t>(p) >> shift_;
-    words_[Word(g)].fetch_or(uint64_t{1} << BitInWord(g),
-                             std::memory_order_release);
+    std::atomic<uint64_t> &word = words_[Word(g)];
+    uint64_t bit = uint64_t{1} << BitInWord(g);
+    uint64_t old = word.load(std::memory_order_relaxed);
+    if (!(old & bit))
+      word.store(old | bit, std::memory_order_release);
   }
 
   bool MaybeContains(const void *p) const {

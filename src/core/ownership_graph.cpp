@@ -8,7 +8,7 @@ namespace ownsan {
 
 ObjectRecord *OwnershipGraph::Add(const void *addr, ObjectKind kind,
                                   ObjectRecord *parent) {
-  assert(!live_.contains(addr) && "address already live");
+  assert(!live_.Find(addr) && "address already live");
   ObjectRecord &r = arena_.emplace_back();
   r.addr = addr;
   r.serial = next_serial_++;
@@ -18,9 +18,9 @@ ObjectRecord *OwnershipGraph::Add(const void *addr, ObjectKind kind,
     r.context = &r;
     r.MutableRare().use = &context_uses_.emplace_back();
   }
-  live_.insert(&r);
+  live_.Put(&r);
   if (!IsWatched(kind))
-    unwatched_by_addr_[reinterpret_cast<uintptr_t>(addr)] = &r;
+    unwatched_by_addr_.Put(&r);
   SetParent(&r, parent);
   return &r;
 }
@@ -59,13 +59,9 @@ std::vector<ObjectRecord *> OwnershipGraph::Remove(ObjectRecord *root) {
   }
   Unlink(root);
   for (ObjectRecord *r : out) {
-    auto it = live_.find(r->addr);
-    if (it != live_.end() && *it == r)
-      live_.erase(it);
+    live_.Erase(r);
     if (!IsWatched(r->kind)) {
-      auto u = unwatched_by_addr_.find(reinterpret_cast<uintptr_t>(r->addr));
-      if (u != unwatched_by_addr_.end() && u->second == r)
-        unwatched_by_addr_.erase(u);
+      unwatched_by_addr_.Erase(r);
     }
   }
   return out;
@@ -78,23 +74,16 @@ void OwnershipGraph::RemoveWithoutList(ObjectRecord *r) {
   }
   // What Remove() does for an object without unwatched children.
   Unlink(r);
-  auto it = live_.find(r->addr);
-  if (it != live_.end() && *it == r)
-    live_.erase(it);
+  live_.Erase(r);
   if (!IsWatched(r->kind)) {
-    auto u = unwatched_by_addr_.find(reinterpret_cast<uintptr_t>(r->addr));
-    if (u != unwatched_by_addr_.end() && u->second == r)
-      unwatched_by_addr_.erase(u);
+    unwatched_by_addr_.Erase(r);
   }
 }
 
 void OwnershipGraph::ForEachUnwatchedIn(
     const void *lo, size_t size,
     absl::FunctionRef<void(ObjectRecord *)> fn) const {
-  uintptr_t begin = reinterpret_cast<uintptr_t>(lo);
-  for (auto it = unwatched_by_addr_.lower_bound(begin);
-       it != unwatched_by_addr_.end() && it->first < begin + size; ++it)
-    fn(it->second);
+  unwatched_by_addr_.ForEachInRange(lo, size, fn);
 }
 
 } // namespace ownsan

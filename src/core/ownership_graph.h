@@ -15,13 +15,12 @@
 #ifndef OWNSAN_CORE_OWNERSHIP_GRAPH_H
 #define OWNSAN_CORE_OWNERSHIP_GRAPH_H
 
+#include "core/address_index.h"
 #include "core/object_record.h"
 
-#include "absl/container/btree_map.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/functional/function_ref.h"
-#include "absl/hash/hash.h"
 
 #include <deque>
 #include <memory>
@@ -35,10 +34,7 @@ public:
   ObjectRecord *Add(const void *addr, ObjectKind kind, ObjectRecord *parent);
 
   /// The live record at `addr`, or nullptr.
-  ObjectRecord *Find(const void *addr) const {
-    auto it = live_.find(addr);
-    return it == live_.end() ? nullptr : *it;
-  }
+  ObjectRecord *Find(const void *addr) const { return live_.Find(addr); }
 
   /// Moves `r` under `new_parent` (nullptr: detached, owned by the caller).
   void SetParent(ObjectRecord *r, ObjectRecord *new_parent);
@@ -55,10 +51,7 @@ public:
                           absl::FunctionRef<void(ObjectRecord *)> fn) const;
 
   size_t LiveCount() const { return live_.size(); }
-  template <typename F> void ForEachLive(F fn) const {
-    for (ObjectRecord *r : live_)
-      fn(r);
-  }
+  template <typename F> void ForEachLive(F fn) const { live_.ForEach(fn); }
   size_t RecordCount() const { return arena_.size(); }
 
   /// Unwatched objects are those whose deletion LLVM does not report.
@@ -91,25 +84,8 @@ private:
   Arena arena_;
   std::deque<ContextUse> context_uses_; ///< one per context record
   uint64_t next_serial_ = 1;
-  /// Live records, found by their address: a set of record pointers hashed
-  /// by `addr` (8 bytes a slot where an address -> record map takes 16).
-  struct AddrHash {
-    using is_transparent = void;
-    size_t operator()(const void *a) const {
-      return absl::Hash<const void *>()(a);
-    }
-    size_t operator()(const ObjectRecord *r) const { return (*this)(r->addr); }
-  };
-  struct AddrEq {
-    using is_transparent = void;
-    static const void *Key(const void *a) { return a; }
-    static const void *Key(const ObjectRecord *r) { return r->addr; }
-    template <typename A, typename B> bool operator()(A a, B b) const {
-      return Key(a) == Key(b);
-    }
-  };
-  absl::flat_hash_set<ObjectRecord *, AddrHash, AddrEq> live_;
-  absl::btree_map<uintptr_t, ObjectRecord *> unwatched_by_addr_;
+  AddressIndex live_;              ///< live records by address
+  AddressIndex unwatched_by_addr_; ///< unwatched live records
   absl::flat_hash_map<ObjectRecord *, absl::flat_hash_set<ObjectRecord *>>
       children_; ///< unwatched children only
 };

@@ -6,24 +6,19 @@ namespace ownsan {
 
 void ShadowMap::Insert(ObjectRecord *r) {
   exact_.Add(r->addr);
-  by_addr_[reinterpret_cast<uintptr_t>(r->addr)] = r;
+  by_addr_.Put(r);
 }
 
-void ShadowMap::Forget(const void *addr) {
-  by_addr_.erase(reinterpret_cast<uintptr_t>(addr));
-}
+void ShadowMap::Forget(const void *addr) { by_addr_.EraseAt(addr); }
 
 void ShadowMap::DropRange(const void *lo, size_t size,
                           absl::FunctionRef<void(ObjectRecord *)> on_drop) {
-  uintptr_t begin = reinterpret_cast<uintptr_t>(lo);
-  auto it = by_addr_.lower_bound(begin);
-  while (it != by_addr_.end() && it->first < begin + size) {
-    on_drop(it->second);
+  by_addr_.EraseRange(lo, size, [&](ObjectRecord *r) {
+    on_drop(r);
     if (expired_.size() >= kMaxExpired)
       expired_.clear();
-    expired_[it->first] = it->second;
-    it = by_addr_.erase(it);
-  }
+    expired_[reinterpret_cast<uintptr_t>(r->addr)] = r;
+  });
 }
 
 } // namespace ownsan

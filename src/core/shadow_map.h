@@ -16,9 +16,9 @@
 #define OWNSAN_CORE_SHADOW_MAP_H
 
 #include "core/address_filter.h"
+#include "core/address_index.h"
 #include "core/object_record.h"
 
-#include "absl/container/btree_map.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/functional/function_ref.h"
 
@@ -36,8 +36,9 @@ public:
 
   /// The freed record still matched at `addr`, or nullptr.
   ObjectRecord *Find(const void *addr) const {
-    auto it = by_addr_.find(reinterpret_cast<uintptr_t>(addr));
-    return it == by_addr_.end() ? nullptr : it->second;
+    if (!exact_.MaybeContains(addr))
+      return nullptr; // (every entry, matched or expired, set its bit)
+    return by_addr_.Find(addr);
   }
 
   /// Lock-free pre-check for Find.
@@ -57,6 +58,8 @@ public:
 
   /// The last record dropped at exactly `addr` (and forgets it), or nullptr.
   ObjectRecord *TakeExpired(const void *addr) {
+    if (!exact_.MaybeContains(addr))
+      return nullptr;
     auto it = expired_.find(reinterpret_cast<uintptr_t>(addr));
     if (it == expired_.end())
       return nullptr;
@@ -67,16 +70,14 @@ public:
 
   /// True if some matched entry lies in [lo, lo + size).
   bool AnyInRange(const void *lo, size_t size) const {
-    uintptr_t begin = reinterpret_cast<uintptr_t>(lo);
-    auto it = by_addr_.lower_bound(begin);
-    return it != by_addr_.end() && it->first < begin + size;
+    return by_addr_.AnyInRange(lo, size);
   }
 
   size_t size() const { return by_addr_.size(); }
 
 private:
   AddressFilter exact_;
-  absl::btree_map<uintptr_t, ObjectRecord *> by_addr_;
+  AddressIndex by_addr_; ///< records by their old address
   /// Bounded: only used to name predecessors in reports.
   absl::flat_hash_map<uintptr_t, ObjectRecord *> expired_;
   static constexpr size_t kMaxExpired = 1 << 20;

@@ -1,0 +1,199 @@
+//===- address_index.h - Live records by address ----------------*- C++ -*-===//
+//
+// The OwnershipGraph's "which live record is at this address?" index. A hash
+// set scatters neighbouring objects over the whole table, so a module's
+// teardown, which deletes its values one after the other, paid a cache miss
+// for the table's control bytes and one for its slot on every value. Here
+// the address space is cut into 16 KiB regions (found in a small hash map:
+// a few thousand regions cover a large module), each a sorted array of the
+// 16-bit offsets of its objects with their records beside them: neighbours
+// share cache lines, and a region holds at most a few hundred objects
+// (LLVM objects are at least 24 bytes), so keeping it sorted costs a short
+// move on insertion.
+//
+// Not thread-safe: the OwnershipGraph's owner serializes access.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OWNSAN_CORE_ADDRESS_INDEX_H
+#define OWNSAN_CORE_ADDRESS_INDEX_H
+
+#include "core/object_record.h"
+
+#include "absl/container/flat_hash_map.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace ownsan {
+
+class AddressIndex {
+public:
+  /// The record indexed at `addr`, or nullptr.
+  ObjectRecord *Find(const void *addr) const {
+    auto it = regions_.find(RegionOf(addr));
+    if (it == regions_.end())
+      return nullptr;
+    size_t i;
+    return Locate(it->second, OffsetOf(addr), &i) ? it->second.records[i]
+                                                  : nullptr;
+  }
+
+  /// Indexes `r` at `r->addr`, replacing the record indexed there, if any
+  /// (returned).
+  ObjectRecord *Put(ObjectRecord *r) {
+    Region &region = regions_[RegionOf(r->addr)];
+    uint16_t off = OffsetOf(r->addr);
+    size_t i;
+    if (Locate(region, off, &i)) {
+      ObjectRecord *old = region.records[i];
+      region.records[i] = r;
+      return old;
+    }
+    region.offsets.insert(region.offsets.begin() + i, off);
+    region.records.insert(region.records.begin() + i, r);
+    ++size_;
+    return nullptr;
+  }
+
+  /// Removes the entry at `r->addr` if it is `r`; true if it was.
+  bool Erase(const ObjectRecord *r) {
+    auto it = regions_.find(RegionOf(r->addr));
+    size_t i;
+    if (it == regions_.end() || !Locate(it->second, OffsetOf(r->addr), &i) ||
+        it->second.records[i] != r)
+      return false;
+    EraseSlice(it, i, i + 1);
+    return true;
+  }
+
+  /// Removes whatever record is indexed at `addr`.
+  void EraseAt(const void *addr) {
+    auto it = regions_.find(RegionOf(addr));
+    size_t i;
+    if (it != regions_.end() && Locate(it->second, OffsetOf(addr), &i))
+      EraseSlice(it, i, i + 1);
+  }
+
+  /// True if some record is indexed in [lo, lo + size).
+  bool AnyInRange(const void *lo, size_t size) const {
+    Bounds b = BoundsOf(lo, size);
+    for (uintptr_t key = b.first_key; key <= b.last_key; ++key) {
+      auto it = regions_.find(key);
+      if (it == regions_.end())
+        continue;
+      auto [from, to] = Slice(it->second, key, b);
+      if (from < to)
+        return true;
+    }
+    return false;
+  }
+
+  /// Calls fn(r) for each record indexed in [lo, lo + size), in address
+  /// order. fn must not change the index.
+  template <typename F>
+  void ForEachInRange(const void *lo, size_t size, F fn) const {
+    Bounds b = BoundsOf(lo, size);
+    for (uintptr_t key = b.first_key; key <= b.last_key; ++key) {
+      auto it = regions_.find(key);
+      if (it == regions_.end())
+        continue;
+      auto [from, to] = Slice(it->second, key, b);
+      for (size_t i = from; i < to; ++i)
+        fn(it->second.records[i]);
+    }
+  }
+
+  /// Removes every record indexed in [lo, lo + size), calling fn(r) on each
+  /// first.
+  template <typename F> void EraseRange(const void *lo, size_t size, F fn) {
+    Bounds b = BoundsOf(lo, size);
+    for (uintptr_t key = b.first_key; key <= b.last_key; ++key) {
+      auto it = regions_.find(key);
+      if (it == regions_.end())
+        continue;
+      auto [from, to] = Slice(it->second, key, b);
+      for (size_t i = from; i < to; ++i)
+        fn(it->second.records[i]);
+      if (from < to)
+        EraseSlice(it, from, to);
+    }
+  }
+
+  size_t size() const { return size_; }
+
+  template <typename F> void ForEach(F fn) const {
+    for (const auto &entry : regions_)
+      for (ObjectRecord *r : entry.second.records)
+        fn(r);
+  }
+
+private:
+  static constexpr unsigned kRegionBits = 14; // 16 KiB
+  static uintptr_t RegionOf(const void *addr) {
+    return reinterpret_cast<uintptr_t>(addr) >> kRegionBits;
+  }
+  static uint16_t OffsetOf(uintptr_t addr) {
+    return static_cast<uint16_t>(addr & ((uintptr_t{1} << kRegionBits) - 1));
+  }
+  static uint16_t OffsetOf(const void *addr) {
+    return OffsetOf(reinterpret_cast<uintptr_t>(addr));
+  }
+
+  struct Region {
+    std::vector<uint16_t> offsets;       ///< sorted
+    std::vector<ObjectRecord *> records; ///< records[i] is at offsets[i]
+  };
+  using Regions = absl::flat_hash_map<uintptr_t, Region>;
+
+  /// Sets *i to where `off` is, or would go; true if it is there.
+  static bool Locate(const Region &region, uint16_t off, size_t *i) {
+    auto pos =
+        std::lower_bound(region.offsets.begin(), region.offsets.end(), off);
+    *i = pos - region.offsets.begin();
+    return pos != region.offsets.end() && *pos == off;
+  }
+  void EraseSlice(Regions::iterator it, size_t from, size_t to) {
+    Region &region = it->second;
+    region.offsets.erase(region.offsets.begin() + from,
+                         region.offsets.begin() + to);
+    region.records.erase(region.records.begin() + from,
+                         region.records.begin() + to);
+    size_ -= to - from;
+    if (region.offsets.empty())
+      regions_.erase(it);
+  }
+
+  /// An address range [begin, last] and the regions it spans.
+  struct Bounds {
+    uintptr_t begin, last, first_key, last_key;
+  };
+  static Bounds BoundsOf(const void *lo, size_t size) {
+    uintptr_t begin = reinterpret_cast<uintptr_t>(lo);
+    uintptr_t last = begin + (size ? size : 1) - 1;
+    if (last < begin)
+      last = UINTPTR_MAX; // (a range that wraps: up to the top)
+    return {begin, last, begin >> kRegionBits, last >> kRegionBits};
+  }
+  /// The entries [from, to) of region `key` that lie in the range.
+  static std::pair<size_t, size_t> Slice(const Region &region, uintptr_t key,
+                                         const Bounds &b) {
+    uintptr_t base = key << kRegionBits;
+    uintptr_t top = base + ((uintptr_t{1} << kRegionBits) - 1);
+    uint16_t lo = OffsetOf(b.begin > base ? b.begin : base);
+    uint16_t hi = OffsetOf(b.last < top ? b.last : top);
+    auto first =
+        std::lower_bound(region.offsets.begin(), region.offsets.end(), lo);
+    auto end = std::upper_bound(first, region.offsets.end(), hi);
+    return {static_cast<size_t>(first - region.offsets.begin()),
+            static_cast<size_t>(end - region.offsets.begin())};
+  }
+
+  Regions regions_;
+  size_t size_ = 0;
+};
+
+} // namespace ownsan
+
+#endif // OWNSAN_CORE_ADDRESS_INDEX_H

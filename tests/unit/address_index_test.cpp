@@ -1,0 +1,119 @@
+//===- address_index_test.cpp --------------------------------------------===//
+
+#include "core/address_index.h"
+
+#include "gtest/gtest.h"
+
+#include <deque>
+#include <map>
+#include <random>
+
+namespace ownsan {
+namespace {
+
+const void *Addr(uintptr_t a) { return reinterpret_cast<const void *>(a); }
+
+struct Records {
+  std::deque<ObjectRecord> all;
+  ObjectRecord *At(uintptr_t a) {
+    ObjectRecord &r = all.emplace_back();
+    r.addr = Addr(a);
+    return &r;
+  }
+};
+
+TEST(AddressIndex, FindsExactAddressesOnly) {
+  Records rs;
+  AddressIndex ix;
+  ObjectRecord *a = rs.At(0x10000), *b = rs.At(0x10008);
+  ix.Put(b);
+  ix.Put(a);
+  EXPECT_EQ(ix.Find(Addr(0x10000)), a);
+  EXPECT_EQ(ix.Find(Addr(0x10008)), b);
+  EXPECT_EQ(ix.Find(Addr(0x10004)), nullptr);
+  EXPECT_EQ(ix.Find(Addr(0x10000 + (1 << 14))), nullptr)
+      << "same offset, next region";
+  EXPECT_EQ(ix.size(), 2u);
+}
+
+TEST(AddressIndex, PutReplacesAndEraseChecksTheRecord) {
+  Records rs;
+  AddressIndex ix;
+  ObjectRecord *old = rs.At(0x5000), *now = rs.At(0x5000);
+  EXPECT_EQ(ix.Put(old), nullptr);
+  EXPECT_EQ(ix.Put(now), old);
+  EXPECT_EQ(ix.size(), 1u);
+  EXPECT_FALSE(ix.Erase(old)) << "the entry is now's, not old's";
+  EXPECT_EQ(ix.Find(Addr(0x5000)), now);
+  EXPECT_TRUE(ix.Erase(now));
+  EXPECT_EQ(ix.Find(Addr(0x5000)), nullptr);
+  EXPECT_EQ(ix.size(), 0u);
+}
+
+TEST(AddressIndex, RangesAcrossRegions) {
+  Records rs;
+  AddressIndex ix;
+  // Around the 16 KiB region boundary at 0x8000.
+  for (uintptr_t a : {0x7ff0, 0x7ff8, 0x8000, 0x8010, 0xc000})
+    ix.Put(rs.At(a));
+  EXPECT_TRUE(ix.AnyInRange(Addr(0x7ff8), 0x10));
+  EXPECT_FALSE(ix.AnyInRange(Addr(0x8001), 0xf)) << "0x8010 is one past";
+  EXPECT_FALSE(ix.AnyInRange(Addr(0x8011), 0x3fef)) << "0xc000 is one past";
+  std::vector<const void *> seen;
+  ix.ForEachInRange(Addr(0x7ff8), 0x19,
+                    [&](ObjectRecord *r) { seen.push_back(r->addr); });
+  EXPECT_EQ(seen, (std::vector<const void *>{Addr(0x7ff8), Addr(0x8000),
+                                             Addr(0x8010)}));
+  std::vector<const void *> erased;
+  ix.EraseRange(Addr(0x7ff8), 0x19,
+                [&](ObjectRecord *r) { erased.push_back(r->addr); });
+  EXPECT_EQ(erased, seen);
+  EXPECT_EQ(ix.size(), 2u);
+  EXPECT_NE(ix.Find(Addr(0x7ff0)), nullptr);
+  EXPECT_NE(ix.Find(Addr(0xc000)), nullptr);
+  EXPECT_EQ(ix.Find(Addr(0x8000)), nullptr);
+}
+
+// Random operations against std::map as the model.
+TEST(AddressIndex, AgreesWithAnOrderedMap) {
+  Records rs;
+  AddressIndex ix;
+  std::map<uintptr_t, ObjectRecord *> model;
+  std::mt19937_64 rng(42);
+  for (int step = 0; step < 20000; ++step) {
+    uintptr_t a = 0x100000 + (rng() % 4096) * 8;
+    switch (rng() % 4) {
+    case 0:
+    case 1: {
+      ObjectRecord *r = rs.At(a);
+      auto it = model.find(a);
+      EXPECT_EQ(ix.Put(r), it == model.end() ? nullptr : it->second);
+      model[a] = r;
+      break;
+    }
+    case 2: {
+      ix.EraseAt(Addr(a));
+      model.erase(a);
+      break;
+    }
+    case 3: {
+      size_t size = rng() % 512;
+      std::vector<ObjectRecord *> got, want;
+      ix.ForEachInRange(Addr(a), size,
+                        [&](ObjectRecord *r) { got.push_back(r); });
+      for (auto it = model.lower_bound(a);
+           it != model.end() && it->first < a + (size ? size : 1); ++it)
+        want.push_back(it->second);
+      EXPECT_EQ(got, want);
+      EXPECT_EQ(ix.AnyInRange(Addr(a), size), !want.empty());
+      break;
+    }
+    }
+    ASSERT_EQ(ix.size(), model.size());
+  }
+  for (const auto &[a, r] : model)
+    EXPECT_EQ(ix.Find(Addr(a)), r);
+}
+
+} // namespace
+} // namespace ownsan
