@@ -147,12 +147,29 @@ private:
   };
   using Regions = absl::flat_hash_map<uintptr_t, Region>;
 
+  /// The index of the first offset >= `off`: a binary search whose steps
+  /// are conditional moves, not branches (lookups come at random offsets, so
+  /// branches would mispredict at every step).
+  static size_t LowerBound(const std::vector<uint16_t> &offsets, uint16_t off) {
+    size_t len = offsets.size();
+    if (len == 0)
+      return 0;
+    const uint16_t *base = offsets.data();
+    while (len > 1) {
+      size_t half = len / 2;
+      size_t mask = -static_cast<size_t>(base[half - 1] < off);
+      // Opaque to the optimizer, which would turn the select back into a
+      // branch (x86's cmov conversion does in loops).
+      asm("" : "+r"(mask));
+      base += half & mask;
+      len -= half;
+    }
+    return (base - offsets.data()) + (*base < off);
+  }
   /// Sets *i to where `off` is, or would go; true if it is there.
   static bool Locate(const Region &region, uint16_t off, size_t *i) {
-    auto pos =
-        std::lower_bound(region.offsets.begin(), region.offsets.end(), off);
-    *i = pos - region.offsets.begin();
-    return pos != region.offsets.end() && *pos == off;
+    *i = LowerBound(region.offsets, off);
+    return *i < region.offsets.size() && region.offsets[*i] == off;
   }
   void EraseSlice(Regions::iterator it, size_t from, size_t to) {
     Region &region = it->second;

@@ -81,6 +81,7 @@ struct FreeEvent {
 /// on every call: a cache line of its own, so that threads working on
 /// different contexts do not invalidate each other's.
 struct alignas(64) ContextUse {
+  ObjectRecord *record = nullptr;         ///< the context's record (set once)
   std::atomic<uint32_t> active_thread{0}; ///< thread number + 1; 0: none
   std::atomic<uint32_t> last_thread{0};   ///< thread number + 1
   std::atomic<bool> shared{false};        ///< ever used by two threads
@@ -115,11 +116,10 @@ private:
   char *data_ = nullptr; ///< length (uint32_t), then the bytes
 };
 
-/// The fields few records need, allocated on first write: contexts (their
-/// use slot), builders (their position), opaque objects (their C type),
+/// The fields few records need, allocated on first write: builders (their
+/// position), opaque objects (their C type),
 /// addresses LLVM handed out again, objects given away.
 struct RecordExtra {
-  ContextUse *use = nullptr; ///< contexts only
   /// Address reuse: the freed object that had this address before (set when
   /// LLVM handed the address out again), and the object that took it over.
   ObjectRecord *previous = nullptr;
@@ -141,7 +141,8 @@ struct RecordExtra {
 };
 
 // 72 bytes: what every live object needs; the rest is in RecordExtra. What
-// every checked call reads (addr, kind, state, context) is in the first 24.
+// every checked call reads (addr, kind, state, context_use) is in the first
+// 24.
 struct ObjectRecord {
   const void *addr = nullptr;
   ObjectKind kind = ObjectKind::Unknown;
@@ -154,8 +155,9 @@ struct ObjectRecord {
   bool owned_by_other = false;
   bool owner_untracked = false; ///< given to LLVM, not to a tracked object
   FnIndex created_by = kNoFn;
-  /// The context the object belongs to (itself for a context), if known.
-  ObjectRecord *context = nullptr;
+  /// The use slot of the context the object belongs to (its own for a
+  /// context), if known: what every checked call claims, one load away.
+  ContextUse *context_use = nullptr;
   ObjectRecord *parent = nullptr; ///< last known owner
   uint64_t serial = 0;            ///< identity = (addr, serial); never reused
   RecordName name;                ///< snapshot: value name / module id
@@ -171,6 +173,10 @@ struct ObjectRecord {
   /// The rare fields, to write (under the runtime's lock).
   RecordExtra &MutableRare();
   uint32_t generation() const { return rare().generation; }
+  /// The context the object belongs to (itself for a context), if known.
+  ObjectRecord *context() const {
+    return context_use ? context_use->record : nullptr;
+  }
 
 private:
   static const RecordExtra kNoExtra;

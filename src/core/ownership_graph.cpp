@@ -15,8 +15,9 @@ ObjectRecord *OwnershipGraph::Add(const void *addr, ObjectKind kind,
   r.kind = kind;
   r.state = ObjectState::Live;
   if (kind == ObjectKind::Context) {
-    r.context = &r;
-    r.MutableRare().use = &context_uses_.emplace_back();
+    ContextUse &use = context_uses_.emplace_back();
+    use.record = &r;
+    r.context_use = &use;
   }
   live_.Put(&r);
   if (!IsWatched(kind))
@@ -29,8 +30,8 @@ void OwnershipGraph::SetParent(ObjectRecord *r, ObjectRecord *new_parent) {
   Unlink(r);
   r->parent = new_parent;
   // A detached object stays in its context.
-  if (new_parent && new_parent->context && r->kind != ObjectKind::Context)
-    r->context = new_parent->context;
+  if (new_parent && new_parent->context_use && r->kind != ObjectKind::Context)
+    r->context_use = new_parent->context_use;
   if (new_parent && !IsWatched(r->kind))
     children_[new_parent].insert(r);
 }

@@ -45,6 +45,10 @@ public:
   /// Remove() without the list: the caller does not use it (a value that
   /// LLVM deleted, which usually has no unwatched children).
   void RemoveWithoutList(ObjectRecord *r);
+  /// Does `r` own unwatched objects (which Remove() would take with it)?
+  bool HasUnwatchedChildren(ObjectRecord *r) const {
+    return children_.contains(r);
+  }
 
   /// Unwatched live records whose address lies in [lo, lo + size).
   void ForEachUnwatchedIn(const void *lo, size_t size,

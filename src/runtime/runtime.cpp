@@ -566,7 +566,7 @@ inline bool Runtime::CheckHandle(FnId fn, unsigned arg, const void *h,
       type != HandleType::MemoryBuffer) {
     ObjectRecord *r = CachedLive(h);
     if (r && Compatible(r->kind, type)) {
-      if (r->context && !serialized_[fn])
+      if (r->context_use && !serialized_[fn])
         return CheckContext(fn, arg, h, r);
       return false;
     }
@@ -644,7 +644,7 @@ bool Runtime::CheckHandleSlow(FnId fn, unsigned arg, const void *h,
   if (type != HandleType::Other && type != HandleType::Builder &&
       type != HandleType::MemoryBuffer && !serialized_[fn]) {
     ObjectRecord *r = LookupLive(h);
-    if (r && r->context)
+    if (r && r->context_use)
       return CheckContext(fn, arg, h, r);
   }
   return false;
@@ -659,7 +659,8 @@ bool Runtime::CheckHandleSlow(FnId fn, unsigned arg, const void *h,
 bool Runtime::CheckContext(FnId fn, unsigned arg, const void *h,
                            ObjectRecord *r) {
   CallContext &call = CurrentCall();
-  ObjectRecord *ctx = r->context;
+  ContextUse *use = r->context_use;
+  ObjectRecord *ctx = use->record;
   if (call.context) {
     if (call.context == ctx)
       return false;
@@ -675,9 +676,6 @@ bool Runtime::CheckContext(FnId fn, unsigned arg, const void *h,
   }
   call.context = ctx;
   call.context_arg = arg;
-  ContextUse *use = ctx->rare().use;
-  if (!use)
-    return false;
   uint32_t me = CurrentThreadNumber() + 1;
   uint32_t active = use->active_thread.load(std::memory_order_acquire);
   if (active == me)
@@ -806,9 +804,9 @@ bool Runtime::TakeIntoQuarantine(void *p) {
   if (!values && !tracked_pages_.MaybeOverlaps(p, size))
     return false;
   RuntimeSection section;
-  if (values)
-    ValuesDied(p, size);
-  {
+  // Case: the block held live values: they died, and their freed records
+  // now match addresses in it (no need to ask the shadow map).
+  if (!(values && ValuesDied(p, size))) {
     MutexLock lock(&mu_);
     // Case: memory that holds no freed object's address: free it now.
     if (!shadow_.AnyInRange(p, size))
@@ -1235,6 +1233,20 @@ void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev) {
   MutexLock lock(&mu_);
   if (root->state != ObjectState::Live)
     return;
+  auto die = [&](ObjectRecord *r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    r->state = ObjectState::Freed;
+    r->freed = ev;
+    tracked_pages_.Add(r->addr);
+    shadow_.Insert(r);
+    NoteDeath(r);
+  };
+  if (!NameComesFromLLVM(root) && !graph_.HasUnwatchedChildren(root)) {
+    // Case: an object that takes nothing with it and whose name ownsan
+    // keeps (a builder, a buffer, a message, an opaque object).
+    graph_.RemoveWithoutList(root);
+    die(root);
+    return;
+  }
   dying = graph_.Remove(root);
   if (std::any_of(dying.begin(), dying.end(), NameComesFromLLVM)) {
     // Names are read while the objects are still intact (not yet
@@ -1249,15 +1261,11 @@ void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev) {
     ObjectRecord *r = dying[i];
     if (!names.empty())
       r->name = std::move(names[i]);
-    r->state = ObjectState::Freed;
-    r->freed = ev;
-    tracked_pages_.Add(r->addr);
-    shadow_.Insert(r);
-    NoteDeath(r);
+    die(r);
   }
 }
 
-void Runtime::ValuesDied(const void *p, size_t size) {
+bool Runtime::ValuesDied(const void *p, size_t size) {
   // Candidates: the 8-byte aligned addresses whose filter bit is set (a
   // Value is 8-byte aligned; a User's operands, or the pointer to its
   // hung-off operands, come before it in the block).
@@ -1280,7 +1288,7 @@ void Runtime::ValuesDied(const void *p, size_t size) {
     }
   }
   if (n == 0)
-    return; // Case: the bits were set by values that died before.
+    return false; // Case: the bits were set by values that died before.
   // Case: LLVM destroyed values the program may still hold (a parent was
   // freed, or a pass deleted them): they die with the call now running.
   FreeEvent *ev = CurrentFreeEvent(nullptr);
@@ -1301,6 +1309,7 @@ void Runtime::ValuesDied(const void *p, size_t size) {
     die(dying[i]);
   for (ObjectRecord *r : more)
     die(r);
+  return true;
 }
 
 void Runtime::OnSanitizerFree(const void *p) {
@@ -1342,14 +1351,27 @@ void Runtime::OnAllocation(const void *p, size_t n) {
 //===----------------------------------------------------------------------===//
 
 void Runtime::Register(FnId fn, const void *h, HandleType type) {
-  if (!h || type == HandleType::Other || is_cast_[fn])
+  if (!h || type == HandleType::Other)
+    return;
+  // Fast path: an object this thread handled recently (the record cache).
+  // (LLVMIsA* results are not registered at all; a cached one is known.)
+  ObjectRecord *r = CachedLive(h);
+  if (r && type != HandleType::Error &&
+      IsValueKind(r->kind) ==
+          (type == HandleType::Value || type == HandleType::BasicBlock))
+    return;
+  RegisterSlow(fn, h, type);
+}
+
+void Runtime::RegisterSlow(FnId fn, const void *h, HandleType type) {
+  if (is_cast_[fn])
     return;
   if (type == HandleType::Error) {
     // Case: LLVM handed out an error; the caller must consume it.
     RegisterOpaque(fn, h, "LLVMErrorRef", nullptr);
     return;
   }
-  // Fast path: an object we already know (usually from the record cache).
+  // An object we know, though this thread has not seen it lately.
   ObjectRecord *r = LookupLive(h);
   if (r && (IsValueKind(r->kind) ==
             (type == HandleType::Value || type == HandleType::BasicBlock)))
@@ -1557,6 +1579,7 @@ void Runtime::RegisterOpaque(FnId fn, const void *h, const char *type,
     prev = shadow_.TakeExpired(h);
   ObjectRecord *r = graph_.Add(h, ObjectKind::Opaque, p);
   r->MutableRare().type_name = type;
+  CacheRecord(h, r); // the program is about to use it
   r->created_by = fn;
   r->create_stack = stack;
   r->create_thread = CurrentThreadNumber();
@@ -2123,7 +2146,8 @@ void Runtime::AfterForkInParent() ABSL_NO_THREAD_SAFETY_ANALYSIS {
 void Runtime::AfterForkInChild() ABSL_NO_THREAD_SAFETY_ANALYSIS {
   // Threads of the parent that were inside calls do not exist here.
   graph_.ForEachLive([](ObjectRecord *r) {
-    if (ContextUse *use = r->rare().use) {
+    if (ContextUse *use =
+            r->kind == ObjectKind::Context ? r->context_use : nullptr) {
       use->active_thread.store(0);
       use->last_thread.store(0);
     }

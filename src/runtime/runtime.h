@@ -94,6 +94,9 @@ private:
   /// `looked_up`: the caller found no live record of this kind at `h`.
   ObjectRecord *RegisterImpl(FnId fn, const void *h, HandleType type, int depth,
                              bool looked_up = false);
+  /// Register() past its fast path.
+  __attribute__((noinline)) void RegisterSlow(FnId fn, const void *h,
+                                              HandleType type);
   ObjectRecord *FindOrAdopt(FnId fn, const void *h);
   ObjectRecord *FindLive(const void *h);
   void RegisterOpaque(FnId fn, const void *h, const char *type,
@@ -128,8 +131,9 @@ private:
   bool CheckHandleSlow(FnId fn, unsigned arg, const void *h, HandleType type);
   ObjectRecord *LookupLive(const void *h);
   /// Every Value is deleted with operator delete: the watched values whose
-  /// address lies in the block [p, p + size) being released died.
-  void ValuesDied(const void *p, size_t size);
+  /// address lies in the block [p, p + size) being released died. True if
+  /// there were any (their freed records now match addresses in the block).
+  bool ValuesDied(const void *p, size_t size);
   /// The value's name as LLVM has it now (calls into LLVM: no lock held).
   static std::string ValueName(const void *h);
   void SetPosition(ObjectRecord *builder, ObjectRecord *block,
