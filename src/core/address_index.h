@@ -17,6 +17,7 @@
 #ifndef OWNSAN_CORE_ADDRESS_INDEX_H
 #define OWNSAN_CORE_ADDRESS_INDEX_H
 
+#include "core/internal_allocator.h"
 #include "core/object_record.h"
 
 #include "absl/container/flat_hash_map.h"
@@ -141,16 +142,21 @@ private:
     return OffsetOf(reinterpret_cast<uintptr_t>(addr));
   }
 
+  // Off the program's heap (see internal_allocator.h).
+  template <typename T> using Vector = std::vector<T, InternalAllocator<T>>;
   struct Region {
-    std::vector<uint16_t> offsets;       ///< sorted
-    std::vector<ObjectRecord *> records; ///< records[i] is at offsets[i]
+    Vector<uint16_t> offsets;       ///< sorted
+    Vector<ObjectRecord *> records; ///< records[i] is at offsets[i]
   };
-  using Regions = absl::flat_hash_map<uintptr_t, Region>;
+  using Regions = absl::flat_hash_map<
+      uintptr_t, Region, absl::container_internal::hash_default_hash<uintptr_t>,
+      absl::container_internal::hash_default_eq<uintptr_t>,
+      InternalAllocator<std::pair<const uintptr_t, Region>>>;
 
   /// The index of the first offset >= `off`: a binary search whose steps
   /// are conditional moves, not branches (lookups come at random offsets, so
   /// branches would mispredict at every step).
-  static size_t LowerBound(const std::vector<uint16_t> &offsets, uint16_t off) {
+  static size_t LowerBound(const Vector<uint16_t> &offsets, uint16_t off) {
     size_t len = offsets.size();
     if (len == 0)
       return 0;

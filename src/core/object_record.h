@@ -140,10 +140,10 @@ struct RecordExtra {
   bool disposed_late = false;
 };
 
-// 72 bytes: what every live object needs; the rest is in RecordExtra. What
-// every checked call reads (addr, kind, state, context_use) is in the first
-// 24.
-struct ObjectRecord {
+// One cache line: what every live object needs; the rest is in RecordExtra.
+// A checked call reads addr, kind, state and context_use, so a record that
+// straddled two lines would cost it two.
+struct alignas(64) ObjectRecord {
   const void *addr = nullptr;
   ObjectKind kind = ObjectKind::Unknown;
   /// Read without the lock by the per-thread record cache.
@@ -159,7 +159,6 @@ struct ObjectRecord {
   /// context), if known: what every checked call claims, one load away.
   ContextUse *context_use = nullptr;
   ObjectRecord *parent = nullptr; ///< last known owner
-  uint64_t serial = 0;            ///< identity = (addr, serial); never reused
   RecordName name;                ///< snapshot: value name / module id
   const FreeEvent *freed = nullptr;
   StackId create_stack = 0;
@@ -182,6 +181,7 @@ private:
   static const RecordExtra kNoExtra;
   std::atomic<RecordExtra *> extra_{nullptr};
 };
+static_assert(sizeof(ObjectRecord) == 64, "a record is one cache line");
 
 /// "LLVMExecutionEngineRef" -> "execution engine",
 /// "LLVMMCJITMemoryManagerRef" -> "mcjit memory manager".

@@ -11,7 +11,6 @@ ObjectRecord *OwnershipGraph::Add(const void *addr, ObjectKind kind,
   assert(!live_.Find(addr) && "address already live");
   ObjectRecord &r = arena_.emplace_back();
   r.addr = addr;
-  r.serial = next_serial_++;
   r.kind = kind;
   r.state = ObjectState::Live;
   if (kind == ObjectKind::Context) {

@@ -87,7 +87,6 @@ private:
   };
   Arena arena_;
   std::deque<ContextUse> context_uses_; ///< one per context record
-  uint64_t next_serial_ = 1;
   AddressIndex live_;              ///< live records by address
   AddressIndex unwatched_by_addr_; ///< unwatched live records
   absl::flat_hash_map<ObjectRecord *, absl::flat_hash_set<ObjectRecord *>>

@@ -133,6 +133,7 @@ namespace {
 // the observer and libLLVM. Leading frames there are dropped from stacks.
 struct CodeRange {
   uintptr_t lo, hi;
+  bool llvm; ///< libLLVM's
 };
 Mutex g_ranges_mu(absl::kConstInit);
 // Append-only and read without a lock on every stack capture: entries are
@@ -141,7 +142,7 @@ constexpr int kMaxRanges = 32;
 CodeRange g_ranges[kMaxRanges];
 std::atomic<int> g_range_count{0};
 
-void AddCodeRangesOf(const void *addr_in_module) {
+void AddCodeRangesOf(const void *addr_in_module, bool llvm = false) {
   Dl_info info;
   if (!dladdr(addr_in_module, &info))
     return;
@@ -164,7 +165,7 @@ void AddCodeRangesOf(const void *addr_in_module) {
           Dl_info di;
           if (dladdr(reinterpret_cast<void *>(lo), &di) &&
               di.dli_fbase == a->base)
-            a->found.push_back({lo, lo + ph.p_memsz});
+            a->found.push_back({lo, lo + ph.p_memsz, false});
         }
         return 0;
       },
@@ -174,9 +175,18 @@ void AddCodeRangesOf(const void *addr_in_module) {
     int n = g_range_count.load(std::memory_order_relaxed);
     if (n == kMaxRanges)
       break;
+    r.llvm = llvm;
     g_ranges[n] = r;
     g_range_count.store(n + 1, std::memory_order_release);
   }
+}
+
+bool IsLLVMPc(uintptr_t pc) {
+  int n = g_range_count.load(std::memory_order_acquire);
+  for (int i = 0; i < n; ++i)
+    if (g_ranges[i].llvm && pc >= g_ranges[i].lo && pc < g_ranges[i].hi)
+      return true;
+  return false;
 }
 
 bool IsInternalPc(uintptr_t pc) {
@@ -304,7 +314,7 @@ void Runtime::OnLibLLVMFound(const std::string &path, int major) {
       llvm_fn = f;
   }
   if (llvm_fn)
-    AddCodeRangesOf(llvm_fn);
+    AddCodeRangesOf(llvm_fn, /*llvm=*/true);
   // The observer sits next to this library.
   Dl_info self;
   std::string dir;
@@ -377,6 +387,16 @@ StackId Runtime::CaptureStack(bool from_inside_llvm) {
   uintptr_t raw[kMaxRaw];
   int n = CaptureNativeStack(raw, kMaxRaw, 0, depth + 32, fast);
   int i = 0;
+  if (from_inside_llvm) {
+    // Case: a death seen in an allocator's free path (ownsan's operator
+    // delete, or a sanitizer's free hook, whose code may be linked into the
+    // program): the frames before LLVM's are the allocator's.
+    int first_llvm = 0;
+    while (first_llvm < n && !IsLLVMPc(raw[first_llvm]))
+      ++first_llvm;
+    if (first_llvm < n)
+      i = first_llvm;
+  }
   while (i < n && IsInternalPc(raw[i]))
     ++i;
   const uintptr_t *pcs = raw + i;
@@ -1091,7 +1111,9 @@ void Runtime::After(FnId fn, const void *const *args, const void *ret,
       if (ObjectRecord *r = FindLive(h)) {
         FreeEvent *ev = CurrentFreeEvent(r);
         ev->consumed = true;
-        FreeWithDescendants(r, ev);
+        // The call has returned: LLVM may have destroyed the object already
+        // (a failed engine constructor does), so its name is not read.
+        FreeWithDescendants(r, ev, /*intact=*/false);
       }
       break;
     }
@@ -1226,7 +1248,8 @@ bool Runtime::CheckFreePrecondition(FnId fn, unsigned arg, EffectKind kind,
   return Report(std::move(rep));
 }
 
-void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev) {
+void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev,
+                                  bool intact) {
   RuntimeSection section;
   std::vector<ObjectRecord *> dying;
   std::vector<std::string> names;
@@ -1240,7 +1263,8 @@ void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev) {
     shadow_.Insert(r);
     NoteDeath(r);
   };
-  if (!NameComesFromLLVM(root) && !graph_.HasUnwatchedChildren(root)) {
+  if ((!intact || !NameComesFromLLVM(root)) &&
+      !graph_.HasUnwatchedChildren(root)) {
     // Case: an object that takes nothing with it and whose name ownsan
     // keeps (a builder, a buffer, a message, an opaque object).
     graph_.RemoveWithoutList(root);
@@ -1248,7 +1272,7 @@ void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev) {
     return;
   }
   dying = graph_.Remove(root);
-  if (std::any_of(dying.begin(), dying.end(), NameComesFromLLVM)) {
+  if (intact && std::any_of(dying.begin(), dying.end(), NameComesFromLLVM)) {
     // Names are read while the objects are still intact (not yet
     // forwarded), without the lock: reading them calls into LLVM.
     mu_.Unlock();
@@ -1371,11 +1395,15 @@ void Runtime::RegisterSlow(FnId fn, const void *h, HandleType type) {
     RegisterOpaque(fn, h, "LLVMErrorRef", nullptr);
     return;
   }
-  // An object we know, though this thread has not seen it lately.
-  ObjectRecord *r = LookupLive(h);
-  if (r && (IsValueKind(r->kind) ==
-            (type == HandleType::Value || type == HandleType::BasicBlock)))
-    return;
+  bool want_value = type == HandleType::Value || type == HandleType::BasicBlock;
+  // Case: a value at an address that never held a live value (its filter
+  // bit is clear): new, no need to look it up. Otherwise it may be one we
+  // know, though this thread has not seen it lately.
+  if (!want_value || live_values_.MaybeContains(h)) {
+    ObjectRecord *r = LookupLive(h);
+    if (r && IsValueKind(r->kind) == want_value)
+      return;
+  }
   RuntimeSection section;
   RegisterImpl(fn, h, type, 0, /*looked_up=*/true);
 }
@@ -2394,8 +2422,9 @@ void InstallSanitizerAllocatorHooks() {
   using Installer = int (*)(void (*)(const volatile void *, size_t),
                             void (*)(const volatile void *));
   if (auto install = reinterpret_cast<Installer>(
-          dlsym(RTLD_DEFAULT, "__sanitizer_install_malloc_and_free_hooks")))
+          dlsym(RTLD_DEFAULT, "__sanitizer_install_malloc_and_free_hooks"))) {
     install(&OnSanitizerMalloc, &OnSanitizerFree);
+  }
 }
 
 } // namespace

@@ -113,7 +113,11 @@ private:
   StackId CurrentCallStack();
   StackId CaptureStack(bool from_inside_llvm);
   FreeEvent *CurrentFreeEvent(ObjectRecord *target);
-  void FreeWithDescendants(ObjectRecord *root, FreeEvent *ev);
+  /// `intact`: the objects are still whole (the call is not forwarded yet),
+  /// so names that change are read from LLVM; otherwise the names recorded
+  /// earlier are kept.
+  void FreeWithDescendants(ObjectRecord *root, FreeEvent *ev,
+                           bool intact = true);
   /// own(ret,by=J) / forget(ret): the handle a call returned is owned by
   /// arg J, or by a part of LLVM ownsan does not model.
   void ReturnedBelongsElsewhere(FnId fn, const Effect &e,

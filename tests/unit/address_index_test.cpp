@@ -1,9 +1,11 @@
 //===- address_index_test.cpp --------------------------------------------===//
 
 #include "core/address_index.h"
+#include "core/internal_allocator.h"
 
 #include "gtest/gtest.h"
 
+#include <cstring>
 #include <deque>
 #include <map>
 #include <random>
@@ -80,7 +82,7 @@ TEST(AddressIndex, AgreesWithAnOrderedMap) {
   AddressIndex ix;
   std::map<uintptr_t, ObjectRecord *> model;
   std::mt19937_64 rng(42);
-  for (int step = 0; step < 20000; ++step) {
+  for (int step = 0; step < 50000; ++step) {
     uintptr_t a = 0x100000 + (rng() % 4096) * 8;
     switch (rng() % 4) {
     case 0:
@@ -92,7 +94,23 @@ TEST(AddressIndex, AgreesWithAnOrderedMap) {
       break;
     }
     case 2: {
-      ix.EraseAt(Addr(a));
+      auto it = model.find(a);
+      if (it != model.end() && rng() % 2) {
+        EXPECT_TRUE(ix.Erase(it->second));
+        EXPECT_FALSE(ix.Erase(it->second)) << "erased already";
+      } else if (rng() % 8 == 0) {
+        size_t size = rng() % 256;
+        std::vector<ObjectRecord *> got, want;
+        ix.EraseRange(Addr(a), size,
+                      [&](ObjectRecord *r) { got.push_back(r); });
+        for (auto m = model.lower_bound(a);
+             m != model.end() && m->first < a + (size ? size : 1);)
+          want.push_back(m->second), m = model.erase(m);
+        EXPECT_EQ(got, want);
+        break;
+      } else {
+        ix.EraseAt(Addr(a));
+      }
       model.erase(a);
       break;
     }
@@ -113,6 +131,31 @@ TEST(AddressIndex, AgreesWithAnOrderedMap) {
   }
   for (const auto &[a, r] : model)
     EXPECT_EQ(ix.Find(Addr(a)), r);
+}
+
+TEST(InternalAllocator, BlocksAreDistinctWritableAndReused) {
+  std::vector<std::pair<char *, size_t>> blocks;
+  for (size_t size : {1, 16, 17, 100, 128, 4096, 65536, 65537, 1 << 20}) {
+    for (int k = 0; k < 3; ++k) {
+      char *p = static_cast<char *>(InternalAllocate(size));
+      ASSERT_NE(p, nullptr);
+      std::memset(p, k + 1, size);
+      blocks.push_back({p, size});
+    }
+  }
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(blocks[i].first) % 16, 0u);
+    for (size_t j = i + 1; j < blocks.size(); ++j) // no overlap
+      EXPECT_TRUE(blocks[i].first + blocks[i].second <= blocks[j].first ||
+                  blocks[j].first + blocks[j].second <= blocks[i].first);
+  }
+  char *freed = blocks[3].first; // a 16-byte block
+  InternalDeallocate(freed, 16);
+  EXPECT_EQ(InternalAllocate(9), freed) << "its size class's free list";
+  std::vector<int, InternalAllocator<int>> v;
+  for (int i = 0; i < 100000; ++i)
+    v.push_back(i);
+  EXPECT_EQ(v[99999], 99999);
 }
 
 } // namespace

@@ -1,0 +1,82 @@
+//===- internal_allocator.cpp - Memory of ownsan's own, off the heap -----===//
+
+#include "core/internal_allocator.h"
+
+#include "core/mutex.h"
+
+#include <sys/mman.h>
+
+#include <cstdint>
+
+namespace ownsan {
+namespace {
+
+constexpr unsigned kMinShift = 4;  // 16 bytes
+constexpr unsigned kMaxShift = 16; // 64 KiB
+constexpr size_t kSlabBytes = size_t{1} << 18;
+
+struct FreeBlock {
+  FreeBlock *next;
+};
+
+Mutex g_pool_mu(absl::kConstInit);
+FreeBlock *g_free[kMaxShift - kMinShift + 1] ABSL_GUARDED_BY(g_pool_mu);
+
+unsigned ClassOf(size_t bytes) {
+  unsigned shift = kMinShift;
+  while ((size_t{1} << shift) < bytes)
+    ++shift;
+  return shift - kMinShift;
+}
+
+void *Map(size_t bytes) {
+  void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED)
+    throw std::bad_alloc();
+  return p;
+}
+
+size_t PageRound(size_t bytes) { return (bytes + 4095) & ~size_t{4095}; }
+
+} // namespace
+
+void *InternalAllocate(size_t bytes) {
+  if (bytes == 0)
+    bytes = 1;
+  if (bytes > (size_t{1} << kMaxShift))
+    return Map(PageRound(bytes));
+  unsigned c = ClassOf(bytes);
+  size_t block = size_t{1} << (c + kMinShift);
+  MutexLock lock(&g_pool_mu);
+  if (!g_free[c]) {
+    // Carve a new slab into blocks of this class.
+    char *slab = static_cast<char *>(Map(kSlabBytes));
+    for (size_t off = kSlabBytes; off >= block; off -= block) {
+      auto *b = reinterpret_cast<FreeBlock *>(slab + off - block);
+      b->next = g_free[c];
+      g_free[c] = b;
+    }
+  }
+  FreeBlock *b = g_free[c];
+  g_free[c] = b->next;
+  return b;
+}
+
+void InternalDeallocate(void *p, size_t bytes) {
+  if (!p)
+    return;
+  if (bytes == 0)
+    bytes = 1;
+  if (bytes > (size_t{1} << kMaxShift)) {
+    munmap(p, PageRound(bytes));
+    return;
+  }
+  unsigned c = ClassOf(bytes);
+  MutexLock lock(&g_pool_mu);
+  auto *b = static_cast<FreeBlock *>(p);
+  b->next = g_free[c];
+  g_free[c] = b;
+}
+
+} // namespace ownsan

@@ -1,0 +1,49 @@
+//===- internal_allocator.h - ownsan's own memory, off the heap -*- C++ -*-===//
+//-*-===//
+//
+// The address indexes grow and shrink a vector per 16 KiB region, in the
+// small size classes LLVM uses for its objects. Taken from malloc, those
+// vectors would land in the chunks the program's objects just freed, and
+// change which addresses the program's next objects get (a freed builder's
+// chunk would go to ownsan instead of to the program's next allocation of
+// that size). Like a sanitizer's internal allocator, this one takes its
+// memory from mmap: power-of-two size classes from 16 bytes to 64 KiB carved
+// from 256 KiB slabs, kept on free lists (never returned to the system);
+// larger blocks are mapped and unmapped whole.
+//
+// Thread-safe (one lock; the indexes allocate rarely: when a region's
+// vectors double or shrink).
+//
+//===----------------------------------------------------------------------===//
+#ifndef OWNSAN_CORE_INTERNAL_ALLOCATOR_H
+#define OWNSAN_CORE_INTERNAL_ALLOCATOR_H
+
+#include <cstddef>
+#include <new>
+
+namespace ownsan {
+
+/// The pool behind InternalAllocator.
+void *InternalAllocate(size_t bytes);
+void InternalDeallocate(void *p, size_t bytes);
+
+/// A std allocator over InternalAllocate.
+template <typename T> struct InternalAllocator {
+  using value_type = T;
+  InternalAllocator() = default;
+  template <typename U> InternalAllocator(const InternalAllocator<U> &) {}
+  T *allocate(size_t n) {
+    return static_cast<T *>(InternalAllocate(n * sizeof(T)));
+  }
+  void deallocate(T *p, size_t n) { InternalDeallocate(p, n * sizeof(T)); }
+  template <typename U> bool operator==(const InternalAllocator<U> &) const {
+    return true;
+  }
+  template <typename U> bool operator!=(const InternalAllocator<U> &) const {
+    return false;
+  }
+};
+
+} // namespace ownsan
+
+#endif // OWNSAN_CORE_INTERNAL_ALLOCATOR_H
