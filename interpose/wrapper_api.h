@@ -28,6 +28,8 @@
 #ifndef OWNSAN_INTERPOSE_WRAPPER_API_H
 #define OWNSAN_INTERPOSE_WRAPPER_API_H
 
+#include "core/object_record.h"
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -155,6 +157,22 @@ struct CallContext {
 };
 extern __thread CallContext tls_call __attribute__((tls_model("initial-exec")));
 
+/// The handle this thread registered last, with its record and type: a call
+/// in a loop that returns one object over and over (LLVMTypeOf on values of
+/// one type) finds it here without leaving the wrapper.
+struct LastReturned {
+  const void *handle = nullptr;
+  const ObjectRecord *record = nullptr;
+  HandleType type = HandleType::Other;
+};
+extern __thread LastReturned tls_last_returned
+    __attribute__((tls_model("initial-exec")));
+/// `record` still names a live object at `h`.
+inline bool LiveAt(const ObjectRecord *record, const void *h) {
+  return record->addr == h &&
+         record->state.load(std::memory_order_relaxed) == ObjectState::Live;
+}
+
 /// RAII scope of one wrapped call. Calls made while the runtime itself is
 /// working are plain forwards; calls nested in another wrapped call come from
 /// the program's callbacks and are checked on a saved call context.
@@ -227,8 +245,12 @@ public:
   void OutArray(unsigned arg, const void *const *hs, size_t n, HandleType type);
   /// Registers a handle LLVM returned.
   void Returned(const void *h, HandleType type) {
-    if (h)
-      RegisterResult(fn_, h, type);
+    if (!h)
+      return;
+    const LastReturned &last = tls_last_returned;
+    if (last.handle == h && last.type == type && LiveAt(last.record, h))
+      return; // known: registered by this thread last, still live
+    RegisterResult(fn_, h, type);
   }
   /// A string LLVM lent (a borrowed `const char *` result) and how to ask
   /// for it again: LLVMDisposeMessage on it is an invalid free, which the

@@ -96,6 +96,8 @@ std::atomic<bool> g_runtime_ready{false};
 __thread ThreadCallState tls_call_state
     __attribute__((tls_model("initial-exec")));
 __thread CallContext tls_call __attribute__((tls_model("initial-exec")));
+__thread LastReturned tls_last_returned
+    __attribute__((tls_model("initial-exec")));
 std::atomic<Runtime *> g_runtime{nullptr};
 
 namespace {
@@ -1382,8 +1384,10 @@ void Runtime::Register(FnId fn, const void *h, HandleType type) {
   ObjectRecord *r = CachedLive(h);
   if (r && type != HandleType::Error &&
       IsValueKind(r->kind) ==
-          (type == HandleType::Value || type == HandleType::BasicBlock))
+          (type == HandleType::Value || type == HandleType::BasicBlock)) {
+    tls_last_returned = {h, r, type}; // (see CallScope::Returned)
     return;
+  }
   RegisterSlow(fn, h, type);
 }
 

@@ -26,6 +26,8 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
 GENERATOR = os.path.join(REPO_ROOT, "tools", "gen_wrappers.py")
 SPEC = os.path.join(REPO_ROOT, "src", "spec", "ownership.spec")
 INTERPOSE_DIR = os.path.join(REPO_ROOT, "interpose")
+# The wrappers' header includes core/object_record.h from src/.
+SRC_DIR = os.path.join(REPO_ROOT, "src")
 PYTHON = sys.executable or "/usr/bin/python3"
 
 
@@ -635,7 +637,8 @@ class FakeLibraryEndToEndTest(unittest.TestCase):
         compile_cpp = subprocess.run(
             ["g++", "-std=c++17", "-fsyntax-only", "-Wall", "-Wextra",
              "-Werror", f"-I{self.include}", f"-I{INTERPOSE_DIR}",
-             f"-I{self.out}", os.path.join(self.out, "wrappers.cpp")],
+             f"-I{SRC_DIR}", f"-I{self.out}",
+             os.path.join(self.out, "wrappers.cpp")],
             capture_output=True, text=True, check=False)
         self.assertEqual(compile_cpp.returncode, 0, compile_cpp.stderr)
 
@@ -800,7 +803,7 @@ class RealLLVMEndToEndBase:
         result = subprocess.run(
             ["g++", "-std=c++17", "-fsyntax-only", "-Wall", "-Wextra",
              "-Werror", "-Wno-deprecated-declarations", f"-I{self.include}",
-             f"-I{INTERPOSE_DIR}", f"-I{self.tmp}",
+             f"-I{INTERPOSE_DIR}", f"-I{SRC_DIR}", f"-I{self.tmp}",
              os.path.join(self.tmp, "wrappers.cpp")],
             capture_output=True, text=True, check=False)
         self.assertEqual(result.returncode, 0, result.stderr[:4000])
