@@ -87,8 +87,8 @@ private:
   };
   Arena arena_;
   std::deque<ContextUse> context_uses_; ///< one per context record
-  AddressIndex live_;              ///< live records by address
-  AddressIndex unwatched_by_addr_; ///< unwatched live records
+  AddressIndex live_;                   ///< live records by address
+  AddressIndex unwatched_by_addr_;      ///< unwatched live records
   absl::flat_hash_map<ObjectRecord *, absl::flat_hash_set<ObjectRecord *>>
       children_; ///< unwatched children only
 };
