@@ -87,6 +87,7 @@ enum class EffectKind : uint8_t {
 
 constexpr uint8_t kNoArg = 255;
 constexpr uint8_t kRet = 254; ///< Effect::arg naming the call's result
+constexpr uint8_t kFreesMallocedArray = 1; ///< Effect::extra of a Free
 
 struct Effect {
   EffectKind kind;
@@ -95,6 +96,8 @@ struct Effect {
   /// Position: the instruction to insert before, or kNoArg. New/Message on
   /// an out param: when LLVM writes it (0 always, 1 on success, 2 failure).
   /// Own/Forget of the result (arg == kRet): the result's HandleType.
+  /// Free: kFreesMallocedArray if the arg is a malloc'ed array LLVM handed
+  /// out (its disposer is just free()).
   uint8_t extra;
   const char *type = nullptr; ///< New/Own: the object's C handle type
 };

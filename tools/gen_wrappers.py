@@ -153,6 +153,7 @@ class Param:
     handle: Optional[str] = None  # HandleType if the param is a handle
     elem_handle: Optional[str] = None  # HandleType X if the type is LLVMXRef *
     is_integer: bool = False  # spelled as one of COUNT_INT_TYPES
+    owned_array: bool = False  # a malloc'ed array (see is_owned_array)
     # Pointer to a struct: its C spelling and its fields (name -> HandleType
     # or None, and name -> C type), for effects on a handle field (`2.MCJMM`).
     record: str = ""
@@ -357,17 +358,23 @@ def typedef_name(cindex, clang_type) -> str:
     return ""
 
 
-def handle_type_of(cindex, clang_type) -> Optional[str]:
-    """The HandleType name of a type spelled as a handle typedef, else None."""
+def is_owned_array(cindex, clang_type) -> bool:
+    """A malloc'ed array LLVM hands to the caller (LLVMModuleFlagEntry * and
+    the like): its disposer is just free()."""
     if (clang_type.kind == cindex.TypeKind.POINTER and typedef_name(
             cindex, clang_type.get_pointee()) in
             OWNED_ARRAY_TYPEDEFS | OWNED_ARRAY_OF_HANDLES):
-        return "Other"  # LLVMModuleFlagEntry * and the like
+        return True
+    return typedef_name(cindex, clang_type) in OWNED_ARRAY_POINTER_TYPEDEFS
+
+
+def handle_type_of(cindex, clang_type) -> Optional[str]:
+    """The HandleType name of a type spelled as a handle typedef, else None."""
+    if is_owned_array(cindex, clang_type):
+        return "Other"
     name = typedef_name(cindex, clang_type)
     if not name:
         return None
-    if name in OWNED_ARRAY_POINTER_TYPEDEFS:
-        return "Other"
     if name in NAMED_HANDLE_TYPES:
         return NAMED_HANDLE_TYPES[name]
     if not HANDLE_TYPEDEF_RE.match(name):
@@ -431,6 +438,7 @@ def function_from_cursor(cindex, cursor, include_dir: str) -> Function:
             handle=handle_type_of(cindex, arg.type),
             elem_handle=element_handle_type_of(cindex, arg.type),
             is_integer=spelling in COUNT_INT_TYPES,
+            owned_array=is_owned_array(cindex, arg.type),
             record=record,
             fields=fields,
             field_types=field_types,
@@ -1296,6 +1304,9 @@ def render_fn_info(functions: Sequence[Function],
                 # own(ret,...) / forget(ret): the HandleType of the result.
                 extra = (f"static_cast<uint8_t>("
                          f"{handle_enum(fn.ret_handle)})")
+            elif e.kind == "free" and fn.params[e.arg].owned_array:
+                # The disposer is free() of a malloc'ed array.
+                extra = "kFreesMallocedArray"
             return (f"{{EffectKind::{EFFECT_KINDS[e.kind]}, {e.arg}, {e.other},"
                     f" {extra}, {type_text}}}")
         items = ", ".join(render(e) for e in effects)

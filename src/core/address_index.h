@@ -79,47 +79,34 @@ public:
 
   /// True if some record is indexed in [lo, lo + size).
   bool AnyInRange(const void *lo, size_t size) const {
-    Bounds b = BoundsOf(lo, size);
-    for (uintptr_t key = b.first_key; key <= b.last_key; ++key) {
-      auto it = regions_.find(key);
-      if (it == regions_.end())
-        continue;
-      auto [from, to] = Slice(it->second, key, b);
-      if (from < to)
-        return true;
-    }
-    return false;
+    bool any = false;
+    VisitRange(regions_, lo, size, [&](auto, size_t, size_t) {
+      any = true;
+      return true; // (stop)
+    });
+    return any;
   }
 
   /// Calls fn(r) for each record indexed in [lo, lo + size), in address
   /// order. fn must not change the index.
   template <typename F>
   void ForEachInRange(const void *lo, size_t size, F fn) const {
-    Bounds b = BoundsOf(lo, size);
-    for (uintptr_t key = b.first_key; key <= b.last_key; ++key) {
-      auto it = regions_.find(key);
-      if (it == regions_.end())
-        continue;
-      auto [from, to] = Slice(it->second, key, b);
+    VisitRange(regions_, lo, size, [&](auto it, size_t from, size_t to) {
       for (size_t i = from; i < to; ++i)
         fn(it->second.records[i]);
-    }
+      return false;
+    });
   }
 
   /// Removes every record indexed in [lo, lo + size), calling fn(r) on each
   /// first.
   template <typename F> void EraseRange(const void *lo, size_t size, F fn) {
-    Bounds b = BoundsOf(lo, size);
-    for (uintptr_t key = b.first_key; key <= b.last_key; ++key) {
-      auto it = regions_.find(key);
-      if (it == regions_.end())
-        continue;
-      auto [from, to] = Slice(it->second, key, b);
+    VisitRange(regions_, lo, size, [&](auto it, size_t from, size_t to) {
       for (size_t i = from; i < to; ++i)
         fn(it->second.records[i]);
-      if (from < to)
-        EraseSlice(it, from, to);
-    }
+      EraseSlice(it, from, to);
+      return false;
+    });
   }
 
   size_t size() const { return size_; }
@@ -211,6 +198,22 @@ private:
     auto end = std::upper_bound(first, region.offsets.end(), hi);
     return {static_cast<size_t>(first - region.offsets.begin()),
             static_cast<size_t>(end - region.offsets.begin())};
+  }
+
+  /// Calls visit(it, from, to) for each region `it` holding entries in
+  /// [lo, lo + size), the slice [from, to) of its entries, until it returns
+  /// true. (A template over the map, for the const and mutable users.)
+  template <typename Map, typename V>
+  static void VisitRange(Map &regions, const void *lo, size_t size, V visit) {
+    Bounds b = BoundsOf(lo, size);
+    for (uintptr_t key = b.first_key; key <= b.last_key; ++key) {
+      auto it = regions.find(key);
+      if (it == regions.end())
+        continue;
+      auto [from, to] = Slice(it->second, key, b);
+      if (from < to && visit(it, from, to))
+        return;
+    }
   }
 
   Regions regions_;

@@ -183,21 +183,17 @@ void AddCodeRangesOf(const void *addr_in_module, bool llvm = false) {
   }
 }
 
-bool IsLLVMPc(uintptr_t pc) {
+// Is `pc` in a recorded range (of libLLVM only, if `llvm_only`)?
+bool InCodeRanges(uintptr_t pc, bool llvm_only) {
   int n = g_range_count.load(std::memory_order_acquire);
   for (int i = 0; i < n; ++i)
-    if (g_ranges[i].llvm && pc >= g_ranges[i].lo && pc < g_ranges[i].hi)
+    if ((g_ranges[i].llvm || !llvm_only) && pc >= g_ranges[i].lo &&
+        pc < g_ranges[i].hi)
       return true;
   return false;
 }
-
-bool IsInternalPc(uintptr_t pc) {
-  int n = g_range_count.load(std::memory_order_acquire);
-  for (int i = 0; i < n; ++i)
-    if (pc >= g_ranges[i].lo && pc < g_ranges[i].hi)
-      return true;
-  return false;
-}
+bool IsInternalPc(uintptr_t pc) { return InCodeRanges(pc, false); }
+bool IsLLVMPc(uintptr_t pc) { return InCodeRanges(pc, true); }
 
 const char *FnName(FnIndex fn) {
   return fn < kFnCount ? kFnInfo[fn].name : "<none>";
@@ -265,7 +261,6 @@ Runtime::Runtime()
   uses_insertion_point_.resize(kFnCount);
   serialized_.resize(kFnCount);
   is_cast_.resize(kFnCount);
-  frees_malloced_.resize(kFnCount);
   for (unsigned f = 0; f < kFnCount; ++f) {
     // LLVMIsA* hand back their argument (or NULL): nothing new to learn,
     // and the argument may be anything the program chose to test.
@@ -274,11 +269,6 @@ Runtime::Runtime()
       if (kFnInfo[f].effects[e].kind == EffectKind::SerializedBy)
         serialized_[f] = true;
     std::string name = kFnInfo[f].name;
-    // Core.cpp: both are free(Entries) of a safe_malloc'ed array.
-    frees_malloced_[f] = name == "LLVMDisposeModuleFlagsMetadata" ||
-                         name == "LLVMDisposeValueMetadataEntries" ||
-                         name == "LLVMOrcDisposeCSymbolFlagsMap" ||
-                         name == "LLVMOrcDisposeSymbols";
     uses_insertion_point_[f] =
         name.rfind("LLVMBuild", 0) == 0 ||
         name.rfind("LLVMInsertIntoBuilder", 0) == 0 ||
@@ -943,7 +933,8 @@ bool Runtime::Before(FnId fn, const void *const *args, void *const *slots) {
         Hold({const_cast<void *>(h), size + 64,
               Quarantine::Chunk::kDisposeMemoryBuffer});
         skip = true;
-      } else if (frees_malloced_[fn] && r->kind == ObjectKind::Opaque) {
+      } else if (e.extra == kFreesMallocedArray &&
+                 r->kind == ObjectKind::Opaque) {
         // Case: a malloc'ed array whose disposer is free(), which ownsan
         // does not see: hold the block, free it when it leaves.
         void *p = const_cast<void *>(h);
@@ -1046,7 +1037,7 @@ void Runtime::After(FnId fn, const void *const *args, const void *ret,
     switch (e.kind) {
     case EffectKind::Renames: {
       // Case: a value got a new name: the one to report once it is freed.
-      ObjectRecord *r = FindLive(h);
+      ObjectRecord *r = LookupLive(h);
       if (r && IsValueKind(r->kind)) {
         RuntimeSection section;
         std::string name = ValueName(h);
@@ -1058,7 +1049,7 @@ void Runtime::After(FnId fn, const void *const *args, const void *ret,
     case EffectKind::Detach: {
       // Case: the object left its parent; the caller owns it now.
       RuntimeSection section;
-      ObjectRecord *r = FindLive(h);
+      ObjectRecord *r = LookupLive(h);
       if (r) {
         MutexLock lock(&mu_);
         graph_.SetParent(r, nullptr);
@@ -1110,7 +1101,7 @@ void Runtime::After(FnId fn, const void *const *args, const void *ret,
       if (ok != (e.kind == EffectKind::ConsumeIfOk))
         break;
       RuntimeSection section;
-      if (ObjectRecord *r = FindLive(h)) {
+      if (ObjectRecord *r = LookupLive(h)) {
         FreeEvent *ev = CurrentFreeEvent(r);
         ev->consumed = true;
         // The call has returned: LLVM may have destroyed the object already
@@ -1123,7 +1114,7 @@ void Runtime::After(FnId fn, const void *const *args, const void *ret,
       // Case: handed to a part of LLVM ownsan does not model (an ORC
       // thread-safe module): not the caller's to free, not a leak.
       RuntimeSection section;
-      if (ObjectRecord *r = FindLive(h)) {
+      if (ObjectRecord *r = LookupLive(h)) {
         MutexLock lock(&mu_);
         r->owned_by_other = true;
         r->owner_untracked = true;
@@ -1144,7 +1135,7 @@ void Runtime::After(FnId fn, const void *const *args, const void *ret,
       if (e.kind == EffectKind::OwnByOut)
         owner = owner ? *static_cast<const void *const *>(owner) : nullptr;
       ObjectRecord *r = FindOrAdopt(fn, h);
-      ObjectRecord *o = owner ? FindLive(owner) : nullptr;
+      ObjectRecord *o = owner ? LookupLive(owner) : nullptr;
       if (r && o) {
         MutexLock lock(&mu_);
         graph_.SetParent(r, o);
@@ -1165,20 +1156,20 @@ void Runtime::ReturnedBelongsElsewhere(FnId fn, const Effect &e,
   RuntimeSection section;
   ObjectRecord *owner = nullptr;
   if (e.kind == EffectKind::Own) {
-    owner = args[e.other] ? FindLive(args[e.other]) : nullptr;
+    owner = args[e.other] ? LookupLive(args[e.other]) : nullptr;
     if (!owner)
       return; // an owner we never saw: nothing to tie the result to
   }
   // The result may be known already: getters (LLVMOrcLLJITGetMainJITDylib)
   // return the same object on every call.
-  ObjectRecord *r = FindLive(ret);
+  ObjectRecord *r = LookupLive(ret);
   if (!r) {
     auto type = static_cast<HandleType>(e.extra); // see Effect::extra
     if (type == HandleType::Other)
       RegisterOpaque(fn, ret, e.type, nullptr);
     else
       RegisterImpl(fn, ret, type, 0);
-    r = FindLive(ret);
+    r = LookupLive(ret);
     if (!r)
       return;
   }
@@ -1258,19 +1249,12 @@ void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev,
   MutexLock lock(&mu_);
   if (root->state != ObjectState::Live)
     return;
-  auto die = [&](ObjectRecord *r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    r->state = ObjectState::Freed;
-    r->freed = ev;
-    tracked_pages_.Add(r->addr);
-    shadow_.Insert(r);
-    NoteDeath(r);
-  };
   if ((!intact || !NameComesFromLLVM(root)) &&
       !graph_.HasUnwatchedChildren(root)) {
     // Case: an object that takes nothing with it and whose name ownsan
     // keeps (a builder, a buffer, a message, an opaque object).
     graph_.RemoveWithoutList(root);
-    die(root);
+    MarkFreed(root, ev);
     return;
   }
   dying = graph_.Remove(root);
@@ -1287,8 +1271,16 @@ void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev,
     ObjectRecord *r = dying[i];
     if (!names.empty())
       r->name = std::move(names[i]);
-    die(r);
+    MarkFreed(r, ev);
   }
+}
+
+void Runtime::MarkFreed(ObjectRecord *r, FreeEvent *ev) {
+  r->state = ObjectState::Freed;
+  r->freed = ev;
+  tracked_pages_.Add(r->addr);
+  shadow_.Insert(r);
+  NoteDeath(r);
 }
 
 bool Runtime::ValuesDied(const void *p, size_t size) {
@@ -1319,17 +1311,13 @@ bool Runtime::ValuesDied(const void *p, size_t size) {
   // freed, or a pass deleted them): they die with the call now running.
   FreeEvent *ev = CurrentFreeEvent(nullptr);
   MutexLock lock(&mu_);
-  auto die = [&](ObjectRecord *r) {
+  auto die = [&](ObjectRecord *r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     // Case: already recorded as freed by the explicit free that is now
     // being forwarded (or by another thread meanwhile).
     if (r->state != ObjectState::Live)
       return;
     graph_.RemoveWithoutList(r);
-    r->state = ObjectState::Freed;
-    r->freed = ev;
-    tracked_pages_.Add(r->addr);
-    shadow_.Insert(r);
-    NoteDeath(r);
+    MarkFreed(r, ev);
   };
   for (size_t i = 0; i < n; ++i)
     die(dying[i]);
@@ -1365,10 +1353,7 @@ void Runtime::OnAllocation(const void *p, size_t n) {
   for (ObjectRecord *r : stale) {
     if (r->state != ObjectState::Live)
       continue;
-    for (ObjectRecord *d : graph_.Remove(r)) {
-      d->state = ObjectState::Freed;
-      d->address_reused = true;
-    }
+    DropUnseen(r);
   }
 }
 
@@ -1548,29 +1533,11 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
         return existing; // another thread registered it meanwhile
       // Case: a stale unwatched record at an address LLVM now hands out as
       // another kind of object: the old one died unseen.
-      for (ObjectRecord *d : graph_.Remove(existing)) {
-        d->state = ObjectState::Freed;
-        d->address_reused = true;
-      }
+      DropUnseen(existing);
     }
-    ObjectRecord *old = shadow_.Find(h);
-    if (old) {
-      // Case: LLVM hands out a freed address again: a new object lives
-      // there; stale copies of the handle now alias it.
-      old->address_reused = true;
-      shadow_.Forget(h);
-    } else {
-      // Case: the address was reallocated earlier (operator new); this is
-      // the object that got it.
-      old = shadow_.TakeExpired(h);
-    }
+    ObjectRecord *old = TakeOverFreedAddress(h);
     r = graph_.Add(h, c.kind, parent);
-    if (old) {
-      RecordExtra &x = r->MutableRare();
-      x.previous = old;
-      x.generation = old->generation() + 1;
-      old->MutableRare().reused_by = r;
-    }
+    LinkPredecessor(r, old);
     r->is_global_context = is_global;
     r->name = std::move(name);
     if (created_here) {
@@ -1587,41 +1554,53 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
   return r;
 }
 
-ObjectRecord *Runtime::FindLive(const void *h) { return LookupLive(h); }
+void Runtime::DropUnseen(ObjectRecord *r) {
+  for (ObjectRecord *d : graph_.Remove(r)) {
+    d->state = ObjectState::Freed;
+    d->address_reused = true;
+  }
+}
+
+ObjectRecord *Runtime::TakeOverFreedAddress(const void *h) {
+  if (ObjectRecord *old = shadow_.Find(h)) {
+    // Case: LLVM hands out a freed address again: a new object lives
+    // there; stale copies of the handle now alias it.
+    old->address_reused = true;
+    shadow_.Forget(h);
+    return old;
+  }
+  // Case: the address was reallocated earlier (operator new); this is the
+  // object that got it.
+  return shadow_.TakeExpired(h);
+}
+
+void Runtime::LinkPredecessor(ObjectRecord *r, ObjectRecord *old) {
+  if (!old)
+    return;
+  RecordExtra &x = r->MutableRare();
+  x.previous = old;
+  x.generation = old->generation() + 1;
+  old->MutableRare().reused_by = r;
+}
 
 void Runtime::RegisterOpaque(FnId fn, const void *h, const char *type,
                              const void *parent) {
   // Case: a new caller-owned object of a kind the spec names (an engine,
   // a binary, an iterator...). Its parent, if any, owns its lifetime.
   RuntimeSection section;
-  ObjectRecord *p = parent ? FindLive(parent) : nullptr;
+  ObjectRecord *p = parent ? LookupLive(parent) : nullptr;
   StackId stack = CurrentCallStack();
   MutexLock lock(&mu_);
-  if (ObjectRecord *old = graph_.Find(h)) {
-    // The address was live as something we did not see die: forget it.
-    for (ObjectRecord *d : graph_.Remove(old)) {
-      d->state = ObjectState::Freed;
-      d->address_reused = true;
-    }
-  }
-  ObjectRecord *prev = shadow_.Find(h);
-  if (prev)
-    shadow_.Forget(h);
-  else
-    prev = shadow_.TakeExpired(h);
+  if (ObjectRecord *old = graph_.Find(h))
+    DropUnseen(old); // live as something we did not see die
+  ObjectRecord *prev = TakeOverFreedAddress(h);
   ObjectRecord *r = graph_.Add(h, ObjectKind::Opaque, p);
   r->MutableRare().type_name = type;
   CacheRecord(h, r); // the program is about to use it
   r->created_by = fn;
   r->create_stack = stack;
   r->create_thread = CurrentThreadNumber();
-  if (prev) {
-    prev->address_reused = true;
-    prev->MutableRare().reused_by = r;
-    RecordExtra &x = r->MutableRare();
-    x.previous = prev;
-    x.generation = prev->generation() + 1;
-  }
+  LinkPredecessor(r, prev);
   tracked_pages_.Add(h);
 }
 
@@ -1635,10 +1614,7 @@ void Runtime::RegisterString(FnId fn, const char *s, bool error_message,
   StackId stack = CurrentCallStack();
   MutexLock lock(&mu_);
   if (ObjectRecord *old = graph_.Find(s))
-    for (ObjectRecord *d : graph_.Remove(old)) {
-      d->state = ObjectState::Freed;
-      d->address_reused = true;
-    }
+    DropUnseen(old); // live as something we did not see die
   if (shadow_.Find(s))
     shadow_.Forget(s);
   else
@@ -1663,7 +1639,7 @@ void Runtime::RegisterString(FnId fn, const char *s, bool error_message,
 bool Runtime::FreeString(FnId fn, unsigned arg, const void *s,
                          bool error_message, bool *skip) {
   RuntimeSection section;
-  ObjectRecord *r = FindLive(s);
+  ObjectRecord *r = LookupLive(s);
   if (!r) {
     // Case: a string ownsan never saw handed out (made by other code, or
     // already freed and reported by CheckString): let it through.
@@ -1708,7 +1684,7 @@ bool Runtime::FreeString(FnId fn, unsigned arg, const void *s,
 
 bool Runtime::ReportSecondOwner(FnId fn, unsigned arg, const void *h) {
   RuntimeSection section;
-  ObjectRecord *r = FindLive(h);
+  ObjectRecord *r = LookupLive(h);
   if (!r)
     return false;
   const ObjectRecord *owner;
@@ -2353,7 +2329,7 @@ bool Runtime::ReportLentStringFree(FnId fn, unsigned arg, const void *s) {
     bool live = true;
     for (const void *h : e.args)
       if (h) {
-        ObjectRecord *r = FindLive(h);
+        ObjectRecord *r = LookupLive(h);
         live = live && r;
         if (!owner)
           owner = r;
@@ -2368,7 +2344,7 @@ bool Runtime::ReportLentStringFree(FnId fn, unsigned arg, const void *s) {
     if (now != s)
       continue;
     RegisterOpaque(e.fn, s, "const char *", owner->addr);
-    ObjectRecord *r = FindLive(s);
+    ObjectRecord *r = LookupLive(s);
     if (!r)
       return false;
     {

@@ -98,7 +98,6 @@ private:
   __attribute__((noinline)) void RegisterSlow(FnId fn, const void *h,
                                               HandleType type);
   ObjectRecord *FindOrAdopt(FnId fn, const void *h);
-  ObjectRecord *FindLive(const void *h);
   void RegisterOpaque(FnId fn, const void *h, const char *type,
                       const void *parent);
   void RegisterString(FnId fn, const char *s, bool error_message,
@@ -133,6 +132,7 @@ private:
   bool CheckContext(FnId fn, unsigned arg, const void *h, ObjectRecord *r);
   /// CheckHandle when the per-thread record cache cannot decide.
   bool CheckHandleSlow(FnId fn, unsigned arg, const void *h, HandleType type);
+  /// The live record at `h` (the thread's record cache first), or nullptr.
   ObjectRecord *LookupLive(const void *h);
   /// Every Value is deleted with operator delete: the watched values whose
   /// address lies in the block [p, p + size) being released died. True if
@@ -142,6 +142,19 @@ private:
   static std::string ValueName(const void *h);
   void SetPosition(ObjectRecord *builder, ObjectRecord *block,
                    ObjectRecord *before) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  /// A live record dies with `ev` (under mu_): into the shadow map.
+  void MarkFreed(ObjectRecord *r, FreeEvent *ev)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  /// A live record (and its unwatched descendants) died where ownsan could
+  /// not see it: forgotten, not matched (under mu_).
+  void DropUnseen(ObjectRecord *r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  /// A new object takes `h` (under mu_): the freed record still matched
+  /// there stops matching. Returns the object that had the address before,
+  /// matched or expired, if any.
+  ObjectRecord *TakeOverFreedAddress(const void *h)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  /// Links `r` to the object that had its address before, if any.
+  static void LinkPredecessor(ObjectRecord *r, ObjectRecord *old);
   /// Bookkeeping for a record that just died (under mu_): builders that
   /// pointed at it now dangle.
   void NoteDeath(ObjectRecord *r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -197,9 +210,6 @@ private:
   std::vector<bool> serialized_;
   /// Per function: an LLVMIsA* cast (its result is not registered).
   std::vector<bool> is_cast_;
-  /// Per function: a disposer that is just free() of a malloc'ed array
-  /// (LLVMDisposeModuleFlagsMetadata, LLVMDisposeValueMetadataEntries).
-  std::vector<bool> frees_malloced_;
 
   // Reports (report_mu_).
   struct Problem {

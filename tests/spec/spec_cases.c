@@ -251,26 +251,23 @@ CASE(remove_global_ifunc) {
 }
 /* A value that LLVM frees by itself (its block is deleted) is reported by
  * the name it had last: the name is gone from its memory by then. */
-CASE(set_value_name2) {
+static int rename_case(int bad, int with_length) {
   struct ir t = make_ir("m");
-  say("LLVMSetValueName2(%sum, \"total\")");
-  LLVMSetValueName2(t.sum, "total", 5);
+  if (with_length) {
+    say("LLVMSetValueName2(%sum, \"total\")");
+    LLVMSetValueName2(t.sum, "total", 5);
+  } else {
+    say("LLVMSetValueName(%sum, \"total\")");
+    LLVMSetValueName(t.sum, "total");
+  }
   say("LLVMDeleteBasicBlock(entry): %total dies with it");
   LLVMDeleteBasicBlock(t.entry);
   if (bad) { say("LLVMGetInstructionOpcode(%total)"); LLVMGetInstructionOpcode(t.sum); }
   drop_ir(&t);
   return 0;
 }
-CASE(set_value_name) {
-  struct ir t = make_ir("m");
-  say("LLVMSetValueName(%sum, \"total\")");
-  LLVMSetValueName(t.sum, "total");
-  say("LLVMDeleteBasicBlock(entry): %total dies with it");
-  LLVMDeleteBasicBlock(t.entry);
-  if (bad) { say("LLVMGetInstructionOpcode(%total)"); LLVMGetInstructionOpcode(t.sum); }
-  drop_ir(&t);
-  return 0;
-}
+CASE(set_value_name2) { return rename_case(bad, 1); }
+CASE(set_value_name) { return rename_case(bad, 0); }
 CASE(delete_basic_block) {
   struct ir t = make_ir("m");
   LLVMBasicBlockRef other = LLVMAppendBasicBlockInContext(t.ctx, t.fn, "other");

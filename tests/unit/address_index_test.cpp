@@ -3,26 +3,19 @@
 #include "core/address_index.h"
 #include "core/internal_allocator.h"
 
+#include "test_records.h"
+
 #include "gtest/gtest.h"
 
 #include <cstring>
-#include <deque>
 #include <map>
 #include <random>
 
 namespace ownsan {
 namespace {
 
-const void *Addr(uintptr_t a) { return reinterpret_cast<const void *>(a); }
-
-struct Records {
-  std::deque<ObjectRecord> all;
-  ObjectRecord *At(uintptr_t a) {
-    ObjectRecord &r = all.emplace_back();
-    r.addr = Addr(a);
-    return &r;
-  }
-};
+using testing_records::Addr;
+using testing_records::Records;
 
 TEST(AddressIndex, FindsExactAddressesOnly) {
   Records rs;

@@ -2,6 +2,8 @@
 
 #include "core/ownership_graph.h"
 
+#include "test_records.h"
+
 #include "gtest/gtest.h"
 
 #include <algorithm>
@@ -9,7 +11,7 @@
 namespace ownsan {
 namespace {
 
-const void *Addr(uintptr_t a) { return reinterpret_cast<const void *>(a); }
+using testing_records::Addr;
 
 bool Contains(const std::vector<ObjectRecord *> &v, const ObjectRecord *r) {
   return std::find(v.begin(), v.end(), r) != v.end();

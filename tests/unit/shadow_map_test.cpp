@@ -3,24 +3,15 @@
 #include "core/address_filter.h"
 #include "core/shadow_map.h"
 
-#include "gtest/gtest.h"
+#include "test_records.h"
 
-#include <deque>
+#include "gtest/gtest.h"
 
 namespace ownsan {
 namespace {
 
-const void *Addr(uintptr_t a) { return reinterpret_cast<const void *>(a); }
-
-struct Records {
-  std::deque<ObjectRecord> all;
-  ObjectRecord *Freed(uintptr_t a) {
-    ObjectRecord &r = all.emplace_back();
-    r.addr = Addr(a);
-    r.state = ObjectState::Freed;
-    return &r;
-  }
-};
+using testing_records::Addr;
+using testing_records::Records;
 
 TEST(ShadowMap, FindsFreedAddresses) {
   Records rs;

@@ -779,6 +779,16 @@ class RealLLVMEndToEndBase:
         self.assertEqual(len(re.findall(r"^extern void LLVM\w+\(void\);$",
                                         text, re.M)), len(rows))
 
+    def test_frees_of_malloced_arrays_are_marked(self):
+        cpp = self.files["wrappers.cpp"]
+        self.assertIn("kEffects_LLVMDisposeValueMetadataEntries[] = "
+                      "{{EffectKind::Free, 0, 0, kFreesMallocedArray,", cpp)
+        self.assertIn("kEffects_LLVMDisposeModuleFlagsMetadata[] = "
+                      "{{EffectKind::Free, 0, 0, kFreesMallocedArray,", cpp)
+        line = re.search(r"^const Effect kEffects_LLVMDisposeModule\[\].*$",
+                         cpp, re.M).group(0)
+        self.assertNotIn("kFreesMallocedArray", line)
+
     def test_classification_golden_lines(self):
         text = self.files["classification.txt"]
         self.assertIn("\nLLVMBuildAdd ret=Value args=[0:Builder 1:Value"
