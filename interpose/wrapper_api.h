@@ -129,6 +129,9 @@ template <typename F> inline F Real(FnId fn) {
 struct ThreadCallState {
   unsigned depth = 0;      ///< nesting of wrapped calls on this thread
   bool in_runtime = false; ///< the runtime itself is running (no checks)
+  /// Blocks released during the running call whose value deaths the
+  /// runtime has yet to record (Runtime::DeferDeath).
+  uint16_t pending_deaths = 0;
 };
 extern __thread ThreadCallState tls_call_state
     __attribute__((tls_model("initial-exec")));
@@ -205,6 +208,8 @@ public:
   }
   ~CallScope() {
     if (checking_) {
+      if (tls_call_state.pending_deaths)
+        FlushDeaths();
       CallContext &call = tls_call;
       // Release the context this call claimed (see Runtime::CheckContext).
       if (call.entered) {
@@ -274,6 +279,8 @@ private:
   static bool CheckHandleArg(FnId fn, unsigned arg, const void *h,
                              HandleType type);
   static void RegisterResult(FnId fn, const void *h, HandleType type);
+  /// Records the value deaths the call left pending.
+  static void FlushDeaths();
 
   FnId fn_;
   bool nested_;

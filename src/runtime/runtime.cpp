@@ -369,6 +369,10 @@ uint64_t HashFrames(const uintptr_t *pcs, int n) {
 } // namespace
 
 StackId Runtime::CaptureStack(bool from_inside_llvm) {
+  // The stack and the depot allocate and free memory (the depot under its
+  // lock): the allocation hooks must not come back into the runtime (freed
+  // memory can hold filter bits, and recording a death captures a stack).
+  RuntimeSection section;
   int depth = flags_.malloc_context_size;
   // Stacks off: nothing to unwind (the depot gives the empty stack an id).
   if (depth == 0)
@@ -468,6 +472,10 @@ SavedCalls &CurrentSavedCalls() {
 } // namespace
 
 bool CallScope::EnterNested(FnId fn) {
+  // The outer call's deaths are recorded under its own event, before the
+  // callback's call looks at any handle.
+  if (tls_call_state.pending_deaths)
+    FlushDeaths();
   CallContext &call = tls_call;
   SavedCalls &s = CurrentSavedCalls();
   if (s.depth == kMaxNesting)
@@ -816,6 +824,10 @@ bool Runtime::TakeIntoQuarantine(void *p) {
   if (!values && !tracked_pages_.MaybeOverlaps(p, size))
     return false;
   RuntimeSection section;
+  // Case: a block that may hold live values, released inside a wrapped
+  // call: recorded with the call's other deaths (held until then).
+  if (values && DeferDeaths(p, size))
+    return true;
   // Case: the block held live values: they died, and their freed records
   // now match addresses in it (no need to ask the shadow map).
   if (!(values && ValuesDied(p, size))) {
@@ -829,12 +841,15 @@ bool Runtime::TakeIntoQuarantine(void *p) {
   return true;
 }
 
-void Runtime::Hold(Quarantine::Chunk chunk) {
+void Runtime::Hold(Quarantine::Chunk chunk) { HoldAll(&chunk, 1); }
+
+void Runtime::HoldAll(const Quarantine::Chunk *chunks, size_t n) {
   RuntimeSection section;
   std::vector<Quarantine::Chunk> release;
   {
     MutexLock lock(&quarantine_mu_);
-    quarantine_.Put(chunk, &release);
+    for (size_t i = 0; i < n; ++i)
+      quarantine_.Put(chunks[i], &release);
   }
   for (const Quarantine::Chunk &c : release) {
     if (c.release == Quarantine::Chunk::kFree) {
@@ -1283,27 +1298,42 @@ void Runtime::MarkFreed(ObjectRecord *r, FreeEvent *ev) {
   NoteDeath(r);
 }
 
-bool Runtime::ValuesDied(const void *p, size_t size) {
+template <typename F>
+void Runtime::ForEachWatchedIn(const void *p, size_t size, F die) {
   // Candidates: the 8-byte aligned addresses whose filter bit is set (a
   // Value is 8-byte aligned; a User's operands, or the pointer to its
   // hung-off operands, come before it in the block).
   uintptr_t lo = reinterpret_cast<uintptr_t>(p), hi = lo + size;
+  for (uintptr_t a = (lo + 7) & ~uintptr_t{7}; a < hi; a += 8) {
+    if (!live_values_.MaybeContains(reinterpret_cast<const void *>(a)))
+      continue;
+    ObjectRecord *r = graph_.Find(reinterpret_cast<const void *>(a));
+    if (r && OwnershipGraph::IsWatched(r->kind))
+      die(r);
+  }
+}
+
+void Runtime::ValueDied(ObjectRecord *r, FreeEvent *ev) {
+  // Case: already recorded as freed by the explicit free that is now being
+  // forwarded (or by another thread meanwhile).
+  if (r->state != ObjectState::Live)
+    return;
+  graph_.RemoveWithoutList(r);
+  MarkFreed(r, ev);
+}
+
+bool Runtime::ValuesDied(const void *p, size_t size) {
   ObjectRecord *dying[16];
   size_t n = 0;
   std::vector<ObjectRecord *> more;
   {
     ReaderMutexLock lock(&mu_);
-    for (uintptr_t a = (lo + 7) & ~uintptr_t{7}; a < hi; a += 8) {
-      if (!live_values_.MaybeContains(reinterpret_cast<const void *>(a)))
-        continue;
-      ObjectRecord *r = graph_.Find(reinterpret_cast<const void *>(a));
-      if (!r || !OwnershipGraph::IsWatched(r->kind))
-        continue;
+    ForEachWatchedIn(p, size, [&](ObjectRecord *r) {
       if (n < 16)
         dying[n++] = r;
       else
         more.push_back(r);
-    }
+    });
   }
   if (n == 0)
     return false; // Case: the bits were set by values that died before.
@@ -1311,19 +1341,78 @@ bool Runtime::ValuesDied(const void *p, size_t size) {
   // freed, or a pass deleted them): they die with the call now running.
   FreeEvent *ev = CurrentFreeEvent(nullptr);
   MutexLock lock(&mu_);
-  auto die = [&](ObjectRecord *r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    // Case: already recorded as freed by the explicit free that is now
-    // being forwarded (or by another thread meanwhile).
-    if (r->state != ObjectState::Live)
-      return;
-    graph_.RemoveWithoutList(r);
-    MarkFreed(r, ev);
-  };
   for (size_t i = 0; i < n; ++i)
-    die(dying[i]);
+    ValueDied(dying[i], ev);
   for (ObjectRecord *r : more)
-    die(r);
+    ValueDied(r, ev);
   return true;
+}
+
+namespace {
+// Blocks operator delete released during this thread's running call, whose
+// value deaths are not recorded yet (ThreadCallState::pending_deaths of
+// them). A module's dispose releases its values one by one: recording them
+// in batches takes the locks once per batch, not three times per value.
+constexpr size_t kMaxPendingDeaths = 256;
+struct PendingDeaths {
+  FreeEvent *event; ///< the call's free event, taken at the first death
+  struct Block {
+    void *p;
+    size_t size;
+  } blocks[kMaxPendingDeaths];
+};
+__thread PendingDeaths tls_pending_deaths
+    __attribute__((tls_model("initial-exec")));
+} // namespace
+
+bool Runtime::DeferDeaths(void *p, size_t size) {
+  // Case: outside any wrapped call (the program's C++ code, exit-time
+  // destructors): nothing would flush the batch soon.
+  if (CurrentCall().fn == kNoFn)
+    return false;
+  ThreadCallState &state = CurrentThreadCallState();
+  PendingDeaths &pending = tls_pending_deaths;
+  // The stack is taken here, inside LLVM, as for a death recorded at once.
+  if (state.pending_deaths == 0)
+    pending.event = CurrentFreeEvent(nullptr);
+  pending.blocks[state.pending_deaths++] = {p, size};
+  if (state.pending_deaths == kMaxPendingDeaths)
+    FlushDeaths();
+  return true;
+}
+
+void Runtime::FlushDeaths() {
+  ThreadCallState &state = CurrentThreadCallState();
+  size_t n = state.pending_deaths;
+  if (n == 0)
+    return;
+  state.pending_deaths = 0;
+  RuntimeSection section; // (nothing is deferred while it runs)
+  const PendingDeaths &pending = tls_pending_deaths;
+  Quarantine::Chunk held[kMaxPendingDeaths];
+  void *unheld[kMaxPendingDeaths];
+  size_t n_held = 0, n_unheld = 0;
+  {
+    MutexLock lock(&mu_);
+    for (size_t i = 0; i < n; ++i) {
+      auto [p, size] = pending.blocks[i];
+      bool any = false;
+      ForEachWatchedIn(p, size,
+                       [&](ObjectRecord *r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+                         any = true;
+                         ValueDied(r, pending.event);
+                       });
+      // As in TakeIntoQuarantine: hold the block if a freed record matches
+      // an address in it.
+      if (any || shadow_.AnyInRange(p, size))
+        held[n_held++] = {p, size, Quarantine::Chunk::kFree};
+      else
+        unheld[n_unheld++] = p;
+    }
+  }
+  for (size_t i = 0; i < n_unheld; ++i)
+    free(unheld[i]);
+  HoldAll(held, n_held);
 }
 
 void Runtime::OnSanitizerFree(const void *p) {
@@ -2186,6 +2275,7 @@ void Runtime::SetErrorCallback(ErrorCallback cb, void *user) {
 int Runtime::HandleState(const void *h) {
   if (!h)
     return 0;
+  FlushDeaths(); // (called from a callback inside a call)
   MutexLock lock(&mu_);
   if (graph_.Find(h))
     return 1;
@@ -2195,6 +2285,7 @@ int Runtime::HandleState(const void *h) {
 }
 
 std::string Runtime::DescribeHandle(const void *h) {
+  FlushDeaths(); // (called from a callback inside a call)
   RuntimeSection section;
   ObjectRecord *r = nullptr;
   {
@@ -2276,8 +2367,14 @@ void CallScope::Before(const void *const *args, void *const *slots) {
 }
 
 void CallScope::After(const void *const *args, const void *ret, bool ok) {
+  // Deaths during the call come first: after-effects (a consumed module's
+  // teardown) see the values LLVM has already destroyed as freed.
+  if (tls_call_state.pending_deaths)
+    FlushDeaths();
   Runtime::Get().After(fn_, args, ret, ok);
 }
+
+void CallScope::FlushDeaths() { Runtime::Get().FlushDeaths(); }
 
 void CallScope::OutArray(unsigned, const void *const *hs, size_t n,
                          HandleType type) {

@@ -63,6 +63,12 @@ public:
   void OnSanitizerFree(const void *p);
   /// Puts a chunk into the quarantine and releases what falls out.
   void Hold(Quarantine::Chunk chunk);
+  /// Hold() for several chunks, with one lock.
+  void HoldAll(const Quarantine::Chunk *chunks, size_t n);
+  /// Records the value deaths in the blocks operator delete released during
+  /// this thread's running call (see DeferDeaths), then holds or frees the
+  /// blocks.
+  void FlushDeaths();
   /// Quarantine statistics (verbosity=1 prints them at exit).
   void PrintExitStatistics();
 
@@ -138,6 +144,18 @@ private:
   /// address lies in the block [p, p + size) being released died. True if
   /// there were any (their freed records now match addresses in the block).
   bool ValuesDied(const void *p, size_t size);
+  /// ValuesDied() for a block released inside a wrapped call: recorded with
+  /// the next FlushDeaths() (at the latest when the call returns), under one
+  /// lock with the other blocks of the call. The block is held until then.
+  /// False outside a wrapped call: the caller records the deaths now.
+  bool DeferDeaths(void *p, size_t size);
+  /// Calls die(r) on each watched record at an address in [p, p + size).
+  template <typename F>
+  void ForEachWatchedIn(const void *p, size_t size, F die)
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  /// The watched record `r` died with `ev`, unless it was freed already.
+  void ValueDied(ObjectRecord *r, FreeEvent *ev)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   /// The value's name as LLVM has it now (calls into LLVM: no lock held).
   static std::string ValueName(const void *h);
   void SetPosition(ObjectRecord *builder, ObjectRecord *block,
