@@ -79,4 +79,23 @@ void InternalDeallocate(void *p, size_t bytes) {
   g_free[c] = b;
 }
 
+void *InternalMapBlock(size_t bytes) {
+  constexpr size_t kHuge = size_t{2} << 20;
+  bytes = PageRound(bytes);
+  if (bytes % kHuge != 0)
+    return Map(bytes);
+  // Map one huge page more and trim to an aligned block.
+  auto *p = static_cast<char *>(Map(bytes + kHuge));
+  uintptr_t start = reinterpret_cast<uintptr_t>(p);
+  uintptr_t aligned = (start + kHuge - 1) & ~(kHuge - 1);
+  if (aligned > start)
+    munmap(p, aligned - start);
+  if (size_t tail = kHuge - (aligned - start))
+    munmap(reinterpret_cast<char *>(aligned) + bytes, tail);
+  madvise(reinterpret_cast<void *>(aligned), bytes, MADV_HUGEPAGE);
+  return reinterpret_cast<void *>(aligned);
+}
+
+void InternalUnmapBlock(void *p, size_t bytes) { munmap(p, PageRound(bytes)); }
+
 } // namespace ownsan

@@ -27,6 +27,12 @@ namespace ownsan {
 void *InternalAllocate(size_t bytes);
 void InternalDeallocate(void *p, size_t bytes);
 
+/// Zeroed memory mapped on demand, for large blocks that live long. Blocks
+/// of a multiple of 2 MiB are 2 MiB-aligned and may be backed by transparent
+/// huge pages: one page fault where 512 small pages would take one each.
+void *InternalMapBlock(size_t bytes);
+void InternalUnmapBlock(void *p, size_t bytes);
+
 /// A std allocator over InternalAllocate.
 template <typename T> struct InternalAllocator {
   using value_type = T;

@@ -16,12 +16,14 @@
 #define OWNSAN_CORE_OWNERSHIP_GRAPH_H
 
 #include "core/address_index.h"
+#include "core/internal_allocator.h"
 #include "core/object_record.h"
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/functional/function_ref.h"
 
+#include <algorithm>
 #include <deque>
 #include <memory>
 #include <vector>
@@ -66,22 +68,44 @@ private:
 
   /// Records never move or die: blocks of records, filled in order (a
   /// std::deque would give each block of two or three records its own
-  /// malloc chunk).
+  /// malloc chunk). The blocks are mapped, not taken from the program's
+  /// heap, and grow to 2 MiB (32768 records, huge pages where the system
+  /// has them: a large module's records cost a few page faults, not one
+  /// per 64 records).
   class Arena {
   public:
+    Arena() = default;
+    Arena(const Arena &) = delete;
+    Arena &operator=(const Arena &) = delete;
+    ~Arena() {
+      for (auto [block, n] : blocks_) {
+        size_t constructed = block == next_ ? used_ : n;
+        for (size_t i = 0; i < constructed; ++i)
+          block[i].~ObjectRecord();
+        InternalUnmapBlock(block, n * sizeof(ObjectRecord));
+      }
+    }
     ObjectRecord &emplace_back() {
-      if (used_ == kBlock || blocks_.empty()) {
-        blocks_.emplace_back(new ObjectRecord[kBlock]);
+      if (used_ == capacity_) {
+        capacity_ = capacity_ ? std::min(capacity_ * 2, kMaxBlock) : kMinBlock;
+        next_ = static_cast<ObjectRecord *>(
+            InternalMapBlock(capacity_ * sizeof(ObjectRecord)));
+        blocks_.emplace_back(next_, capacity_);
         used_ = 0;
       }
       ++size_;
-      return blocks_.back()[used_++];
+      return *new (&next_[used_++]) ObjectRecord;
     }
     size_t size() const { return size_; }
 
   private:
-    static constexpr size_t kBlock = 1024;
-    std::vector<std::unique_ptr<ObjectRecord[]>> blocks_;
+    static constexpr size_t kMinBlock = 1024;
+    static constexpr size_t kMaxBlock = 32768;
+    std::vector<std::pair<ObjectRecord *, size_t>,
+                InternalAllocator<std::pair<ObjectRecord *, size_t>>>
+        blocks_;
+    ObjectRecord *next_ = nullptr; ///< the block being filled
+    size_t capacity_ = 0;
     size_t used_ = 0;
     size_t size_ = 0;
   };
