@@ -597,6 +597,8 @@ inline bool Runtime::CheckHandle(FnId fn, unsigned arg, const void *h,
 ObjectRecord *Runtime::LookupLive(const void *h) {
   if (ObjectRecord *r = CachedLive(h))
     return r;
+  if (!MaybeLive(h))
+    return nullptr; // (no filter bit: never registered)
   ObjectRecord *r;
   {
     ReaderMutexLock lock(&mu_);
@@ -1299,7 +1301,7 @@ void Runtime::MarkFreed(ObjectRecord *r, FreeEvent *ev) {
 }
 
 template <typename F>
-void Runtime::ForEachWatchedIn(const void *p, size_t size, F die) {
+void Runtime::ForEachRecordIn(const void *p, size_t size, F visit) {
   // Candidates: the 8-byte aligned addresses whose filter bit is set (a
   // Value is 8-byte aligned; a User's operands, or the pointer to its
   // hung-off operands, come before it in the block).
@@ -1307,9 +1309,8 @@ void Runtime::ForEachWatchedIn(const void *p, size_t size, F die) {
   for (uintptr_t a = (lo + 7) & ~uintptr_t{7}; a < hi; a += 8) {
     if (!live_values_.MaybeContains(reinterpret_cast<const void *>(a)))
       continue;
-    ObjectRecord *r = graph_.Find(reinterpret_cast<const void *>(a));
-    if (r && OwnershipGraph::IsWatched(r->kind))
-      die(r);
+    if (ObjectRecord *r = graph_.Find(reinterpret_cast<const void *>(a)))
+      visit(r);
   }
 }
 
@@ -1328,7 +1329,9 @@ bool Runtime::ValuesDied(const void *p, size_t size) {
   std::vector<ObjectRecord *> more;
   {
     ReaderMutexLock lock(&mu_);
-    ForEachWatchedIn(p, size, [&](ObjectRecord *r) {
+    ForEachRecordIn(p, size, [&](ObjectRecord *r) {
+      if (!OwnershipGraph::IsWatched(r->kind))
+        return;
       if (n < 16)
         dying[n++] = r;
       else
@@ -1389,22 +1392,43 @@ void Runtime::FlushDeaths() {
   state.pending_deaths = 0;
   RuntimeSection section; // (nothing is deferred while it runs)
   const PendingDeaths &pending = tls_pending_deaths;
+  bool any[kMaxPendingDeaths] = {}; // block i held a watched value
   Quarantine::Chunk held[kMaxPendingDeaths];
   void *unheld[kMaxPendingDeaths];
   size_t n_held = 0, n_unheld = 0;
   {
     MutexLock lock(&mu_);
+    // Two passes: find the records first and prefetch them, then mark them
+    // (each is a cache miss of its own otherwise).
+    constexpr size_t kBatch = 128;
+    ObjectRecord *found[kBatch];
+    uint16_t block_of[kBatch];
+    size_t n_found = 0;
+    auto die = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      for (size_t k = 0; k < n_found; ++k) {
+        if (!OwnershipGraph::IsWatched(found[k]->kind))
+          continue;
+        any[block_of[k]] = true;
+        ValueDied(found[k], pending.event);
+      }
+      n_found = 0;
+    };
+    for (size_t i = 0; i < n; ++i) {
+      ForEachRecordIn(pending.blocks[i].p, pending.blocks[i].size,
+                      [&](ObjectRecord *r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+                        __builtin_prefetch(r, 1);
+                        found[n_found] = r;
+                        block_of[n_found++] = static_cast<uint16_t>(i);
+                        if (n_found == kBatch)
+                          die();
+                      });
+    }
+    die();
     for (size_t i = 0; i < n; ++i) {
       auto [p, size] = pending.blocks[i];
-      bool any = false;
-      ForEachWatchedIn(p, size,
-                       [&](ObjectRecord *r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-                         any = true;
-                         ValueDied(r, pending.event);
-                       });
       // As in TakeIntoQuarantine: hold the block if a freed record matches
       // an address in it.
-      if (any || shadow_.AnyInRange(p, size))
+      if (any[i] || shadow_.AnyInRange(p, size))
         held[n_held++] = {p, size, Quarantine::Chunk::kFree};
       else
         unheld[n_unheld++] = p;
@@ -1617,7 +1641,7 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
   ObjectRecord *r;
   {
     MutexLock lock(&mu_);
-    if (ObjectRecord *existing = graph_.Find(h)) {
+    if (ObjectRecord *existing = MaybeLive(h) ? graph_.Find(h) : nullptr) {
       if (IsValueKind(existing->kind) == IsValueKind(c.kind))
         return existing; // another thread registered it meanwhile
       // Case: a stale unwatched record at an address LLVM now hands out as

@@ -140,6 +140,12 @@ private:
   bool CheckHandleSlow(FnId fn, unsigned arg, const void *h, HandleType type);
   /// The live record at `h` (the thread's record cache first), or nullptr.
   ObjectRecord *LookupLive(const void *h);
+  /// False if no live record can be at `h`: every registration sets `h`'s
+  /// bit in one of the two filters (under mu_, before the record is
+  /// published), and bits are never cleared.
+  bool MaybeLive(const void *h) const {
+    return live_values_.MaybeContains(h) || tracked_pages_.MaybeContains(h);
+  }
   /// Every Value is deleted with operator delete: the watched values whose
   /// address lies in the block [p, p + size) being released died. True if
   /// there were any (their freed records now match addresses in the block).
@@ -149,9 +155,10 @@ private:
   /// lock with the other blocks of the call. The block is held until then.
   /// False outside a wrapped call: the caller records the deaths now.
   bool DeferDeaths(void *p, size_t size);
-  /// Calls die(r) on each watched record at an address in [p, p + size).
+  /// Calls visit(r) on each live record at an address in [p, p + size)
+  /// whose live_values_ bit is set (watched ones, and maybe others).
   template <typename F>
-  void ForEachWatchedIn(const void *p, size_t size, F die)
+  void ForEachRecordIn(const void *p, size_t size, F visit)
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
   /// The watched record `r` died with `ev`, unless it was freed already.
   void ValueDied(ObjectRecord *r, FreeEvent *ev)
