@@ -27,8 +27,8 @@ public:
   /// exact addresses, 4 for 16-byte granules, 12 for 4 KiB pages.
   AddressFilter(unsigned log2_bits, unsigned granule_shift)
       : word_mask_((uint64_t{1} << (log2_bits - 6)) - 1), shift_(granule_shift),
-        words_(
-            static_cast<std::atomic<uint64_t> *>(InternalMapBlock(Bytes()))) {}
+        words_(static_cast<std::atomic<uint64_t> *>(
+            InternalMapBlock(Bytes(), /*huge_pages=*/false))) {}
   ~AddressFilter() { InternalUnmapBlock(words_, Bytes()); }
   AddressFilter(const AddressFilter &) = delete;
   AddressFilter &operator=(const AddressFilter &) = delete;

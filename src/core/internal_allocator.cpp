@@ -79,10 +79,10 @@ void InternalDeallocate(void *p, size_t bytes) {
   g_free[c] = b;
 }
 
-void *InternalMapBlock(size_t bytes) {
+void *InternalMapBlock(size_t bytes, bool huge_pages) {
   constexpr size_t kHuge = size_t{2} << 20;
   bytes = PageRound(bytes);
-  if (bytes % kHuge != 0)
+  if (!huge_pages || bytes % kHuge != 0)
     return Map(bytes);
   // Map one huge page more and trim to an aligned block.
   auto *p = static_cast<char *>(Map(bytes + kHuge));

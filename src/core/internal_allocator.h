@@ -27,10 +27,12 @@ namespace ownsan {
 void *InternalAllocate(size_t bytes);
 void InternalDeallocate(void *p, size_t bytes);
 
-/// Zeroed memory mapped on demand, for large blocks that live long. Blocks
-/// of a multiple of 2 MiB are 2 MiB-aligned and may be backed by transparent
-/// huge pages: one page fault where 512 small pages would take one each.
-void *InternalMapBlock(size_t bytes);
+/// Zeroed memory mapped on demand, for large blocks that live long. With
+/// `huge_pages`, blocks of a multiple of 2 MiB are 2 MiB-aligned and may be
+/// backed by transparent huge pages: one page fault (and 2 MiB zeroed) where
+/// 512 small pages would take one each. Worth it for memory that gets
+/// filled; not for a sparse table.
+void *InternalMapBlock(size_t bytes, bool huge_pages);
 void InternalUnmapBlock(void *p, size_t bytes);
 
 /// A std allocator over InternalAllocate.

@@ -88,8 +88,8 @@ private:
     ObjectRecord &emplace_back() {
       if (used_ == capacity_) {
         capacity_ = capacity_ ? std::min(capacity_ * 2, kMaxBlock) : kMinBlock;
-        next_ = static_cast<ObjectRecord *>(
-            InternalMapBlock(capacity_ * sizeof(ObjectRecord)));
+        next_ = static_cast<ObjectRecord *>(InternalMapBlock(
+            capacity_ * sizeof(ObjectRecord), /*huge_pages=*/true));
         blocks_.emplace_back(next_, capacity_);
         used_ = 0;
       }
