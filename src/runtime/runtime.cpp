@@ -520,17 +520,38 @@ bool Compatible(ObjectKind k, HandleType type) {
 } // namespace
 
 namespace {
+// What changes a cached answer: a record dying (MarkFreed, DropUnseen) or
+// moving to another context (Reparent). Bumped under mu_; a cache entry
+// taken at the current value is still right without a look at its record.
+std::atomic<uint64_t> g_cache_epoch{1};
+
 // A per-thread cache of live records: records never move or die, so a
-// cached pointer is safe; it is valid while it still names a live object
-// at that address.
+// cached pointer is safe. The entry keeps what a check needs (the kind and
+// the context's use slot, packed: ContextUse is 64-byte aligned), so a
+// handle checked again needs neither the record's cache line nor the
+// graph, as long as nothing died since (the epoch); otherwise the record's
+// state decides and the entry is refreshed.
 struct CachedRecord {
   const void *addr;
-  ObjectRecord *record;
+  ObjectRecord *record; ///< nullptr: the graph had nothing at addr
+  uintptr_t use_and_kind;
+  uint64_t epoch;
+  ObjectKind kind() const { return static_cast<ObjectKind>(use_and_kind & 63); }
+  ContextUse *context_use() const {
+    return reinterpret_cast<ContextUse *>(use_and_kind & ~uintptr_t{63});
+  }
 };
-// 256 sets of 4 ways, a set per cache line (16 KiB per thread): a few hot
+static_assert(alignof(ContextUse) >= 64 &&
+                  static_cast<int>(ObjectKind::ErrorMessage) < 64,
+              "the kind fits in the low bits of a ContextUse pointer");
+uintptr_t PackUseAndKind(const ObjectRecord *r) {
+  return reinterpret_cast<uintptr_t>(r->context_use) |
+         static_cast<uintptr_t>(r->kind);
+}
+// 512 sets of 2 ways, a set per cache line (32 KiB per thread): two hot
 // handles that hash to the same set do not evict each other on every call.
-constexpr unsigned kRecordCacheBits = 8;
-constexpr int kRecordCacheWays = 4;
+constexpr unsigned kRecordCacheBits = 9;
+constexpr int kRecordCacheWays = 2;
 struct alignas(64) RecordCacheSet {
   CachedRecord way[kRecordCacheWays];
 };
@@ -546,33 +567,46 @@ inline RecordCacheSet &RecordCacheSetOf(const void *h) {
                           (64 - kRecordCacheBits)];
 }
 
-// The live record at `h` if this thread's cache has it; no lock.
-inline ObjectRecord *CachedLive(const void *h) {
+// The entry of the live record at `h` if this thread's cache has it; no
+// lock.
+inline const CachedRecord *CachedLiveEntry(const void *h) {
   RecordCacheSet &set = RecordCacheSetOf(h);
-  for (const CachedRecord &e : set.way)
+  for (CachedRecord &e : set.way)
     if (e.addr == h) {
       ObjectRecord *r = e.record;
-      if (r && r->addr == h &&
-          r->state.load(std::memory_order_relaxed) == ObjectState::Live)
-        return r;
-      return nullptr;
+      if (!r)
+        return nullptr;
+      uint64_t now = g_cache_epoch.load(std::memory_order_acquire);
+      // Case: nothing died or moved since the entry was taken.
+      if (e.epoch == now)
+        return &e;
+      // Case: something did: the record's state decides (read after the
+      // epoch, so a death after this point changes the epoch again).
+      if (r->state.load(std::memory_order_relaxed) != ObjectState::Live)
+        return nullptr;
+      e.use_and_kind = PackUseAndKind(r);
+      e.epoch = now;
+      return &e;
     }
   return nullptr;
 }
 
+inline ObjectRecord *CachedLive(const void *h) {
+  const CachedRecord *e = CachedLiveEntry(h);
+  return e ? e->record : nullptr;
+}
+
 // Remembers what the graph says about `h` (r may be nullptr) in the first
-// way; the others move down, dropping the oldest (or `h`'s old entry).
+// way; the other moves down, dropping the oldest (or `h`'s old entry).
 inline void CacheRecord(const void *h, ObjectRecord *r) {
   RecordCacheSet &set = RecordCacheSetOf(h);
-  int last = kRecordCacheWays - 1;
-  for (int i = 0; i < last; ++i)
-    if (set.way[i].addr == h) {
-      last = i;
-      break;
-    }
-  for (int i = last; i > 0; --i)
-    set.way[i] = set.way[i - 1];
-  set.way[0] = {h, r};
+  uint64_t now = g_cache_epoch.load(std::memory_order_acquire);
+  bool live =
+      r && r->state.load(std::memory_order_relaxed) == ObjectState::Live;
+  if (set.way[0].addr != h)
+    set.way[1] = set.way[0];
+  // (An epoch that is already past: a dead record is checked on use.)
+  set.way[0] = {h, r, r ? PackUseAndKind(r) : 0, live ? now : now - 1};
 }
 } // namespace
 
@@ -584,10 +618,10 @@ inline bool Runtime::CheckHandle(FnId fn, unsigned arg, const void *h,
   // say; only the context is left to check.
   if (type != HandleType::Other && type != HandleType::Builder &&
       type != HandleType::MemoryBuffer) {
-    ObjectRecord *r = CachedLive(h);
-    if (r && Compatible(r->kind, type)) {
-      if (r->context_use && !serialized_[fn])
-        return CheckContext(fn, arg, h, r);
+    const CachedRecord *e = CachedLiveEntry(h);
+    if (e && Compatible(e->kind(), type)) {
+      if (ContextUse *use = e->context_use(); use && !serialized_[fn])
+        return CheckContext(fn, arg, h, e->record, use);
       return false;
     }
   }
@@ -667,7 +701,7 @@ bool Runtime::CheckHandleSlow(FnId fn, unsigned arg, const void *h,
       type != HandleType::MemoryBuffer && !serialized_[fn]) {
     ObjectRecord *r = LookupLive(h);
     if (r && r->context_use)
-      return CheckContext(fn, arg, h, r);
+      return CheckContext(fn, arg, h, r, r->context_use);
   }
   return false;
 }
@@ -679,9 +713,8 @@ bool Runtime::CheckHandleSlow(FnId fn, unsigned arg, const void *h,
 // the first time a second thread uses it, and from then on each claim
 // records its stack, so a race report can show both threads.
 bool Runtime::CheckContext(FnId fn, unsigned arg, const void *h,
-                           ObjectRecord *r) {
+                           ObjectRecord *r, ContextUse *use) {
   CallContext &call = CurrentCall();
-  ContextUse *use = r->context_use;
   ObjectRecord *ctx = use->record;
   if (call.context) {
     if (call.context == ctx)
@@ -1069,7 +1102,7 @@ void Runtime::After(FnId fn, const void *const *args, const void *ret,
       ObjectRecord *r = LookupLive(h);
       if (r) {
         MutexLock lock(&mu_);
-        graph_.SetParent(r, nullptr);
+        Reparent(r, nullptr);
         r->owned_by_other = false;
       }
       break;
@@ -1088,7 +1121,7 @@ void Runtime::After(FnId fn, const void *const *args, const void *ret,
           parent ? RegisterImpl(fn, parent, HandleType::Value, 0) : nullptr;
       if (r) {
         MutexLock lock(&mu_);
-        graph_.SetParent(r, p);
+        Reparent(r, p);
       }
       break;
     }
@@ -1155,7 +1188,7 @@ void Runtime::After(FnId fn, const void *const *args, const void *ret,
       ObjectRecord *o = owner ? LookupLive(owner) : nullptr;
       if (r && o) {
         MutexLock lock(&mu_);
-        graph_.SetParent(r, o);
+        Reparent(r, o);
         r->owned_by_other = true;
         r->MutableRare().owned_via = fn;
       }
@@ -1197,7 +1230,7 @@ void Runtime::ReturnedBelongsElsewhere(FnId fn, const Effect &e,
     // Case: own(ret,by=J): the result dies with J (an LLJIT's execution
     // session, main JITDylib and layers) and is not the caller's to free.
     if (r != owner)
-      graph_.SetParent(r, owner);
+      Reparent(r, owner);
   } else {
     // Case: forget(ret): the result belongs to a part of LLVM ownsan does
     // not model (the context of a thread-safe context, shared with every
@@ -1292,8 +1325,20 @@ void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev,
   }
 }
 
+void Runtime::BumpCacheEpoch() {
+  // (Writers hold mu_: a load and a store, not a locked increment.)
+  g_cache_epoch.store(g_cache_epoch.load(std::memory_order_relaxed) + 1,
+                      std::memory_order_release);
+}
+
+void Runtime::Reparent(ObjectRecord *r, ObjectRecord *parent) {
+  graph_.SetParent(r, parent);
+  BumpCacheEpoch(); // its context may have changed
+}
+
 void Runtime::MarkFreed(ObjectRecord *r, FreeEvent *ev) {
   r->state = ObjectState::Freed;
+  BumpCacheEpoch();
   r->freed = ev;
   tracked_pages_.Add(r->addr);
   shadow_.Insert(r);
@@ -1672,6 +1717,7 @@ void Runtime::DropUnseen(ObjectRecord *r) {
     d->state = ObjectState::Freed;
     d->address_reused = true;
   }
+  BumpCacheEpoch();
 }
 
 ObjectRecord *Runtime::TakeOverFreedAddress(const void *h) {
