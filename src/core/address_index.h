@@ -31,6 +31,10 @@ namespace ownsan {
 
 class AddressIndex {
 public:
+  AddressIndex() = default;
+  AddressIndex(const AddressIndex &) = delete; // (last_region_ points inside)
+  AddressIndex &operator=(const AddressIndex &) = delete;
+
   /// The record indexed at `addr`, or nullptr.
   ObjectRecord *Find(const void *addr) const {
     auto it = regions_.find(RegionOf(addr));
@@ -44,8 +48,15 @@ public:
   /// Indexes `r` at `r->addr`, replacing the record indexed there, if any
   /// (returned).
   ObjectRecord *Put(ObjectRecord *r) {
-    Region &region = regions_[RegionOf(r->addr)];
+    Region &region = MutableRegion(RegionOf(r->addr));
     uint16_t off = OffsetOf(r->addr);
+    // Fast path: LLVM allocates upwards, so most objects go at the end.
+    if (region.offsets.empty() || region.offsets.back() < off) {
+      region.offsets.push_back(off);
+      region.records.push_back(r);
+      ++size_;
+      return nullptr;
+    }
     size_t i;
     if (Locate(region, off, &i)) {
       ObjectRecord *old = region.records[i];
@@ -60,12 +71,27 @@ public:
 
   /// Removes the entry at `r->addr` if it is `r`; true if it was.
   bool Erase(const ObjectRecord *r) {
-    auto it = regions_.find(RegionOf(r->addr));
+    uintptr_t key = RegionOf(r->addr);
+    Region *region = key == last_key_ ? last_region_ : nullptr;
+    if (!region) {
+      auto it = regions_.find(key);
+      if (it == regions_.end())
+        return false;
+      region = &it->second;
+    }
     size_t i;
-    if (it == regions_.end() || !Locate(it->second, OffsetOf(r->addr), &i) ||
-        it->second.records[i] != r)
+    if (!Locate(*region, OffsetOf(r->addr), &i) || region->records[i] != r)
       return false;
-    EraseSlice(it, i, i + 1);
+    if (region->offsets.size() > 1) {
+      // (The region stays: no need to find it in the map again.)
+      region->offsets.erase(region->offsets.begin() + i);
+      region->records.erase(region->records.begin() + i);
+      --size_;
+      last_key_ = key;
+      last_region_ = region;
+      return true;
+    }
+    EraseSlice(regions_.find(key), i, i + 1);
     return true;
   }
 
@@ -140,6 +166,18 @@ private:
       absl::container_internal::hash_default_eq<uintptr_t>,
       InternalAllocator<std::pair<const uintptr_t, Region>>>;
 
+  /// The region of `key`, created if need be. The last one used by a
+  /// mutation is remembered: a module's values are added and removed in
+  /// runs within one region. (Not for lookups: they run under a shared
+  /// lock, concurrently.)
+  Region &MutableRegion(uintptr_t key) {
+    if (key != last_key_) {
+      last_region_ = &regions_[key]; // (may rehash: the old pointer is gone)
+      last_key_ = key;
+    }
+    return *last_region_;
+  }
+
   /// The index of the first offset >= `off`: a binary search whose steps
   /// are conditional moves, not branches (lookups come at random offsets, so
   /// branches would mispredict at every step).
@@ -171,8 +209,10 @@ private:
     region.records.erase(region.records.begin() + from,
                          region.records.begin() + to);
     size_ -= to - from;
-    if (region.offsets.empty())
+    if (region.offsets.empty()) {
       regions_.erase(it);
+      last_key_ = kNoKey; // (its pointer is gone)
+    }
   }
 
   /// An address range [begin, last] and the regions it spans.
@@ -216,8 +256,11 @@ private:
     }
   }
 
+  static constexpr uintptr_t kNoKey = ~uintptr_t{0};
   Regions regions_;
   size_t size_ = 0;
+  uintptr_t last_key_ = kNoKey; ///< see MutableRegion
+  Region *last_region_ = nullptr;
 };
 
 } // namespace ownsan

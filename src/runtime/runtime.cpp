@@ -343,22 +343,25 @@ void Runtime::OnLibLLVMFound(const std::string &path, int major) {
 //===----------------------------------------------------------------------===//
 
 namespace {
-// The last few stacks this thread stored, with their depot ids. A call site
-// that runs in a loop (creating objects, or claiming a context that changed
-// threads) finds its stack here: no depot lock, no hashing of vectors, no
-// allocation. Exact: an entry is used only for the very same frames.
+// Stacks this thread stored, with their depot ids, by hash (direct-mapped).
+// A call site that runs in a loop (creating objects, or claiming a context
+// that changed threads) finds its stack here: no depot lock, no hashing of
+// vectors, no allocation. A loop over a few dozen call sites (a binding
+// copying a module) fits. Exact: an entry is used only for the very same
+// frames.
 constexpr int kCachedFrames = 32;
-constexpr int kStackCacheEntries = 8;
+constexpr unsigned kStackCacheBits = 6;
 struct CachedStack {
   uint64_t hash;
   uint32_t n;
   StackId id; ///< 0: empty entry
   uintptr_t pcs[kCachedFrames];
 };
-__thread CachedStack tls_stack_cache[kStackCacheEntries]
+__thread CachedStack tls_stack_cache[1u << kStackCacheBits]
     __attribute__((tls_model("initial-exec")));
-__thread unsigned tls_stack_cache_next
-    __attribute__((tls_model("initial-exec")));
+CachedStack &StackCacheEntry(uint64_t hash) {
+  return tls_stack_cache[hash >> (64 - kStackCacheBits)];
+}
 
 uint64_t HashFrames(const uintptr_t *pcs, int n) {
   uint64_t h = 0x9E3779B97F4A7C15ull * (n + 1);
@@ -406,16 +409,15 @@ StackId Runtime::CaptureStack(bool from_inside_llvm) {
   uint64_t hash = 0;
   if (cacheable) {
     hash = HashFrames(pcs, kept);
-    for (const CachedStack &c : tls_stack_cache)
-      if (c.id && c.hash == hash && c.n == static_cast<uint32_t>(kept) &&
-          std::equal(pcs, pcs + kept, c.pcs))
-        return c.id;
+    const CachedStack &c = StackCacheEntry(hash);
+    if (c.id && c.hash == hash && c.n == static_cast<uint32_t>(kept) &&
+        std::equal(pcs, pcs + kept, c.pcs))
+      return c.id;
   }
   st.pcs.assign(pcs, pcs + kept);
   StackId id = depot_.Put(std::move(st));
   if (cacheable) {
-    CachedStack &c =
-        tls_stack_cache[tls_stack_cache_next++ % kStackCacheEntries];
+    CachedStack &c = StackCacheEntry(hash);
     c.hash = hash;
     c.n = kept;
     c.id = id;
