@@ -99,3 +99,25 @@ void *InternalMapBlock(size_t bytes, bool huge_pages) {
 void InternalUnmapBlock(void *p, size_t bytes) { munmap(p, PageRound(bytes)); }
 
 } // namespace ownsan
+
+// LeakSanitizer's interface, when a sanitizer runtime is loaded.
+extern "C" {
+__attribute__((weak)) void __lsan_register_root_region(const void *p,
+                                                       size_t size);
+__attribute__((weak)) void __lsan_unregister_root_region(const void *p,
+                                                         size_t size);
+}
+
+namespace ownsan {
+
+void InternalAddLeakRoots(const void *p, size_t bytes) {
+  if (__lsan_register_root_region)
+    __lsan_register_root_region(p, bytes);
+}
+
+void InternalRemoveLeakRoots(const void *p, size_t bytes) {
+  if (__lsan_unregister_root_region)
+    __lsan_unregister_root_region(p, bytes);
+}
+
+} // namespace ownsan

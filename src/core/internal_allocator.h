@@ -35,6 +35,13 @@ void InternalDeallocate(void *p, size_t bytes);
 void *InternalMapBlock(size_t bytes, bool huge_pages);
 void InternalUnmapBlock(void *p, size_t bytes);
 
+/// Mapped memory that holds pointers to heap blocks (records point at their
+/// names and free events): under a leak checker (LeakSanitizer, with ASan
+/// loaded ahead of ownsan) it is scanned like the heap, so those blocks are
+/// not reported as leaked. No-ops without one.
+void InternalAddLeakRoots(const void *p, size_t bytes);
+void InternalRemoveLeakRoots(const void *p, size_t bytes);
+
 /// A std allocator over InternalAllocate.
 template <typename T> struct InternalAllocator {
   using value_type = T;

@@ -82,6 +82,7 @@ private:
         size_t constructed = block == next_ ? used_ : n;
         for (size_t i = 0; i < constructed; ++i)
           block[i].~ObjectRecord();
+        InternalRemoveLeakRoots(block, n * sizeof(ObjectRecord));
         InternalUnmapBlock(block, n * sizeof(ObjectRecord));
       }
     }
@@ -90,6 +91,7 @@ private:
         capacity_ = capacity_ ? std::min(capacity_ * 2, kMaxBlock) : kMinBlock;
         next_ = static_cast<ObjectRecord *>(InternalMapBlock(
             capacity_ * sizeof(ObjectRecord), /*huge_pages=*/true));
+        InternalAddLeakRoots(next_, capacity_ * sizeof(ObjectRecord));
         blocks_.emplace_back(next_, capacity_);
         used_ = 0;
       }
