@@ -34,10 +34,14 @@
 //                       unwatched descendants (a context's modules and
 //                       types). Watched descendants (values) follow from
 //                       ValuesDied() while LLVM destroys them.
-//   LIVE -> FREED       ValuesDied(): operator delete (or the sanitizer free
-//                       hook) releases a block that holds a watched value:
-//                       LLVM destroyed it, during any call (a parent's
-//                       dispose, a pass) or outside one. Every Value is
+//   LIVE -> FREED       ValuesDied() / FlushDeaths(): operator delete (or
+//                       the sanitizer free hook) releases a block that holds
+//                       a watched value: LLVM destroyed it, during any call
+//                       (a parent's dispose, a pass) or outside one. Inside
+//                       a wrapped call the block is held and the deaths are
+//                       recorded in a batch (DeferDeaths) at the latest when
+//                       the call returns, before its after-effects and
+//                       before a callback's nested call. Every Value is
 //                       deleted that way, and a block being released holds
 //                       no live object, so each watched record in the block
 //                       died.
@@ -54,6 +58,10 @@
 //   * A FREED-matched address has not been returned by operator new since
 //     the object died, so it cannot name a newer object: a report on it is
 //     never a false positive.
+//   * A thread's record-cache entry taken at the current cache epoch names a
+//     LIVE record, with its kind and context slot: every LIVE -> FREED and
+//     LIVE -> dropped transition and every re-parenting bumps the epoch
+//     (under the lock). An older entry asks the record.
 //   * No lock is held while calling into LLVM (LLVM calls back into the
 //     runtime from ~Value).
 //
@@ -550,10 +558,11 @@ uintptr_t PackUseAndKind(const ObjectRecord *r) {
   return reinterpret_cast<uintptr_t>(r->context_use) |
          static_cast<uintptr_t>(r->kind);
 }
-// 512 sets of 2 ways, a set per cache line (32 KiB per thread): two hot
-// handles that hash to the same set do not evict each other on every call.
-constexpr unsigned kRecordCacheBits = 9;
-constexpr int kRecordCacheWays = 2;
+// 256 sets of 4 ways, a set per two cache lines (32 KiB per thread): a few
+// hot handles that hash to the same set do not evict each other on every
+// call (with 2 ways, 256 handles used in turn left a dozen sets thrashing).
+constexpr unsigned kRecordCacheBits = 8;
+constexpr int kRecordCacheWays = 4;
 struct alignas(64) RecordCacheSet {
   CachedRecord way[kRecordCacheWays];
 };
@@ -599,14 +608,20 @@ inline ObjectRecord *CachedLive(const void *h) {
 }
 
 // Remembers what the graph says about `h` (r may be nullptr) in the first
-// way; the other moves down, dropping the oldest (or `h`'s old entry).
+// way; the others move down, dropping the oldest (or `h`'s old entry).
 inline void CacheRecord(const void *h, ObjectRecord *r) {
   RecordCacheSet &set = RecordCacheSetOf(h);
   uint64_t now = g_cache_epoch.load(std::memory_order_acquire);
   bool live =
       r && r->state.load(std::memory_order_relaxed) == ObjectState::Live;
-  if (set.way[0].addr != h)
-    set.way[1] = set.way[0];
+  int last = kRecordCacheWays - 1;
+  for (int i = 0; i < last; ++i)
+    if (set.way[i].addr == h) {
+      last = i;
+      break;
+    }
+  for (int i = last; i > 0; --i)
+    set.way[i] = set.way[i - 1];
   // (An epoch that is already past: a dead record is checked on use.)
   set.way[0] = {h, r, r ? PackUseAndKind(r) : 0, live ? now : now - 1};
 }
