@@ -58,10 +58,6 @@
 //   * A FREED-matched address has not been returned by operator new since
 //     the object died, so it cannot name a newer object: a report on it is
 //     never a false positive.
-//   * A thread's record-cache entry taken at the current cache epoch names a
-//     LIVE record, with its kind and context slot: every LIVE -> FREED and
-//     LIVE -> dropped transition and every re-parenting bumps the epoch
-//     (under the lock). An older entry asks the record.
 //   * No lock is held while calling into LLVM (LLVM calls back into the
 //     runtime from ~Value).
 //
@@ -351,14 +347,16 @@ void Runtime::OnLibLLVMFound(const std::string &path, int major) {
 //===----------------------------------------------------------------------===//
 
 namespace {
-// Stacks this thread stored, with their depot ids, by hash (direct-mapped).
-// A call site that runs in a loop (creating objects, or claiming a context
-// that changed threads) finds its stack here: no depot lock, no hashing of
-// vectors, no allocation. A loop over a few dozen call sites (a binding
-// copying a module) fits. Exact: an entry is used only for the very same
-// frames.
-constexpr int kCachedFrames = 32;
-constexpr unsigned kStackCacheBits = 6;
+// Stacks this thread stored, with their depot ids, by hash (direct-mapped,
+// 16 entries). A call site that runs in a loop (creating objects, or
+// claiming a context that changed threads) finds its stack here: no depot
+// lock, no hashing of vectors, no allocation. A loop over a few dozen call
+// sites (a binding copying a module) mostly fits. Exact: an entry is used only
+// for the very same frames. (Thread-local storage is kept small: glibc takes it
+// from each thread's stack, and a thread created with a small stack must still
+// start.)
+constexpr int kCachedFrames = 24; // the default malloc_context_size
+constexpr unsigned kStackCacheBits = 4;
 struct CachedStack {
   uint64_t hash;
   uint32_t n;
@@ -530,37 +528,15 @@ bool Compatible(ObjectKind k, HandleType type) {
 } // namespace
 
 namespace {
-// What changes a cached answer: a record dying (MarkFreed, DropUnseen) or
-// moving to another context (Reparent). Bumped under mu_; a cache entry
-// taken at the current value is still right without a look at its record.
-std::atomic<uint64_t> g_cache_epoch{1};
-
 // A per-thread cache of live records: records never move or die, so a
-// cached pointer is safe. The entry keeps what a check needs (the kind and
-// the context's use slot, packed: ContextUse is 64-byte aligned), so a
-// handle checked again needs neither the record's cache line nor the
-// graph, as long as nothing died since (the epoch); otherwise the record's
-// state decides and the entry is refreshed.
+// cached pointer is safe; it is valid while it still names a live object
+// at that address.
 struct CachedRecord {
   const void *addr;
-  ObjectRecord *record; ///< nullptr: the graph had nothing at addr
-  uintptr_t use_and_kind;
-  uint64_t epoch;
-  ObjectKind kind() const { return static_cast<ObjectKind>(use_and_kind & 63); }
-  ContextUse *context_use() const {
-    return reinterpret_cast<ContextUse *>(use_and_kind & ~uintptr_t{63});
-  }
+  ObjectRecord *record;
 };
-static_assert(alignof(ContextUse) >= 64 &&
-                  static_cast<int>(ObjectKind::ErrorMessage) < 64,
-              "the kind fits in the low bits of a ContextUse pointer");
-uintptr_t PackUseAndKind(const ObjectRecord *r) {
-  return reinterpret_cast<uintptr_t>(r->context_use) |
-         static_cast<uintptr_t>(r->kind);
-}
-// 256 sets of 4 ways, a set per two cache lines (32 KiB per thread): a few
-// hot handles that hash to the same set do not evict each other on every
-// call (with 2 ways, 256 handles used in turn left a dozen sets thrashing).
+// 256 sets of 4 ways, a set per cache line (16 KiB per thread): a few hot
+// handles that hash to the same set do not evict each other on every call.
 constexpr unsigned kRecordCacheBits = 8;
 constexpr int kRecordCacheWays = 4;
 struct alignas(64) RecordCacheSet {
@@ -578,42 +554,24 @@ inline RecordCacheSet &RecordCacheSetOf(const void *h) {
                           (64 - kRecordCacheBits)];
 }
 
-// The entry of the live record at `h` if this thread's cache has it; no
-// lock.
-inline const CachedRecord *CachedLiveEntry(const void *h) {
+// The live record at `h` if this thread's cache has it; no lock.
+inline ObjectRecord *CachedLive(const void *h) {
   RecordCacheSet &set = RecordCacheSetOf(h);
-  for (CachedRecord &e : set.way)
+  for (const CachedRecord &e : set.way)
     if (e.addr == h) {
       ObjectRecord *r = e.record;
-      if (!r)
-        return nullptr;
-      uint64_t now = g_cache_epoch.load(std::memory_order_acquire);
-      // Case: nothing died or moved since the entry was taken.
-      if (e.epoch == now)
-        return &e;
-      // Case: something did: the record's state decides (read after the
-      // epoch, so a death after this point changes the epoch again).
-      if (r->state.load(std::memory_order_relaxed) != ObjectState::Live)
-        return nullptr;
-      e.use_and_kind = PackUseAndKind(r);
-      e.epoch = now;
-      return &e;
+      if (r && r->addr == h &&
+          r->state.load(std::memory_order_relaxed) == ObjectState::Live)
+        return r;
+      return nullptr;
     }
   return nullptr;
-}
-
-inline ObjectRecord *CachedLive(const void *h) {
-  const CachedRecord *e = CachedLiveEntry(h);
-  return e ? e->record : nullptr;
 }
 
 // Remembers what the graph says about `h` (r may be nullptr) in the first
 // way; the others move down, dropping the oldest (or `h`'s old entry).
 inline void CacheRecord(const void *h, ObjectRecord *r) {
   RecordCacheSet &set = RecordCacheSetOf(h);
-  uint64_t now = g_cache_epoch.load(std::memory_order_acquire);
-  bool live =
-      r && r->state.load(std::memory_order_relaxed) == ObjectState::Live;
   int last = kRecordCacheWays - 1;
   for (int i = 0; i < last; ++i)
     if (set.way[i].addr == h) {
@@ -622,8 +580,7 @@ inline void CacheRecord(const void *h, ObjectRecord *r) {
     }
   for (int i = last; i > 0; --i)
     set.way[i] = set.way[i - 1];
-  // (An epoch that is already past: a dead record is checked on use.)
-  set.way[0] = {h, r, r ? PackUseAndKind(r) : 0, live ? now : now - 1};
+  set.way[0] = {h, r};
 }
 } // namespace
 
@@ -635,10 +592,10 @@ inline bool Runtime::CheckHandle(FnId fn, unsigned arg, const void *h,
   // say; only the context is left to check.
   if (type != HandleType::Other && type != HandleType::Builder &&
       type != HandleType::MemoryBuffer) {
-    const CachedRecord *e = CachedLiveEntry(h);
-    if (e && Compatible(e->kind(), type)) {
-      if (ContextUse *use = e->context_use(); use && !serialized_[fn])
-        return CheckContext(fn, arg, h, e->record, use);
+    ObjectRecord *r = CachedLive(h);
+    if (r && Compatible(r->kind, type)) {
+      if (ContextUse *use = r->context_use; use && !serialized_[fn])
+        return CheckContext(fn, arg, h, r, use);
       return false;
     }
   }
@@ -738,13 +695,7 @@ bool Runtime::CheckContext(FnId fn, unsigned arg, const void *h,
       return false;
     // Case: two handles of one call belong to different contexts (a type
     // of the global context in a module of another context, say).
-    RuntimeSection section;
-    ErrorReport rep = NewReport(ErrorKind::CrossContext, r, h, fn, arg);
-    rep.note = absl::StrCat(
-        "argument ", arg + 1, " belongs to ", ShortLabel(ctx), " but argument ",
-        call.context_arg + 1, " belongs to ", ShortLabel(call.context),
-        ": objects of two contexts cannot be mixed");
-    return Report(std::move(rep));
+    return ReportCrossContext(fn, arg, h, r, ctx);
   }
   call.context = ctx;
   call.context_arg = arg;
@@ -752,31 +703,9 @@ bool Runtime::CheckContext(FnId fn, unsigned arg, const void *h,
   uint32_t active = use->active_thread.load(std::memory_order_acquire);
   if (active == me)
     return false; // an outer call on this thread (a callback) has it
-  if (active != 0 && active != me) {
+  if (active != 0)
     // Case: another thread is inside an LLVM-C call on this context now.
-    RuntimeSection section;
-    ErrorReport rep =
-        NewReport(ErrorKind::ContextRace, ctx, ctx->addr, fn, arg);
-    rep.has_other = true;
-    rep.other_thread = active - 1;
-    rep.other_stack = use->shared.load() ? use->active_stack.load() : 0;
-    rep.other_fn = use->active_fn.load();
-    if (!rep.other_stack) {
-      // Case: the context was never shared before, so the owner's claim
-      // recorded no stack: show the frame that called into LLVM.
-      if (const void *pc = use->active_pc.load(std::memory_order_relaxed)) {
-        StackTrace one;
-        one.pcs.push_back(reinterpret_cast<uintptr_t>(pc));
-        rep.other_stack = depot_.Put(std::move(one));
-      }
-    }
-    rep.note = absl::StrCat(
-        "argument ", arg + 1, " (", ShortLabel(r), ") belongs to ",
-        ShortLabel(ctx),
-        ", which another thread is using right now; an LLVMContext must not "
-        "be used by two threads at once");
-    return Report(std::move(rep));
-  }
+    return ReportContextRace(fn, arg, r, use, active);
   // Case: the context is free (or already ours): claim it for this call.
   uint32_t last = use->last_thread.load(std::memory_order_relaxed);
   if (last != me) {
@@ -791,11 +720,52 @@ bool Runtime::CheckContext(FnId fn, unsigned arg, const void *h,
   use->active_pc.store(call.caller_pc, std::memory_order_relaxed);
   use->active_thread.store(me, std::memory_order_release);
   call.entered = &use->active_thread;
-  if (use->shared.load(std::memory_order_relaxed)) {
-    RuntimeSection section;
-    use->active_stack.store(CurrentCallStack(), std::memory_order_relaxed);
-  }
+  if (use->shared.load(std::memory_order_relaxed))
+    RecordClaimStack(use);
   return false;
+}
+
+bool Runtime::ReportCrossContext(FnId fn, unsigned arg, const void *h,
+                                 ObjectRecord *r, ObjectRecord *ctx) {
+  CallContext &call = CurrentCall();
+  RuntimeSection section;
+  ErrorReport rep = NewReport(ErrorKind::CrossContext, r, h, fn, arg);
+  rep.note = absl::StrCat("argument ", arg + 1, " belongs to ", ShortLabel(ctx),
+                          " but argument ", call.context_arg + 1,
+                          " belongs to ", ShortLabel(call.context),
+                          ": objects of two contexts cannot be mixed");
+  return Report(std::move(rep));
+}
+
+bool Runtime::ReportContextRace(FnId fn, unsigned arg, ObjectRecord *r,
+                                ContextUse *use, uint32_t active) {
+  ObjectRecord *ctx = use->record;
+  RuntimeSection section;
+  ErrorReport rep = NewReport(ErrorKind::ContextRace, ctx, ctx->addr, fn, arg);
+  rep.has_other = true;
+  rep.other_thread = active - 1;
+  rep.other_stack = use->shared.load() ? use->active_stack.load() : 0;
+  rep.other_fn = use->active_fn.load();
+  if (!rep.other_stack) {
+    // Case: the context was never shared before, so the owner's claim
+    // recorded no stack: show the frame that called into LLVM.
+    if (const void *pc = use->active_pc.load(std::memory_order_relaxed)) {
+      StackTrace one;
+      one.pcs.push_back(reinterpret_cast<uintptr_t>(pc));
+      rep.other_stack = depot_.Put(std::move(one));
+    }
+  }
+  rep.note = absl::StrCat(
+      "argument ", arg + 1, " (", ShortLabel(r), ") belongs to ",
+      ShortLabel(ctx),
+      ", which another thread is using right now; an LLVMContext must not "
+      "be used by two threads at once");
+  return Report(std::move(rep));
+}
+
+void Runtime::RecordClaimStack(ContextUse *use) {
+  RuntimeSection section;
+  use->active_stack.store(CurrentCallStack(), std::memory_order_relaxed);
 }
 
 bool Runtime::CheckInsertionPoint(FnId fn, unsigned arg, const void *h) {
@@ -1119,7 +1089,7 @@ void Runtime::After(FnId fn, const void *const *args, const void *ret,
       ObjectRecord *r = LookupLive(h);
       if (r) {
         MutexLock lock(&mu_);
-        Reparent(r, nullptr);
+        graph_.SetParent(r, nullptr);
         r->owned_by_other = false;
       }
       break;
@@ -1138,7 +1108,7 @@ void Runtime::After(FnId fn, const void *const *args, const void *ret,
           parent ? RegisterImpl(fn, parent, HandleType::Value, 0) : nullptr;
       if (r) {
         MutexLock lock(&mu_);
-        Reparent(r, p);
+        graph_.SetParent(r, p);
       }
       break;
     }
@@ -1205,7 +1175,7 @@ void Runtime::After(FnId fn, const void *const *args, const void *ret,
       ObjectRecord *o = owner ? LookupLive(owner) : nullptr;
       if (r && o) {
         MutexLock lock(&mu_);
-        Reparent(r, o);
+        graph_.SetParent(r, o);
         r->owned_by_other = true;
         r->MutableRare().owned_via = fn;
       }
@@ -1247,7 +1217,7 @@ void Runtime::ReturnedBelongsElsewhere(FnId fn, const Effect &e,
     // Case: own(ret,by=J): the result dies with J (an LLJIT's execution
     // session, main JITDylib and layers) and is not the caller's to free.
     if (r != owner)
-      Reparent(r, owner);
+      graph_.SetParent(r, owner);
   } else {
     // Case: forget(ret): the result belongs to a part of LLVM ownsan does
     // not model (the context of a thread-safe context, shared with every
@@ -1342,20 +1312,8 @@ void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev,
   }
 }
 
-void Runtime::BumpCacheEpoch() {
-  // (Writers hold mu_: a load and a store, not a locked increment.)
-  g_cache_epoch.store(g_cache_epoch.load(std::memory_order_relaxed) + 1,
-                      std::memory_order_release);
-}
-
-void Runtime::Reparent(ObjectRecord *r, ObjectRecord *parent) {
-  graph_.SetParent(r, parent);
-  BumpCacheEpoch(); // its context may have changed
-}
-
 void Runtime::MarkFreed(ObjectRecord *r, FreeEvent *ev) {
   r->state = ObjectState::Freed;
-  BumpCacheEpoch();
   r->freed = ev;
   tracked_pages_.Add(r->addr);
   shadow_.Insert(r);
@@ -1418,7 +1376,7 @@ namespace {
 // value deaths are not recorded yet (ThreadCallState::pending_deaths of
 // them). A module's dispose releases its values one by one: recording them
 // in batches takes the locks once per batch, not three times per value.
-constexpr size_t kMaxPendingDeaths = 256;
+constexpr size_t kMaxPendingDeaths = 32;
 struct PendingDeaths {
   FreeEvent *event; ///< the call's free event, taken at the first death
   struct Block {
@@ -1734,7 +1692,6 @@ void Runtime::DropUnseen(ObjectRecord *r) {
     d->state = ObjectState::Freed;
     d->address_reused = true;
   }
-  BumpCacheEpoch();
 }
 
 ObjectRecord *Runtime::TakeOverFreedAddress(const void *h) {

@@ -137,6 +137,17 @@ private:
   bool CheckInsertionPoint(FnId fn, unsigned arg, const void *builder);
   bool CheckContext(FnId fn, unsigned arg, const void *h, ObjectRecord *r,
                     ContextUse *use);
+  // CheckContext's rare branches, out of line so that its common path (a
+  // claim) stays small.
+  __attribute__((noinline)) bool ReportCrossContext(FnId fn, unsigned arg,
+                                                    const void *h,
+                                                    ObjectRecord *r,
+                                                    ObjectRecord *ctx);
+  __attribute__((noinline)) bool ReportContextRace(FnId fn, unsigned arg,
+                                                   ObjectRecord *r,
+                                                   ContextUse *use,
+                                                   uint32_t active);
+  __attribute__((noinline)) void RecordClaimStack(ContextUse *use);
   /// CheckHandle when the per-thread record cache cannot decide.
   bool CheckHandleSlow(FnId fn, unsigned arg, const void *h, HandleType type);
   /// The live record at `h` (the thread's record cache first), or nullptr.
@@ -168,12 +179,6 @@ private:
   static std::string ValueName(const void *h);
   void SetPosition(ObjectRecord *builder, ObjectRecord *block,
                    ObjectRecord *before) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  /// Every change that can make a thread's cached answer about a handle
-  /// wrong (a death, a new context) bumps the cache epoch (under mu_).
-  void BumpCacheEpoch() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  /// graph_.SetParent, and the epoch (under mu_).
-  void Reparent(ObjectRecord *r, ObjectRecord *parent)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   /// A live record dies with `ev` (under mu_): into the shadow map.
   void MarkFreed(ObjectRecord *r, FreeEvent *ev)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

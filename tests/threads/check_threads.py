@@ -31,12 +31,17 @@ Cases:
   engine_dispose
             LLVMDisposeExecutionEngine (which frees the engine's module),
             then LLVMContextDispose: silent, exit 0 (see threads.c).
+  small_stack
+            libownsan.so's static TLS (taken by glibc out of every thread's
+            stack) is at most 24 KiB; a thread created with a 64 KiB stack
+            builds and disposes modules: silent, same stdout.
 
 Prints one PASS/FAIL line per check and "N passed, M failed"; exit status 1
 on any failure.
 """
 
 import os
+import subprocess
 import signal
 import sys
 import time
@@ -239,6 +244,28 @@ def case_handoff(c, a):
 def case_engine_dispose(c, a):
     check_silent(c, a, ["engine_dispose"],
                  "LLVMDisposeExecutionEngine then LLVMContextDispose")
+
+
+# glibc carves each thread's static TLS out of the stack the thread asked
+# for: the runtime's per-thread caches must leave small stacks room.
+TLS_BUDGET = 24 * 1024
+
+
+def case_small_stack(c, a):
+    lib = os.path.join(os.path.dirname(os.path.realpath(a.ownsan)), os.pardir,
+                       "lib", "libownsan.so")
+    out = subprocess.run(["readelf", "-lW", lib], capture_output=True,
+                         text=True)
+    tls = [line.split() for line in out.stdout.splitlines()
+           if line.split()[:1] == ["TLS"]]
+    c.check(out.returncode == 0 and len(tls) == 1,
+            f"readelf -lW {lib}: one TLS segment")
+    if len(tls) == 1:
+        memsz = int(tls[0][5], 16)
+        c.check(memsz <= TLS_BUDGET, f"static TLS of libownsan.so is "
+                f"{memsz} bytes (budget {TLS_BUDGET})")
+    check_silent(c, a, ["small_stack", "64"],
+                 "a thread with a 64 KiB stack")
 
 
 def main():

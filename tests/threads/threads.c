@@ -40,6 +40,12 @@
  *       One context handed back and forth between two threads ROUNDS (200)
  *       times with semaphores: each side builds into the same module in
  *       turn. Must exit 0 with nothing from ownsan.
+ *   small_stack [KIB]
+ *       A thread created with a KIB (64) KiB stack builds, changes and
+ *       disposes a few modules in its own context. glibc takes a thread's
+ *       static TLS (ownsan's per-thread caches among it) out of the stack
+ *       it asked for: the thread must still start and have room. Must exit
+ *       0 with nothing from ownsan.
  *
  * The handles a report should name are printed on stderr as
  * "threads: ROLE = 0x..."; stdout is the same with and without ownsan.
@@ -459,6 +465,53 @@ static void *handoff_worker(void *arg) {
   return NULL;
 }
 
+/*===-- small_stack -------------------------------------------------------===*/
+
+STEP static void small_stack_cycle(LLVMContextRef ctx, int it) {
+  char name[32];
+  snprintf(name, sizeof name, "small%d", it);
+  LLVMModuleRef m = LLVMModuleCreateWithNameInContext(name, ctx);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
+  LLVMTypeRef params[2] = {i32, i32};
+  LLVMValueRef f = LLVMAddFunction(m, "f", LLVMFunctionType(i32, params, 2, 0));
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(ctx, f, "entry");
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  LLVMPositionBuilderAtEnd(b, entry);
+  LLVMValueRef s = LLVMBuildAdd(b, LLVMGetParam(f, 0), LLVMGetParam(f, 1), "s");
+  LLVMValueRef tmp = LLVMBuildMul(b, s, LLVMConstInt(i32, 3, 0), "tmp");
+  LLVMInstructionEraseFromParent(tmp);
+  LLVMBuildRet(b, s);
+  LLVMDisposeBuilder(b);
+  LLVMDisposeModule(m);
+}
+
+static void *small_stack_worker(void *arg) {
+  (void)arg;
+  LLVMContextRef ctx = LLVMContextCreate();
+  for (int it = 0; it < 50; ++it)
+    small_stack_cycle(ctx, it);
+  LLVMContextDispose(ctx);
+  return NULL;
+}
+
+static int mode_small_stack(int kib) {
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  if (pthread_attr_setstacksize(&attr, (size_t)kib * 1024))
+    die("pthread_attr_setstacksize");
+  pthread_t t;
+  int err = pthread_create(&t, &attr, small_stack_worker, NULL);
+  pthread_attr_destroy(&attr);
+  if (err) {
+    printf("small_stack: pthread_create with a %d KiB stack failed: %s\n", kib,
+           strerror(err));
+    return 1;
+  }
+  pthread_join(t, NULL);
+  printf("small_stack: a thread with a %d KiB stack ran 50 cycles\n", kib);
+  return 0;
+}
+
 static int mode_handoff(int rounds) {
   g_ho_rounds = rounds;
   sem_init(&g_to_worker, 0, 0);
@@ -509,7 +562,7 @@ int main(int argc, char **argv) {
   }
   if (nargs < 1) {
     fprintf(stderr, "usage: threads stress|cold|race|race_first|"
-                    "engine_dispose|cross_fn|cross_add|handoff [ARGS] "
+                    "engine_dispose|cross_fn|cross_add|handoff|small_stack [ARGS] "
                     "[--fixed]\n");
     return 2;
   }
@@ -537,6 +590,8 @@ int main(int argc, char **argv) {
     return mode_cross_add();
   if (!strcmp(mode, "handoff"))
     return mode_handoff(a1 ? a1 : 200);
+  if (!strcmp(mode, "small_stack"))
+    return mode_small_stack(a1 ? a1 : 64);
   fprintf(stderr, "threads: unknown mode %s\n", mode);
   return 2;
 }
