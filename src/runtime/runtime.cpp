@@ -569,17 +569,29 @@ inline ObjectRecord *CachedLive(const void *h) {
 }
 
 // Remembers what the graph says about `h` (r may be nullptr) in the first
-// way; the others move down, dropping the oldest (or `h`'s old entry).
+// way: a handle just looked up or handed out is the likeliest to be used
+// next. The entry it displaces takes the place of a random older one, or
+// of `h`'s old entry. (Always evicting the oldest would make five handles
+// used in turn that share a set miss on every call.)
+__thread uint32_t tls_record_cache_rng
+    __attribute__((tls_model("initial-exec")));
 inline void CacheRecord(const void *h, ObjectRecord *r) {
   RecordCacheSet &set = RecordCacheSetOf(h);
-  int last = kRecordCacheWays - 1;
-  for (int i = 0; i < last; ++i)
-    if (set.way[i].addr == h) {
-      last = i;
+  int victim = -1;
+  for (int i = 0; i < kRecordCacheWays; ++i)
+    if (set.way[i].addr == h || !set.way[i].addr) {
+      victim = i;
       break;
     }
-  for (int i = last; i > 0; --i)
-    set.way[i] = set.way[i - 1];
+  if (victim < 0) {
+    uint32_t x = tls_record_cache_rng + 0x9E3779B9u; // (a Weyl sequence,
+    tls_record_cache_rng = x;                        // scrambled below)
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    victim = 1 + static_cast<int>((x >> 24) % (kRecordCacheWays - 1));
+  }
+  if (victim > 0)
+    set.way[victim] = set.way[0];
   set.way[0] = {h, r};
 }
 } // namespace
