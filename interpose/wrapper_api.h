@@ -130,7 +130,7 @@ struct ThreadCallState {
   unsigned depth = 0;      ///< nesting of wrapped calls on this thread
   bool in_runtime = false; ///< the runtime itself is running (no checks)
   /// Blocks released during the running call whose value deaths the
-  /// runtime has yet to record (Runtime::DeferDeath).
+  /// runtime has yet to record (Runtime::DeferDeaths).
   uint16_t pending_deaths = 0;
 };
 extern __thread ThreadCallState tls_call_state

@@ -72,35 +72,22 @@ public:
   /// Removes the entry at `r->addr` if it is `r`; true if it was.
   bool Erase(const ObjectRecord *r) {
     uintptr_t key = RegionOf(r->addr);
-    Region *region = key == last_key_ ? last_region_ : nullptr;
-    if (!region) {
-      auto it = regions_.find(key);
-      if (it == regions_.end())
-        return false;
-      region = &it->second;
-    }
+    Region *region = ExistingRegion(key);
     size_t i;
-    if (!Locate(*region, OffsetOf(r->addr), &i) || region->records[i] != r)
+    if (!region || !Locate(*region, OffsetOf(r->addr), &i) ||
+        region->records[i] != r)
       return false;
-    if (region->offsets.size() > 1) {
-      // (The region stays: no need to find it in the map again.)
-      region->offsets.erase(region->offsets.begin() + i);
-      region->records.erase(region->records.begin() + i);
-      --size_;
-      last_key_ = key;
-      last_region_ = region;
-      return true;
-    }
-    EraseSlice(regions_.find(key), i, i + 1);
+    EraseSlice(key, *region, i, i + 1);
     return true;
   }
 
   /// Removes whatever record is indexed at `addr`.
   void EraseAt(const void *addr) {
-    auto it = regions_.find(RegionOf(addr));
+    uintptr_t key = RegionOf(addr);
+    Region *region = ExistingRegion(key);
     size_t i;
-    if (it != regions_.end() && Locate(it->second, OffsetOf(addr), &i))
-      EraseSlice(it, i, i + 1);
+    if (region && Locate(*region, OffsetOf(addr), &i))
+      EraseSlice(key, *region, i, i + 1);
   }
 
   /// True if some record is indexed in [lo, lo + size).
@@ -130,7 +117,7 @@ public:
     VisitRange(regions_, lo, size, [&](auto it, size_t from, size_t to) {
       for (size_t i = from; i < to; ++i)
         fn(it->second.records[i]);
-      EraseSlice(it, from, to);
+      EraseSlice(it->first, it->second, from, to);
       return false;
     });
   }
@@ -177,6 +164,17 @@ private:
     }
     return *last_region_;
   }
+  /// The region of `key` if it has entries (remembered as above).
+  Region *ExistingRegion(uintptr_t key) {
+    if (key != last_key_) {
+      auto it = regions_.find(key);
+      if (it == regions_.end())
+        return nullptr;
+      last_region_ = &it->second;
+      last_key_ = key;
+    }
+    return last_region_;
+  }
 
   /// The index of the first offset >= `off`: a binary search whose steps
   /// are conditional moves, not branches (lookups come at random offsets, so
@@ -202,16 +200,16 @@ private:
     *i = LowerBound(region.offsets, off);
     return *i < region.offsets.size() && region.offsets[*i] == off;
   }
-  void EraseSlice(Regions::iterator it, size_t from, size_t to) {
-    Region &region = it->second;
+  void EraseSlice(uintptr_t key, Region &region, size_t from, size_t to) {
     region.offsets.erase(region.offsets.begin() + from,
                          region.offsets.begin() + to);
     region.records.erase(region.records.begin() + from,
                          region.records.begin() + to);
     size_ -= to - from;
     if (region.offsets.empty()) {
-      regions_.erase(it);
-      last_key_ = kNoKey; // (its pointer is gone)
+      regions_.erase(key);
+      if (key == last_key_)
+        last_key_ = kNoKey; // (its pointer is gone)
     }
   }
 
