@@ -530,59 +530,77 @@ bool Compatible(ObjectKind k, HandleType type) {
 namespace {
 // A per-thread cache of live records: records never move or die, so a
 // cached pointer is safe; it is valid while it still names a live object
-// at that address.
-struct CachedRecord {
-  const void *addr;
-  ObjectRecord *record;
-};
-// 256 sets of 4 ways, a set per cache line (16 KiB per thread): a few hot
-// handles that hash to the same set do not evict each other on every call.
-constexpr unsigned kRecordCacheBits = 8;
-constexpr int kRecordCacheWays = 4;
+// at that address (the record's own `addr` and `state` say so: nothing
+// has to invalidate another thread's entries).
+//
+// An entry is one word: the record's address shifted up 16 bits, and a
+// 16-bit tag from the handle's hash below it (never 0; 0 is an empty way).
+// The tag only picks the candidate; the record confirms it. Eight ways
+// fill one cache line, so a set holds eight hot handles and the whole
+// cache, 128 sets, is 8 KiB per thread (it lives in static TLS, which
+// glibc takes from every thread's stack).
+constexpr unsigned kRecordCacheBits = 7;
+constexpr int kRecordCacheWays = 8;
 struct alignas(64) RecordCacheSet {
-  CachedRecord way[kRecordCacheWays];
+  uint64_t way[kRecordCacheWays];
 };
 __thread RecordCacheSet tls_record_cache[1u << kRecordCacheBits]
     __attribute__((tls_model("initial-exec")));
 
-inline RecordCacheSet &RecordCacheSetOf(const void *h) {
+struct RecordCacheSlot {
+  RecordCacheSet &set;
+  uint64_t tag;
+};
+inline RecordCacheSlot RecordCacheSlotOf(const void *h) {
   // Fibonacci hashing: LLVM lays objects out at regular strides (an
   // instruction every 288 bytes), which a plain slice of address bits maps
-  // onto a fraction of the sets.
-  return tls_record_cache[(reinterpret_cast<uintptr_t>(h) *
-                           0x9E3779B97F4A7C15ull) >>
-                          (64 - kRecordCacheBits)];
+  // onto a fraction of the sets. The set takes the top bits, the tag the
+  // 16 below them.
+  uint64_t x = reinterpret_cast<uintptr_t>(h) * 0x9E3779B97F4A7C15ull;
+  return {tls_record_cache[x >> (64 - kRecordCacheBits)],
+          ((x >> (48 - kRecordCacheBits)) & 0xFFFF) | 1};
+}
+inline ObjectRecord *CachedRecordOf(uint64_t entry) {
+  return reinterpret_cast<ObjectRecord *>(entry >> 16);
 }
 
-// The live record at `h` if this thread's cache has it; no lock.
-inline ObjectRecord *CachedLive(const void *h) {
-  RecordCacheSet &set = RecordCacheSetOf(h);
-  for (const CachedRecord &e : set.way)
-    if (e.addr == h) {
-      ObjectRecord *r = e.record;
-      if (r && r->addr == h &&
-          r->state.load(std::memory_order_relaxed) == ObjectState::Live)
-        return r;
-      return nullptr;
+// The live record at `h` if this thread's cache has it; no lock. (Always
+// inlined: it is most of every checked call.)
+[[gnu::always_inline]] inline ObjectRecord *CachedLive(const void *h) {
+  auto [set, tag] = RecordCacheSlotOf(h);
+  for (uint64_t e : set.way)
+    if ((e & 0xFFFF) == tag) {
+      ObjectRecord *r = CachedRecordOf(e);
+      if (r->addr == h)
+        return r->state.load(std::memory_order_relaxed) == ObjectState::Live
+                   ? r
+                   : nullptr;
+      // (a tag shared with another handle: look on)
     }
   return nullptr;
 }
 
-// Remembers what the graph says about `h` (r may be nullptr) in the first
-// way: a handle just looked up or handed out is the likeliest to be used
-// next. The entry it displaces takes the place of a random older one, or
-// of `h`'s old entry. (Always evicting the oldest would make five handles
-// used in turn that share a set miss on every call.)
+// Remembers the live record `r` of `h` (nothing when r is nullptr: a miss
+// costs the same) in the first way: a handle just looked up or handed out
+// is the likeliest to be used next. The entry it displaces takes the place
+// of `h`'s old entry, an empty way or a random older one. (Always evicting
+// the oldest would make nine handles used in turn that share a set miss on
+// every call.)
 __thread uint32_t tls_record_cache_rng
     __attribute__((tls_model("initial-exec")));
 inline void CacheRecord(const void *h, ObjectRecord *r) {
-  RecordCacheSet &set = RecordCacheSetOf(h);
+  uintptr_t bits = reinterpret_cast<uintptr_t>(r);
+  if (!r || bits >> 48)
+    return; // (an address above 2^48 does not fit an entry: not cached)
+  auto [set, tag] = RecordCacheSlotOf(h);
   int victim = -1;
-  for (int i = 0; i < kRecordCacheWays; ++i)
-    if (set.way[i].addr == h || !set.way[i].addr) {
+  for (int i = 0; i < kRecordCacheWays; ++i) {
+    uint64_t e = set.way[i];
+    if (!e || ((e & 0xFFFF) == tag && CachedRecordOf(e)->addr == h)) {
       victim = i;
       break;
     }
+  }
   if (victim < 0) {
     uint32_t x = tls_record_cache_rng + 0x9E3779B9u; // (a Weyl sequence,
     tls_record_cache_rng = x;                        // scrambled below)
@@ -592,7 +610,7 @@ inline void CacheRecord(const void *h, ObjectRecord *r) {
   }
   if (victim > 0)
     set.way[victim] = set.way[0];
-  set.way[0] = {h, r};
+  set.way[0] = (static_cast<uint64_t>(bits) << 16) | tag;
 }
 } // namespace
 

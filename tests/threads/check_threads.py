@@ -33,7 +33,7 @@ Cases:
             then LLVMContextDispose: silent, exit 0 (see threads.c).
   small_stack
             libownsan.so's static TLS (taken by glibc out of every thread's
-            stack) is at most 24 KiB; a thread created with a 64 KiB stack
+            stack) is at most 16 KiB; a thread created with a 32 KiB stack
             builds and disposes modules: silent, same stdout.
 
 Prints one PASS/FAIL line per check and "N passed, M failed"; exit status 1
@@ -248,7 +248,7 @@ def case_engine_dispose(c, a):
 
 # glibc carves each thread's static TLS out of the stack the thread asked
 # for: the runtime's per-thread caches must leave small stacks room.
-TLS_BUDGET = 24 * 1024
+TLS_BUDGET = 16 * 1024
 
 
 def case_small_stack(c, a):
@@ -264,8 +264,8 @@ def case_small_stack(c, a):
         memsz = int(tls[0][5], 16)
         c.check(memsz <= TLS_BUDGET, f"static TLS of libownsan.so is "
                 f"{memsz} bytes (budget {TLS_BUDGET})")
-    check_silent(c, a, ["small_stack", "64"],
-                 "a thread with a 64 KiB stack")
+    check_silent(c, a, ["small_stack", "32"],
+                 "a thread with a 32 KiB stack")
 
 
 def main():
