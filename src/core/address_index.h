@@ -47,9 +47,13 @@ public:
 
   /// Indexes `r` at `r->addr`, replacing the record indexed there, if any
   /// (returned).
-  ObjectRecord *Put(ObjectRecord *r) {
-    Region &region = MutableRegion(RegionOf(r->addr));
-    uint16_t off = OffsetOf(r->addr);
+  ObjectRecord *Put(ObjectRecord *r) { return PutAt(r->addr, r); }
+
+  /// Indexes `r` at `addr` (the index never reads `r`: a user may store
+  /// tagged pointers), replacing the entry there, if any (returned).
+  ObjectRecord *PutAt(const void *addr, ObjectRecord *r) {
+    Region &region = MutableRegion(RegionOf(addr));
+    uint16_t off = OffsetOf(addr);
     // Fast path: LLVM allocates upwards, so most objects go at the end.
     if (region.offsets.empty() || region.offsets.back() < off) {
       region.offsets.push_back(off);
@@ -99,6 +103,27 @@ public:
     });
     return any;
   }
+  /// True if pred(entry) holds for some entry indexed in [lo, lo + size).
+  template <typename P>
+  bool AnyInRange(const void *lo, size_t size, P pred) const {
+    bool any = false;
+    VisitRange(regions_, lo, size, [&](auto it, size_t from, size_t to) {
+      for (size_t i = from; i < to && !any; ++i)
+        any = pred(it->second.records[i]);
+      return any; // (stop at the first)
+    });
+    return any;
+  }
+
+  /// Calls fn(entry) on each entry indexed in [lo, lo + size), in address
+  /// order; fn may change the entry (a reference) but not the index.
+  template <typename F> void UpdateRange(const void *lo, size_t size, F fn) {
+    VisitRange(regions_, lo, size, [&](auto it, size_t from, size_t to) {
+      for (size_t i = from; i < to; ++i)
+        fn(it->second.records[i]);
+      return false;
+    });
+  }
 
   /// Calls fn(r) for each record indexed in [lo, lo + size), in address
   /// order. fn must not change the index.
@@ -107,17 +132,6 @@ public:
     VisitRange(regions_, lo, size, [&](auto it, size_t from, size_t to) {
       for (size_t i = from; i < to; ++i)
         fn(it->second.records[i]);
-      return false;
-    });
-  }
-
-  /// Removes every record indexed in [lo, lo + size), calling fn(r) on each
-  /// first.
-  template <typename F> void EraseRange(const void *lo, size_t size, F fn) {
-    VisitRange(regions_, lo, size, [&](auto it, size_t from, size_t to) {
-      for (size_t i = from; i < to; ++i)
-        fn(it->second.records[i]);
-      EraseSlice(it->first, it->second, from, to);
       return false;
     });
   }

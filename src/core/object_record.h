@@ -149,7 +149,9 @@ struct alignas(64) ObjectRecord {
   /// Read without the lock by the per-thread record cache.
   std::atomic<ObjectState> state{ObjectState::Live};
   bool is_global_context = false;
-  /// Address matches were dropped because new memory covered the address.
+  /// LLVM handed the address out again, or the object was dropped unseen.
+  /// (New memory over a freed object's address is not marked here: the
+  /// shadow map stops matching it without touching the record.)
   bool address_reused = false;
   /// Given away (an engine owns the module now): not the caller's to free.
   bool owned_by_other = false;

@@ -5,8 +5,12 @@
 // object's history. An entry stays matched until memory is allocated over
 // its address: from then on the same bits may name a new object the runtime
 // never saw being created (C++ code inside a binding, or LLVM itself), and
-// reporting would risk a false positive. Such entries are dropped from the
-// address index and their records marked `address_reused`.
+// reporting would risk a false positive. Such entries expire: they stay in
+// the index, tagged, so that a new object LLVM later hands out at that
+// address can name its predecessor (TakeExpired), until a newer death or a
+// new object takes the address. Expiring does not touch the record: the
+// allocation hook that does it runs on every operator new over memory
+// where objects died, and the dead records are cold.
 //
 // Not thread-safe: the Runtime serializes all access. The AddressFilter
 // members are read lock-free by the hot paths.
@@ -19,9 +23,6 @@
 #include "core/address_index.h"
 #include "core/object_record.h"
 
-#include "absl/container/flat_hash_map.h"
-#include "absl/functional/function_ref.h"
-
 namespace ownsan {
 
 class ShadowMap {
@@ -31,14 +32,20 @@ public:
   ShadowMap() : exact_(24, 4) {}
 
   /// Records that `r` (already marked Freed) died at its address. A newer
-  /// death at the same address replaces the older one.
-  void Insert(ObjectRecord *r);
+  /// death at the same address replaces the older one (matched or expired).
+  void Insert(ObjectRecord *r) {
+    exact_.Add(r->addr);
+    ObjectRecord *old = by_addr_.PutAt(r->addr, r);
+    if (!old || IsExpired(old))
+      ++matched_;
+  }
 
   /// The freed record still matched at `addr`, or nullptr.
   ObjectRecord *Find(const void *addr) const {
     if (!exact_.MaybeContains(addr))
       return nullptr; // (every entry, matched or expired, set its bit)
-    return by_addr_.Find(addr);
+    ObjectRecord *e = by_addr_.Find(addr);
+    return e && !IsExpired(e) ? e : nullptr;
   }
 
   /// Lock-free pre-check for Find.
@@ -46,41 +53,66 @@ public:
     return exact_.MaybeContains(addr);
   }
 
-  /// Removes the entry for `r`'s address if it is `r` (the object's address
-  /// was handed out again by LLVM to a new object).
-  void Forget(const void *addr);
+  /// Removes the matched entry at `addr`, if any (LLVM handed the address
+  /// out again, to a new object).
+  void Forget(const void *addr) {
+    if (Find(addr)) {
+      by_addr_.EraseAt(addr);
+      --matched_;
+    }
+  }
 
-  /// Drops every entry in [lo, lo + size): new memory now lives there. The
-  /// dropped records are remembered as "expired" at their address, so a new
-  /// object LLVM later returns there can name its predecessor.
-  void DropRange(const void *lo, size_t size,
-                 absl::FunctionRef<void(ObjectRecord *)> on_drop);
+  /// Expires every matched entry in [lo, lo + size): new memory now lives
+  /// there. Returns how many.
+  size_t DropRange(const void *lo, size_t size) {
+    size_t n = 0;
+    by_addr_.UpdateRange(lo, size, [&](ObjectRecord *&e) {
+      if (!IsExpired(e)) {
+        e = Tagged(e);
+        ++n;
+      }
+    });
+    matched_ -= n;
+    return n;
+  }
 
-  /// The last record dropped at exactly `addr` (and forgets it), or nullptr.
+  /// The record that expired at exactly `addr` (and forgets it), or nullptr.
   ObjectRecord *TakeExpired(const void *addr) {
     if (!exact_.MaybeContains(addr))
       return nullptr;
-    auto it = expired_.find(reinterpret_cast<uintptr_t>(addr));
-    if (it == expired_.end())
+    ObjectRecord *e = by_addr_.Find(addr);
+    if (!e || !IsExpired(e))
       return nullptr;
-    ObjectRecord *r = it->second;
-    expired_.erase(it);
-    return r;
+    by_addr_.EraseAt(addr);
+    return Untagged(e);
   }
 
   /// True if some matched entry lies in [lo, lo + size).
   bool AnyInRange(const void *lo, size_t size) const {
-    return by_addr_.AnyInRange(lo, size);
+    return by_addr_.AnyInRange(lo, size,
+                               [](ObjectRecord *e) { return !IsExpired(e); });
   }
 
-  size_t size() const { return by_addr_.size(); }
+  /// Matched entries.
+  size_t size() const { return matched_; }
 
 private:
+  // An expired entry is its record's address with the low bit set (records
+  // are 64-byte aligned).
+  static bool IsExpired(const ObjectRecord *e) {
+    return reinterpret_cast<uintptr_t>(e) & 1;
+  }
+  static ObjectRecord *Tagged(ObjectRecord *r) {
+    return reinterpret_cast<ObjectRecord *>(reinterpret_cast<uintptr_t>(r) | 1);
+  }
+  static ObjectRecord *Untagged(ObjectRecord *e) {
+    return reinterpret_cast<ObjectRecord *>(reinterpret_cast<uintptr_t>(e) &
+                                            ~uintptr_t{1});
+  }
+
   AddressFilter exact_;
-  AddressIndex by_addr_; ///< records by their old address
-  /// Bounded: only used to name predecessors in reports.
-  absl::flat_hash_map<uintptr_t, ObjectRecord *> expired_;
-  static constexpr size_t kMaxExpired = 1 << 20;
+  AddressIndex by_addr_; ///< records by their old address, matched or expired
+  size_t matched_ = 0;
 };
 
 } // namespace ownsan

@@ -616,15 +616,19 @@ inline void CacheRecord(const void *h, ObjectRecord *r) {
 
 inline bool Runtime::CheckHandle(FnId fn, unsigned arg, const void *h,
                                  HandleType type) {
-  // Fast path: a handle of a kind whose context is checked, naming a live
-  // object of a kind the parameter can take. A live address is never
-  // freed-matched too (see INVARIANTS), so the shadow map has nothing to
-  // say; only the context is left to check.
-  if (type != HandleType::Other && type != HandleType::Builder &&
-      type != HandleType::MemoryBuffer) {
+  // Fast path: a handle naming a live object of a kind the parameter can
+  // take. A live address is never freed-matched too (see INVARIANTS), so
+  // the shadow map has nothing to say; what is left is the context (or, for
+  // a builder, its insertion point).
+  if (type != HandleType::Other) {
     ObjectRecord *r = CachedLive(h);
     if (r && Compatible(r->kind, type)) {
-      if (ContextUse *use = r->context_use; use && !serialized_[fn])
+      if (type == HandleType::Builder)
+        return uses_insertion_point_[fn] &&
+               dangling_builders_.MaybeContains(h) &&
+               CheckInsertionPoint(fn, arg, h);
+      if (ContextUse *use = r->context_use;
+          use && type != HandleType::MemoryBuffer && !serialized_[fn])
         return CheckContext(fn, arg, h, r, use);
       return false;
     }
@@ -866,6 +870,20 @@ void Runtime::NoteDeath(ObjectRecord *r) {
   positioned_at_.erase(it);
 }
 
+// Does [p, p + size) hold the object the running call frees explicitly?
+// Its record was matched at its address when the call began (Before), and
+// the memory is only now being released: the block is one a stale handle
+// names, no need to ask the shadow map under the lock. (Holding a block
+// that turns out to hold no matched address only delays its reuse.)
+static bool HoldsFreeTarget(const void *p, size_t size) {
+  const FreeEvent *ev = CurrentCall().event;
+  if (!ev || !ev->target)
+    return false;
+  uintptr_t a = reinterpret_cast<uintptr_t>(ev->target->addr),
+            lo = reinterpret_cast<uintptr_t>(p);
+  return a - lo < size;
+}
+
 bool Runtime::TakeIntoQuarantine(void *p) {
   if (CurrentThreadCallState().in_runtime)
     return false;
@@ -882,7 +900,7 @@ bool Runtime::TakeIntoQuarantine(void *p) {
     return true;
   // Case: the block held live values: they died, and their freed records
   // now match addresses in it (no need to ask the shadow map).
-  if (!(values && ValuesDied(p, size))) {
+  if (!(values && ValuesDied(p, size)) && !HoldsFreeTarget(p, size)) {
     MutexLock lock(&mu_);
     // Case: memory that holds no freed object's address: free it now.
     if (!shadow_.AnyInRange(p, size))
@@ -912,8 +930,7 @@ void Runtime::HoldAll(const Quarantine::Chunk *chunks, size_t n) {
     // see, so their addresses stop matching when the real dispose happens.
     {
       MutexLock lock(&mu_);
-      shadow_.DropRange(c.p, 1,
-                        [](ObjectRecord *r) { r->address_reused = true; });
+      shadow_.DropRange(c.p, 1);
     }
     switch (c.release) {
     case Quarantine::Chunk::kDisposeMemoryBuffer:
@@ -1508,7 +1525,7 @@ void Runtime::OnAllocation(const void *p, size_t n) {
   MutexLock lock(&mu_);
   // Case: new memory over a freed object's address. The address may name a
   // new object from now on; stop matching it.
-  shadow_.DropRange(p, n, [](ObjectRecord *r) { r->address_reused = true; });
+  shadow_.DropRange(p, n);
   // Case: new memory over an unwatched object we believed live: it was
   // freed by code we do not see. Forget it (and its unwatched children).
   std::vector<ObjectRecord *> stale;

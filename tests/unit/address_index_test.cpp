@@ -59,14 +59,27 @@ TEST(AddressIndex, RangesAcrossRegions) {
                     [&](ObjectRecord *r) { seen.push_back(r->addr); });
   EXPECT_EQ(seen, (std::vector<const void *>{Addr(0x7ff8), Addr(0x8000),
                                              Addr(0x8010)}));
-  std::vector<const void *> erased;
-  ix.EraseRange(Addr(0x7ff8), 0x19,
-                [&](ObjectRecord *r) { erased.push_back(r->addr); });
-  EXPECT_EQ(erased, seen);
-  EXPECT_EQ(ix.size(), 2u);
-  EXPECT_NE(ix.Find(Addr(0x7ff0)), nullptr);
-  EXPECT_NE(ix.Find(Addr(0xc000)), nullptr);
-  EXPECT_EQ(ix.Find(Addr(0x8000)), nullptr);
+  // Entries changed in place: the same three, nothing else; no size change.
+  ObjectRecord *replacement = rs.At(0x1);
+  std::vector<const void *> updated;
+  ix.UpdateRange(Addr(0x7ff8), 0x19, [&](ObjectRecord *&e) {
+    updated.push_back(e->addr);
+    e = replacement;
+  });
+  EXPECT_EQ(updated, seen);
+  EXPECT_EQ(ix.size(), 5u);
+  EXPECT_EQ(ix.Find(Addr(0x8000)), replacement);
+  EXPECT_EQ(ix.Find(Addr(0x8010)), replacement);
+  EXPECT_NE(ix.Find(Addr(0x7ff0)), replacement);
+  EXPECT_NE(ix.Find(Addr(0xc000)), replacement);
+  EXPECT_TRUE(ix.AnyInRange(Addr(0x7ff0), 0x20,
+                            [&](ObjectRecord *e) { return e == replacement; }));
+  EXPECT_FALSE(ix.AnyInRange(Addr(0x7ff0), 0x8, [&](ObjectRecord *e) {
+    return e == replacement;
+  })) << "0x7ff0 kept its record";
+  // PutAt indexes at the given address without reading the record.
+  EXPECT_EQ(ix.PutAt(Addr(0x9000), replacement), nullptr);
+  EXPECT_EQ(ix.Find(Addr(0x9000)), replacement);
 }
 
 // Random operations against std::map as the model.
@@ -92,13 +105,21 @@ TEST(AddressIndex, AgreesWithAnOrderedMap) {
         EXPECT_TRUE(ix.Erase(it->second));
         EXPECT_FALSE(ix.Erase(it->second)) << "erased already";
       } else if (rng() % 8 == 0) {
+        // Each entry in a range swapped for a new record, in place.
         size_t size = rng() % 256;
-        std::vector<ObjectRecord *> got, want;
-        ix.EraseRange(Addr(a), size,
-                      [&](ObjectRecord *r) { got.push_back(r); });
+        std::vector<ObjectRecord *> got, want, fresh;
+        ix.UpdateRange(Addr(a), size, [&](ObjectRecord *&e) {
+          got.push_back(e);
+          fresh.push_back(rs.At(reinterpret_cast<uintptr_t>(e->addr)));
+          e = fresh.back();
+        });
+        size_t k = 0;
         for (auto m = model.lower_bound(a);
-             m != model.end() && m->first < a + (size ? size : 1);)
-          want.push_back(m->second), m = model.erase(m);
+             m != model.end() && m->first < a + (size ? size : 1); ++m) {
+          want.push_back(m->second);
+          if (k < fresh.size())
+            m->second = fresh[k++];
+        }
         EXPECT_EQ(got, want);
         break;
       } else {

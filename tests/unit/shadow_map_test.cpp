@@ -39,15 +39,38 @@ TEST(ShadowMap, AllocationOverAnAddressDropsExactlyThatRange) {
   ShadowMap m;
   for (uintptr_t a : {0x1000, 0x1040, 0x10c0, 0x2000})
     m.Insert(rs.Freed(a));
-  std::vector<const void *> dropped;
-  m.DropRange(Addr(0x1040), 0x80,
-              [&](ObjectRecord *r) { dropped.push_back(r->addr); });
-  ASSERT_EQ(dropped.size(), 1u);
-  EXPECT_EQ(dropped[0], Addr(0x1040));
+  EXPECT_EQ(m.DropRange(Addr(0x1040), 0x80), 1u);
   EXPECT_NE(m.Find(Addr(0x1000)), nullptr);
   EXPECT_EQ(m.Find(Addr(0x1040)), nullptr);
   EXPECT_NE(m.Find(Addr(0x10c0)), nullptr) << "one past the range stays";
   EXPECT_NE(m.Find(Addr(0x2000)), nullptr);
+  EXPECT_EQ(m.size(), 3u);
+  EXPECT_EQ(m.DropRange(Addr(0x1040), 0x80), 0u) << "expired already";
+}
+
+TEST(ShadowMap, ExpiredEntriesNameThePredecessorOnce) {
+  Records rs;
+  ShadowMap m;
+  ObjectRecord *a = rs.Freed(0x1000), *b = rs.Freed(0x1040);
+  m.Insert(a);
+  m.Insert(b);
+  EXPECT_EQ(m.TakeExpired(Addr(0x1000)), nullptr) << "still matched";
+  m.DropRange(Addr(0x1000), 0x100);
+  EXPECT_FALSE(m.AnyInRange(Addr(0x1000), 0x100)) << "expired: not matched";
+  EXPECT_EQ(m.size(), 0u);
+  EXPECT_EQ(m.TakeExpired(Addr(0x1000)), a);
+  EXPECT_EQ(m.TakeExpired(Addr(0x1000)), nullptr) << "taken";
+  // A newer death replaces an expired entry and is matched again.
+  ObjectRecord *c = rs.Freed(0x1040);
+  m.Insert(c);
+  EXPECT_EQ(m.Find(Addr(0x1040)), c);
+  EXPECT_TRUE(m.AnyInRange(Addr(0x1000), 0x100));
+  EXPECT_EQ(m.size(), 1u);
+  EXPECT_EQ(m.TakeExpired(Addr(0x1040)), nullptr);
+  // Forget removes only a matched entry.
+  m.Forget(Addr(0x1040));
+  EXPECT_EQ(m.Find(Addr(0x1040)), nullptr);
+  EXPECT_EQ(m.size(), 0u);
 }
 
 TEST(ShadowMap, ForgetRemovesTheMatch) {
@@ -56,6 +79,7 @@ TEST(ShadowMap, ForgetRemovesTheMatch) {
   m.Insert(rs.Freed(0x3000));
   m.Forget(Addr(0x3000));
   EXPECT_EQ(m.Find(Addr(0x3000)), nullptr);
+  EXPECT_EQ(m.size(), 0u);
 }
 
 TEST(AddressFilter, NoFalseNegatives) {
