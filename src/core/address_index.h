@@ -21,9 +21,11 @@
 #include "core/object_record.h"
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -67,8 +69,8 @@ public:
       region.records[i] = r;
       return old;
     }
-    region.offsets.insert(region.offsets.begin() + i, off);
-    region.records.insert(region.records.begin() + i, r);
+    InsertAt(region.offsets, i, off);
+    InsertAt(region.records, i, r);
     ++size_;
     return nullptr;
   }
@@ -156,11 +158,16 @@ private:
     return OffsetOf(reinterpret_cast<uintptr_t>(addr));
   }
 
-  // Off the program's heap (see internal_allocator.h).
-  template <typename T> using Vector = std::vector<T, InternalAllocator<T>>;
+  // Off the program's heap (see internal_allocator.h). The first few
+  // entries are kept in the region itself: most regions of the unwatched
+  // index and the shadow map hold one or two objects (a builder, a malloc'ed
+  // array LLVM hands out per call), and a region made and emptied per object
+  // would otherwise allocate and free two vectors each time.
+  template <typename T, size_t N>
+  using Vector = absl::InlinedVector<T, N, InternalAllocator<T>>;
   struct Region {
-    Vector<uint16_t> offsets;       ///< sorted
-    Vector<ObjectRecord *> records; ///< records[i] is at offsets[i]
+    Vector<uint16_t, 8> offsets;       ///< sorted
+    Vector<ObjectRecord *, 4> records; ///< records[i] is at offsets[i]
   };
   using Regions = absl::flat_hash_map<
       uintptr_t, Region, absl::container_internal::hash_default_hash<uintptr_t>,
@@ -193,7 +200,8 @@ private:
   /// The index of the first offset >= `off`: a binary search whose steps
   /// are conditional moves, not branches (lookups come at random offsets, so
   /// branches would mispredict at every step).
-  static size_t LowerBound(const Vector<uint16_t> &offsets, uint16_t off) {
+  template <typename Offsets>
+  static size_t LowerBound(const Offsets &offsets, uint16_t off) {
     size_t len = offsets.size();
     if (len == 0)
       return 0;
@@ -224,6 +232,19 @@ private:
       regions_.erase(key);
       if (key == last_key_)
         last_key_ = kNoKey; // (its pointer is gone)
+    }
+  }
+
+  /// vec.insert(vec.begin() + i, v) for trivially copyable elements, with
+  /// one memmove (InlinedVector's insert moves element by element).
+  template <typename V, typename T>
+  static void InsertAt(V &vec, size_t i, T v) {
+    size_t n = vec.size();
+    vec.push_back(v);
+    if (i < n) {
+      T *d = vec.data();
+      std::memmove(d + i + 1, d + i, (n - i) * sizeof(T));
+      d[i] = v;
     }
   }
 

@@ -52,6 +52,11 @@ public:
     return children_.contains(r);
   }
 
+  /// Live records whose address lies in [lo, lo + size), in address order.
+  template <typename F> void ForEachLiveIn(const void *lo, size_t size, F fn) {
+    live_.ForEachInRange(lo, size, fn);
+  }
+
   /// Unwatched live records whose address lies in [lo, lo + size).
   void ForEachUnwatchedIn(const void *lo, size_t size,
                           absl::FunctionRef<void(ObjectRecord *)> fn) const;

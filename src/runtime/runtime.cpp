@@ -1369,16 +1369,12 @@ void Runtime::MarkFreed(ObjectRecord *r, FreeEvent *ev) {
 
 template <typename F>
 void Runtime::ForEachRecordIn(const void *p, size_t size, F visit) {
-  // Candidates: the 8-byte aligned addresses whose filter bit is set (a
-  // Value is 8-byte aligned; a User's operands, or the pointer to its
-  // hung-off operands, come before it in the block).
-  uintptr_t lo = reinterpret_cast<uintptr_t>(p), hi = lo + size;
-  for (uintptr_t a = (lo + 7) & ~uintptr_t{7}; a < hi; a += 8) {
-    if (!live_values_.MaybeContains(reinterpret_cast<const void *>(a)))
-      continue;
-    if (ObjectRecord *r = graph_.Find(reinterpret_cast<const void *>(a)))
-      visit(r);
-  }
+  // One range query of the live index: a Value is not at the start of its
+  // block (a User's operands, or the pointer to its hung-off operands, come
+  // first), and the filter bits of values that died here before stay set,
+  // so a lookup per set bit found nothing as often as not.
+  if (live_values_.MaybeOverlaps(p, size))
+    graph_.ForEachLiveIn(p, size, visit);
 }
 
 void Runtime::ValueDied(ObjectRecord *r, FreeEvent *ev) {

@@ -168,7 +168,7 @@ private:
   /// False outside a wrapped call: the caller records the deaths now.
   bool DeferDeaths(void *p, size_t size);
   /// Calls visit(r) on each live record at an address in [p, p + size)
-  /// whose live_values_ bit is set (watched ones, and maybe others).
+  /// (watched or not), if the live_values_ filter says there may be one.
   template <typename F>
   void ForEachRecordIn(const void *p, size_t size, F visit)
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
