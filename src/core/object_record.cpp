@@ -2,19 +2,110 @@
 
 #include "core/object_record.h"
 
+#include "core/internal_allocator.h"
+
 #include <cctype>
+#include <cstring>
+#include <iterator>
+#include <new>
 
 namespace ownsan {
 
 const RecordExtra ObjectRecord::kNoExtra;
 
+namespace {
+// Extras live as long as their records (never freed), and are only made
+// under the runtime's lock (see MutableRare), so they come from mapped
+// blocks filled in order, with no lock of their own: not from malloc, whose
+// chunks would interleave with the program's objects.
+constexpr size_t kExtrasPerBlock = 4096;
+RecordExtra *g_next_extra = nullptr;
+size_t g_extras_left = 0;
+
+RecordExtra *NewExtra() {
+  if (g_extras_left == 0) {
+    g_next_extra = static_cast<RecordExtra *>(InternalMapBlock(
+        kExtrasPerBlock * sizeof(RecordExtra), /*huge_pages=*/false));
+    g_extras_left = kExtrasPerBlock;
+  }
+  --g_extras_left;
+  return new (g_next_extra++) RecordExtra;
+}
+} // namespace
+
+namespace {
+// Per-thread: events are made outside the runtime's lock.
+constexpr size_t kEventsPerBlock = 2048;
+__thread FreeEvent *tls_next_event __attribute__((tls_model("initial-exec")));
+__thread size_t tls_events_left __attribute__((tls_model("initial-exec")));
+
+const char *CopyDetail(const char *detail) {
+  if (!detail || !*detail)
+    return "";
+  return strdup(detail); // (rare: a few calls have one)
+}
+} // namespace
+
+FreeEvent *NewFreeEvent(FnIndex fn, ObjectRecord *target, StackId stack,
+                        uint32_t thread, const char *detail) {
+  if (tls_events_left == 0) {
+    tls_next_event = static_cast<FreeEvent *>(InternalMapBlock(
+        kEventsPerBlock * sizeof(FreeEvent), /*huge_pages=*/false));
+    // (events point at their details, on the heap: see leak roots)
+    InternalAddLeakRoots(tls_next_event, kEventsPerBlock * sizeof(FreeEvent));
+    tls_events_left = kEventsPerBlock;
+  }
+  --tls_events_left;
+  FreeEvent *ev = new (tls_next_event++) FreeEvent;
+  ev->fn = fn;
+  ev->target = target;
+  ev->stack = stack;
+  ev->thread = thread;
+  ev->detail = CopyDetail(detail);
+  return ev;
+}
+
 RecordExtra &ObjectRecord::MutableRare() {
   RecordExtra *e = extra_.load(std::memory_order_acquire);
-  if (!e) {
-    e = new RecordExtra; // lives as long as the record: never freed
-    extra_.store(e, std::memory_order_release);
+  if (!e || e->shared) {
+    // Case: no extra yet, or one shared by type (copied, then written).
+    RecordExtra *own = NewExtra();
+    if (e) {
+      *own = *e;
+      own->shared = false;
+    }
+    extra_.store(own, std::memory_order_release);
+    e = own;
   }
   return *e;
+}
+
+void ObjectRecord::SetTypeName(const char *type) {
+  RecordExtra *e = extra_.load(std::memory_order_acquire);
+  if (e) {
+    // Case: the record has rare fields already: its own copy takes the type.
+    MutableRare().type_name = type;
+    return;
+  }
+  // Case: the usual fresh record: the type's shared extra. (Few types: a
+  // short list, searched under the same lock.)
+  static RecordExtra *by_type[128];
+  static size_t types = 0;
+  RecordExtra *x = nullptr;
+  for (size_t i = 0; i < types && !x; ++i)
+    if (by_type[i]->type_name == type)
+      x = by_type[i];
+  if (!x) {
+    if (types == std::size(by_type)) {
+      MutableRare().type_name = type; // (more types than foreseen)
+      return;
+    }
+    x = NewExtra();
+    x->type_name = type;
+    x->shared = true;
+    by_type[types++] = x;
+  }
+  extra_.store(x, std::memory_order_release);
 }
 
 RecordName &RecordName::operator=(std::string_view v) {

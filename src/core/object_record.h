@@ -72,9 +72,18 @@ struct FreeEvent {
   ObjectRecord *target = nullptr; ///< what the call freed explicitly, if any
   StackId stack = 0;
   uint32_t thread = 0;
-  std::string detail;    ///< e.g. the pass pipeline of LLVMRunPasses
+  /// E.g. the pass pipeline of LLVMRunPasses; "" for none. A copy that
+  /// lives as long as the event.
+  const char *detail = "";
   bool consumed = false; ///< ownership went to LLVM (not a dispose)
 };
+
+/// A new event, never freed (records of dead objects point at it). Events
+/// come from per-thread blocks of mapped memory, not from malloc: one is
+/// made per freeing call, so they would take a heap chunk each and
+/// interleave with the program's objects. `detail` is copied.
+FreeEvent *NewFreeEvent(FnIndex fn, ObjectRecord *target, StackId stack,
+                        uint32_t thread, const char *detail);
 
 /// Who is using a context right now (contexts only; see runtime.cpp,
 /// "Context concurrency"). Written lock-free by the threads that call in,
@@ -121,9 +130,8 @@ private:
 /// addresses LLVM handed out again, objects given away.
 struct RecordExtra {
   /// Address reuse: the freed object that had this address before (set when
-  /// LLVM handed the address out again), and the object that took it over.
+  /// LLVM handed the address out again).
   ObjectRecord *previous = nullptr;
-  ObjectRecord *reused_by = nullptr;
   /// Builders: where the next instruction goes (block, or the instruction
   /// it goes before), and which of the two was freed, if one was.
   ObjectRecord *insert_block = nullptr;
@@ -138,6 +146,9 @@ struct RecordExtra {
   /// Died with its owner, then disposed by the caller (allowed once: an
   /// iterator is its own allocation).
   bool disposed_late = false;
+  /// Shared by many records, never written (see ObjectRecord::SetTypeName):
+  /// MutableRare() gives the record a copy of its own first.
+  bool shared = false;
 };
 
 // One cache line: what every live object needs; the rest is in RecordExtra.
@@ -173,6 +184,11 @@ struct alignas(64) ObjectRecord {
   }
   /// The rare fields, to write (under the runtime's lock).
   RecordExtra &MutableRare();
+  /// An opaque object's C handle type. A record whose only rare field is
+  /// its type shares one extra per type with every other such record (one
+  /// is handed out per LLVM-C call by some APIs: metadata-entry arrays).
+  /// Under the runtime's lock; `type` must outlive the process (a literal).
+  void SetTypeName(const char *type);
   uint32_t generation() const { return rare().generation; }
   /// The context the object belongs to (itself for a context), if known.
   ObjectRecord *context() const {

@@ -164,7 +164,7 @@ ResolvedEvent ResolveFree(const ObjectRecord *obj, const ReportContext &ctx,
     }
   } else if (by) {
     e.during = absl::StrCat(
-        by, ev->detail.empty() ? "" : absl::StrCat("(\"", ev->detail, "\")"));
+        by, !*ev->detail ? "" : absl::StrCat("(\"", ev->detail, "\")"));
     absl::StrAppend(&line, " during ", e.during, " on thread ",
                     ThreadName(ev->thread), ", by LLVM itself");
   } else {

@@ -445,8 +445,8 @@ FreeEvent *Runtime::CurrentFreeEvent(ObjectRecord *target) {
   CallContext &call = CurrentCall();
   if (call.fn == kNoFn) {
     if (!call.orphan_event)
-      call.orphan_event = new FreeEvent{kNoFn, nullptr, CaptureStack(true),
-                                        CurrentThreadNumber(), ""};
+      call.orphan_event = NewFreeEvent(kNoFn, nullptr, CaptureStack(true),
+                                       CurrentThreadNumber(), "");
     return call.orphan_event;
   }
   if (!call.event) {
@@ -455,8 +455,8 @@ FreeEvent *Runtime::CurrentFreeEvent(ObjectRecord *target) {
     StackId stack = call.stack ? call.stack : CaptureStack(target == nullptr);
     if (!call.stack && target)
       call.stack = stack;
-    call.event = new FreeEvent{call.fn, target, stack, CurrentThreadNumber(),
-                               call.cause_text ? call.cause_text : ""};
+    call.event = NewFreeEvent(call.fn, target, stack, CurrentThreadNumber(),
+                              call.cause_text);
   }
   return call.event;
 }
@@ -1756,7 +1756,6 @@ void Runtime::LinkPredecessor(ObjectRecord *r, ObjectRecord *old) {
   RecordExtra &x = r->MutableRare();
   x.previous = old;
   x.generation = old->generation() + 1;
-  old->MutableRare().reused_by = r;
 }
 
 void Runtime::RegisterOpaque(FnId fn, const void *h, const char *type,
@@ -1771,7 +1770,7 @@ void Runtime::RegisterOpaque(FnId fn, const void *h, const char *type,
     DropUnseen(old); // live as something we did not see die
   ObjectRecord *prev = TakeOverFreedAddress(h);
   ObjectRecord *r = graph_.Add(h, ObjectKind::Opaque, p);
-  r->MutableRare().type_name = type;
+  r->SetTypeName(type);
   CacheRecord(h, r); // the program is about to use it
   r->created_by = fn;
   r->create_stack = stack;

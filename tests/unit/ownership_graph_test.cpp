@@ -85,5 +85,34 @@ TEST(OwnershipGraph, AddressCanBeLiveAgainAfterRemoval) {
   EXPECT_EQ(g.Find(Addr(0x1000)), b);
 }
 
+// Records whose only rare field is their type share one extra per type;
+// writing any other rare field gives the record its own copy.
+TEST(ObjectRecord, TypeNamesAreSharedUntilWritten) {
+  OwnershipGraph g;
+  static const char kEngine[] = "LLVMExecutionEngineRef";
+  static const char kBinary[] = "LLVMBinaryRef";
+  ObjectRecord *a = g.Add(Addr(0x1000), ObjectKind::Opaque, nullptr);
+  ObjectRecord *b = g.Add(Addr(0x2000), ObjectKind::Opaque, nullptr);
+  ObjectRecord *c = g.Add(Addr(0x3000), ObjectKind::Opaque, nullptr);
+  a->SetTypeName(kEngine);
+  b->SetTypeName(kEngine);
+  c->SetTypeName(kBinary);
+  EXPECT_EQ(&a->rare(), &b->rare()) << "one extra for the type";
+  EXPECT_NE(&a->rare(), &c->rare());
+  EXPECT_EQ(c->rare().type_name, kBinary);
+  b->MutableRare().disposed_late = true;
+  EXPECT_NE(&a->rare(), &b->rare()) << "b has its own copy now";
+  EXPECT_TRUE(b->rare().disposed_late);
+  EXPECT_EQ(b->rare().type_name, kEngine) << "copied";
+  EXPECT_FALSE(a->rare().disposed_late) << "the shared one is untouched";
+  // A record with rare fields already keeps them and takes the type.
+  ObjectRecord *d = g.Add(Addr(0x4000), ObjectKind::Opaque, nullptr);
+  d->MutableRare().owned_via = 7;
+  d->SetTypeName(kBinary);
+  EXPECT_EQ(d->rare().owned_via, 7);
+  EXPECT_EQ(d->rare().type_name, kBinary);
+  EXPECT_NE(&d->rare(), &c->rare());
+}
+
 } // namespace
 } // namespace ownsan
