@@ -4,7 +4,7 @@
 
 namespace ownsan {
 
-void Quarantine::Put(Chunk c, std::vector<Chunk> *release) {
+void Quarantine::Put(Chunk c, ReleaseList *release) {
   ++taken_;
   if (c.size > limit_) {
     // Case: larger than the whole quarantine (or the quarantine is off).

@@ -16,10 +16,13 @@
 #ifndef OWNSAN_CORE_QUARANTINE_H
 #define OWNSAN_CORE_QUARANTINE_H
 
+#include "core/internal_allocator.h"
+
+#include "absl/container/inlined_vector.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <vector>
 
 namespace ownsan {
 
@@ -42,9 +45,12 @@ public:
     } release;
   };
 
+  /// Chunks to release now (a few at a time, off the program's heap).
+  using ReleaseList = absl::InlinedVector<Chunk, 16, InternalAllocator<Chunk>>;
+
   /// Holds `c`. Appends to `release` the chunks (oldest first, possibly `c`
   /// itself) that must be released now to stay within the limit.
-  void Put(Chunk c, std::vector<Chunk> *release);
+  void Put(Chunk c, ReleaseList *release);
 
   size_t bytes() const { return bytes_; }
   size_t peak_bytes() const { return peak_; }
@@ -53,7 +59,9 @@ public:
   size_t limit() const { return limit_; }
 
 private:
-  std::deque<Chunk> fifo_;
+  // Off the program's heap, like the indexes (see internal_allocator.h): a
+  // full quarantine holds hundreds of thousands of chunks.
+  std::deque<Chunk, InternalAllocator<Chunk>> fifo_;
   size_t limit_;
   size_t bytes_ = 0;
   size_t peak_ = 0;

@@ -915,7 +915,7 @@ void Runtime::Hold(Quarantine::Chunk chunk) { HoldAll(&chunk, 1); }
 
 void Runtime::HoldAll(const Quarantine::Chunk *chunks, size_t n) {
   RuntimeSection section;
-  std::vector<Quarantine::Chunk> release;
+  Quarantine::ReleaseList release;
   {
     MutexLock lock(&quarantine_mu_);
     for (size_t i = 0; i < n; ++i)
