@@ -348,25 +348,48 @@ void Runtime::OnLibLLVMFound(const std::string &path, int major) {
 
 namespace {
 // Stacks this thread stored, with their depot ids, by hash (direct-mapped,
-// 16 entries). A call site that runs in a loop (creating objects, or
+// 128 entries). A call site that runs in a loop (creating objects, or
 // claiming a context that changed threads) finds its stack here: no depot
-// lock, no hashing of vectors, no allocation. A loop over a few dozen call
-// sites (a binding copying a module) mostly fits. Exact: an entry is used only
-// for the very same frames. (Thread-local storage is kept small: glibc takes it
-// from each thread's stack, and a thread created with a small stack must still
-// start.)
+// lock, no hashing of vectors, no allocation. A binding copying a module
+// cycles through a few dozen to a hundred call sites. Exact: an entry is
+// used only for the very same frames. The cache (26 KiB) is mapped for a
+// thread when it first captures a stack and unmapped when it exits, not
+// kept in thread-local storage: glibc takes that from each thread's stack,
+// and a thread created with a small stack must still start.
 constexpr int kCachedFrames = 24; // the default malloc_context_size
-constexpr unsigned kStackCacheBits = 4;
+constexpr unsigned kStackCacheBits = 7;
 struct CachedStack {
   uint64_t hash;
   uint32_t n;
   StackId id; ///< 0: empty entry
   uintptr_t pcs[kCachedFrames];
 };
-__thread CachedStack tls_stack_cache[1u << kStackCacheBits]
-    __attribute__((tls_model("initial-exec")));
+struct StackCache {
+  CachedStack entry[1u << kStackCacheBits];
+};
+__thread StackCache *tls_stack_cache __attribute__((tls_model("initial-exec")));
+pthread_key_t g_stack_cache_key;
+
+void ReleaseStackCache(void *cache) {
+  // (A destructor that runs later on this thread and captures a stack maps
+  // a new one, which pthread releases on its next round of destructors.)
+  tls_stack_cache = nullptr;
+  InternalUnmapBlock(cache, sizeof(StackCache));
+}
+
 CachedStack &StackCacheEntry(uint64_t hash) {
-  return tls_stack_cache[hash >> (64 - kStackCacheBits)];
+  StackCache *cache = tls_stack_cache;
+  if (__builtin_expect(cache == nullptr, 0)) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, [] {
+      pthread_key_create(&g_stack_cache_key, ReleaseStackCache);
+    });
+    cache = static_cast<StackCache *>(
+        InternalMapBlock(sizeof(StackCache), /*huge_pages=*/false));
+    tls_stack_cache = cache;
+    pthread_setspecific(g_stack_cache_key, cache);
+  }
+  return cache->entry[hash >> (64 - kStackCacheBits)];
 }
 
 uint64_t HashFrames(const uintptr_t *pcs, int n) {
