@@ -87,6 +87,93 @@ public:
     return true;
   }
 
+  /// Erase() of each of `rs`, sorted by address: one pass over each region
+  /// they are in, not a search and a shift per record (a module's values die
+  /// in runs, front to back, and removing each from the front of its region
+  /// moved the whole region every time).
+  void EraseSorted(ObjectRecord *const *rs, size_t n) {
+    for (size_t i = 0; i < n;) {
+      uintptr_t key = RegionOf(rs[i]->addr);
+      size_t end = i + 1;
+      while (end < n && RegionOf(rs[end]->addr) == key)
+        ++end;
+      if (Region *region = ExistingRegion(key)) {
+        // Keep the entries that are not one of rs[i, end) (both sorted).
+        size_t kept = 0, next = i, size = region->offsets.size();
+        uint16_t *offsets = region->offsets.data();
+        ObjectRecord **records = region->records.data();
+        for (size_t e = 0; e < size; ++e) {
+          while (next < end && OffsetOf(rs[next]->addr) < offsets[e])
+            ++next;
+          if (next < end && OffsetOf(rs[next]->addr) == offsets[e] &&
+              rs[next] == records[e])
+            continue; // (erased)
+          offsets[kept] = offsets[e];
+          records[kept++] = records[e];
+        }
+        if (kept < size)
+          EraseSlice(key, *region, kept, size);
+      }
+      i = end;
+    }
+  }
+
+  /// Put() of each of `rs`, sorted by address (one merge per region);
+  /// calls replaced(old) with what each replaced (nullptr if nothing).
+  template <typename F>
+  void PutSorted(ObjectRecord *const *rs, size_t n, F replaced) {
+    for (size_t i = 0; i < n;) {
+      uintptr_t key = RegionOf(rs[i]->addr);
+      size_t end = i + 1;
+      while (end < n && RegionOf(rs[end]->addr) == key)
+        ++end;
+      Region &region = MutableRegion(key);
+      size_t size = region.offsets.size();
+      if (end - i < 4 || size == 0 ||
+          region.offsets.back() < OffsetOf(rs[i]->addr)) {
+        // Case: a few, or all after the region's last entry: one by one
+        // (Put appends without a search).
+        for (; i < end; ++i)
+          replaced(PutAt(rs[i]->addr, rs[i]));
+        continue;
+      }
+      // Case: a run among existing entries: merge from the back, in place.
+      size_t added = 0;
+      for (size_t k = i, e = 0; k < end; ++k) {
+        uint16_t off = OffsetOf(rs[k]->addr);
+        while (e < size && region.offsets[e] < off)
+          ++e;
+        if (!(e < size && region.offsets[e] == off))
+          ++added;
+      }
+      region.offsets.resize(size + added);
+      region.records.resize(size + added);
+      uint16_t *offsets = region.offsets.data();
+      ObjectRecord **records = region.records.data();
+      size_t out = size + added, e = size, k = end;
+      while (k > i) {
+        uint16_t off = OffsetOf(rs[k - 1]->addr);
+        if (e > 0 && offsets[e - 1] > off) {
+          --e, --out;
+          offsets[out] = offsets[e];
+          records[out] = records[e];
+        } else if (e > 0 && offsets[e - 1] == off) {
+          --e, --out, --k;
+          replaced(records[e]);
+          offsets[out] = off;
+          records[out] = rs[k];
+        } else {
+          --out, --k;
+          replaced(nullptr);
+          offsets[out] = off;
+          records[out] = rs[k];
+        }
+      }
+      size_ += added;
+      i = end;
+    }
+  }
+
   /// Removes whatever record is indexed at `addr`.
   void EraseAt(const void *addr) {
     uintptr_t key = RegionOf(addr);

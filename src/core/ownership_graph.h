@@ -47,6 +47,11 @@ public:
   /// Remove() without the list: the caller does not use it (a value that
   /// LLVM deleted, which usually has no unwatched children).
   void RemoveWithoutList(ObjectRecord *r);
+  /// RemoveWithoutList() of each of `rs`: watched records without
+  /// unwatched children, sorted by address (a batch of values LLVM deleted).
+  void RemoveWatchedSorted(ObjectRecord *const *rs, size_t n) {
+    live_.EraseSorted(rs, n);
+  }
   /// Does `r` own unwatched objects (which Remove() would take with it)?
   bool HasUnwatchedChildren(ObjectRecord *r) const {
     return children_.contains(r);

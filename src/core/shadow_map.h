@@ -40,6 +40,16 @@ public:
       ++matched_;
   }
 
+  /// Insert() of each of `rs` (sorted by address, one per address).
+  void InsertSorted(ObjectRecord *const *rs, size_t n) {
+    for (size_t i = 0; i < n; ++i)
+      exact_.Add(rs[i]->addr);
+    by_addr_.PutSorted(rs, n, [&](ObjectRecord *old) {
+      if (!old || IsExpired(old))
+        ++matched_;
+    });
+  }
+
   /// The freed record still matched at `addr`, or nullptr.
   ObjectRecord *Find(const void *addr) const {
     if (!exact_.MaybeContains(addr))

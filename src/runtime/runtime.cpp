@@ -1491,13 +1491,37 @@ void Runtime::FlushDeaths() {
     uint16_t block_of[kBatch];
     size_t n_found = 0;
     auto die = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      // The usual value (no unwatched children) leaves the live index and
+      // enters the shadow map with the rest of the batch, in address order:
+      // one pass over each region rather than a search and a shift each.
+      ObjectRecord *dead[kBatch];
+      size_t n_dead = 0;
       for (size_t k = 0; k < n_found; ++k) {
-        if (!OwnershipGraph::IsWatched(found[k]->kind))
+        ObjectRecord *r = found[k];
+        if (!OwnershipGraph::IsWatched(r->kind))
           continue;
         any[block_of[k]] = true;
-        ValueDied(found[k], pending.event);
+        if (r->state != ObjectState::Live)
+          continue; // (see ValueDied)
+        if (graph_.HasUnwatchedChildren(r)) {
+          ValueDied(r, pending.event); // (rare: the general path)
+          continue;
+        }
+        dead[n_dead++] = r;
       }
       n_found = 0;
+      std::sort(dead, dead + n_dead, [](ObjectRecord *a, ObjectRecord *b) {
+        return a->addr < b->addr;
+      });
+      graph_.RemoveWatchedSorted(dead, n_dead);
+      for (size_t k = 0; k < n_dead; ++k) {
+        dead[k]->state = ObjectState::Freed;
+        dead[k]->freed = pending.event;
+        tracked_pages_.Add(dead[k]->addr);
+      }
+      shadow_.InsertSorted(dead, n_dead);
+      for (size_t k = 0; k < n_dead; ++k)
+        NoteDeath(dead[k]);
     };
     for (size_t i = 0; i < n; ++i) {
       ForEachRecordIn(pending.blocks[i].p, pending.blocks[i].size,

@@ -147,6 +147,73 @@ TEST(AddressIndex, AgreesWithAnOrderedMap) {
     EXPECT_EQ(ix.Find(Addr(a)), r);
 }
 
+// Batches in address order (a module's values dying together) against
+// the same operations on an ordered map: erases of present and absent
+// records, puts that append, fall between entries and replace entries.
+TEST(AddressIndex, SortedBatchesAgreeWithAnOrderedMap) {
+  Records rs;
+  AddressIndex ix;
+  std::map<uintptr_t, ObjectRecord *> model;
+  std::mt19937_64 rng(7);
+  for (int step = 0; step < 3000; ++step) {
+    // A batch of distinct addresses within a few regions, sorted.
+    std::map<uintptr_t, bool> picked;
+    size_t n = 1 + rng() % 40;
+    uintptr_t base = 0x100000 + (rng() % 8) * 0x4000;
+    while (picked.size() < n)
+      picked[base + (rng() % 3000) * 8] = true;
+    std::vector<ObjectRecord *> batch;
+    if (rng() % 2) {
+      for (const auto &[a, unused] : picked)
+        batch.push_back(rs.At(a));
+      std::vector<ObjectRecord *> replaced, want;
+      ix.PutSorted(batch.data(), batch.size(),
+                   [&](ObjectRecord *old) { replaced.push_back(old); });
+      for (ObjectRecord *r : batch) {
+        auto it = model.find(reinterpret_cast<uintptr_t>(r->addr));
+        want.push_back(it == model.end() ? nullptr : it->second);
+        model[reinterpret_cast<uintptr_t>(r->addr)] = r;
+      }
+      std::sort(replaced.begin(), replaced.end());
+      std::sort(want.begin(), want.end());
+      ASSERT_EQ(replaced, want);
+    } else {
+      // Erase: the indexed record where there is one (sometimes a stale
+      // record at the same address, which must not erase it), else a new
+      // record that is not indexed.
+      for (const auto &[a, unused] : picked) {
+        auto it = model.find(a);
+        bool stale = rng() % 5 == 0;
+        batch.push_back(it != model.end() && !stale ? it->second : rs.At(a));
+      }
+      ix.EraseSorted(batch.data(), batch.size());
+      for (ObjectRecord *r : batch) {
+        auto it = model.find(reinterpret_cast<uintptr_t>(r->addr));
+        if (it != model.end() && it->second == r)
+          model.erase(it);
+      }
+    }
+    ASSERT_EQ(ix.size(), model.size());
+  }
+  std::vector<ObjectRecord *> all, want;
+  ix.ForEach([&](ObjectRecord *r) { all.push_back(r); });
+  for (const auto &[a, r] : model) {
+    want.push_back(r);
+    ASSERT_EQ(ix.Find(Addr(a)), r);
+  }
+  std::sort(all.begin(), all.end());
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(all, want);
+  // Every region stays sorted: a range query sees the model's order.
+  std::vector<ObjectRecord *> in_order;
+  ix.ForEachInRange(Addr(0x100000), 10 * 0x4000,
+                    [&](ObjectRecord *r) { in_order.push_back(r); });
+  std::vector<ObjectRecord *> model_order;
+  for (const auto &[a, r] : model)
+    model_order.push_back(r);
+  EXPECT_EQ(in_order, model_order);
+}
+
 TEST(InternalAllocator, BlocksAreDistinctWritableAndReused) {
   std::vector<std::pair<char *, size_t>> blocks;
   for (size_t size : {1, 16, 17, 100, 128, 4096, 65536, 65537, 1 << 20}) {
