@@ -355,7 +355,11 @@ private:
     uint16_t hi = OffsetOf(b.last < top ? b.last : top);
     auto first =
         std::lower_bound(region.offsets.begin(), region.offsets.end(), lo);
-    auto end = std::upper_bound(first, region.offsets.end(), hi);
+    // A range holds few entries (an allocation: one or two objects): look
+    // on from the first rather than search again.
+    auto end = first;
+    while (end != region.offsets.end() && *end <= hi)
+      ++end;
     return {static_cast<size_t>(first - region.offsets.begin()),
             static_cast<size_t>(end - region.offsets.begin())};
   }
