@@ -643,7 +643,12 @@ inline bool Runtime::CheckHandle(FnId fn, unsigned arg, const void *h,
   // take. A live address is never freed-matched too (see INVARIANTS), so
   // the shadow map has nothing to say; what is left is the context (or, for
   // a builder, its insertion point).
-  if (type != HandleType::Other) {
+  if (type == HandleType::Other) {
+    // Case: an untyped handle (an array or iterator LLVM handed out) that
+    // names a live object: nothing else to check.
+    if (CachedLive(h))
+      return false;
+  } else {
     ObjectRecord *r = CachedLive(h);
     if (r && Compatible(r->kind, type)) {
       if (type == HandleType::Builder)
