@@ -21,7 +21,8 @@
 //   faulting instruction runs again and the kernel applies it (the process
 //   dies with the signal, as it would without ownsan).
 //
-// Everything here is async-signal-safe: no allocation, no locks, write(2).
+// Everything here is async-signal-safe: no allocation, no locks; write(2),
+// and open(2) for the log file of log_path.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/crash_handler.h"
@@ -31,6 +32,7 @@
 #include <csignal>
 #include <cstdint>
 #include <cstring>
+#include <fcntl.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -40,6 +42,10 @@ namespace {
 std::atomic<bool> g_installed{false};
 std::atomic<bool> g_reported{false};
 int g_fd = 2;
+// log_path, if set (copied at install: the handler must not allocate), and
+// the log file once someone opened it.
+char g_log_prefix[4096];
+std::atomic<int> g_log_fd{-1};
 struct sigaction g_previous_segv;
 struct sigaction g_previous_bus;
 
@@ -105,6 +111,38 @@ uintptr_t FaultingPc(void *ucontext) {
 #endif
 }
 
+// Where the line goes: stderr (as the runtime found it), or with log_path
+// the reports' log file, created here (new, never through a symlink, as
+// the runtime would) if no report has been written yet.
+int LineFd() {
+  if (!g_log_prefix[0])
+    return g_fd;
+  int fd = g_log_fd.load(std::memory_order_acquire);
+  if (fd >= 0)
+    return fd;
+  char path[sizeof(g_log_prefix)];
+  size_t n = strlen(g_log_prefix); // (fits with room for ".PID": install)
+  memcpy(path, g_log_prefix, n);
+  path[n++] = '.';
+  char digits[24];
+  int k = 0;
+  for (unsigned long pid = static_cast<unsigned long>(getpid()); pid || !k;
+       pid /= 10)
+    digits[k++] = static_cast<char>('0' + pid % 10);
+  while (k)
+    path[n++] = digits[--k];
+  path[n] = '\0';
+  fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return g_fd; // (as the runtime does when it cannot create the file)
+  int expected = -1;
+  if (!g_log_fd.compare_exchange_strong(expected, fd)) {
+    close(fd); // (the runtime opened it meanwhile)
+    return expected;
+  }
+  return fd;
+}
+
 void ReportCrash(int sig, siginfo_t *info, void *ucontext) {
   bool in_runtime = false;
   const char *fn = CurrentWrappedCallName(&in_runtime);
@@ -141,7 +179,7 @@ void ReportCrash(int sig, siginfo_t *info, void *ucontext) {
                             "handle argument is probably not an LLVM object");
     line.Add(" (ownsan passes handles it never saw through unchecked)\n");
   }
-  line.WriteTo(g_fd);
+  line.WriteTo(LineFd());
 }
 
 void OnCrashSignal(int sig, siginfo_t *info, void *ucontext) {
@@ -168,10 +206,17 @@ void OnCrashSignal(int sig, siginfo_t *info, void *ucontext) {
 
 } // namespace
 
-void InstallCrashHandler(int fd) {
+void SetCrashLogFd(int fd) { g_log_fd.store(fd, std::memory_order_release); }
+
+int CrashLogFd() { return g_log_fd.load(std::memory_order_acquire); }
+
+void InstallCrashHandler(int fd, const char *log_prefix) {
   if (g_installed.exchange(true))
     return;
   g_fd = fd;
+  size_t n = strlen(log_prefix);
+  if (n < sizeof(g_log_prefix) - 24) // (room for ".PID")
+    memcpy(g_log_prefix, log_prefix, n + 1);
   struct sigaction action;
   memset(&action, 0, sizeof(action));
   action.sa_sigaction = &OnCrashSignal;

@@ -18,9 +18,17 @@ namespace ownsan {
 const char *CurrentWrappedCallName(bool *in_runtime);
 
 /// Installs the SIGSEGV/SIGBUS handler once (later calls do nothing). `fd`
-/// receives the line. A handler the program installs afterwards replaces
+/// receives the line, unless `log_prefix` (log_path) is not empty: then it
+/// goes to the reports' log file, PREFIX.PID, which the handler creates if
+/// no report has yet. A handler the program installs afterwards replaces
 /// this one, as it would any other; one installed before is chained to.
-void InstallCrashHandler(int fd);
+void InstallCrashHandler(int fd, const char *log_prefix);
+
+/// The reports' log file, shared with the handler: the runtime sets it
+/// when it opens the file (and -1 when it closes it); it reads it before
+/// creating the file, in case the handler did. Async-signal-safe.
+void SetCrashLogFd(int fd);
+int CrashLogFd();
 
 } // namespace ownsan
 

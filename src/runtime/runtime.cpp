@@ -332,7 +332,7 @@ void Runtime::OnLibLLVMFound(const std::string &path, int major) {
                        " but the process uses LLVM ", major));
   AddCodeRangesOf(reinterpret_cast<void *>(init));
   if (flags_.handle_segv)
-    InstallCrashHandler(report_fd_);
+    InstallCrashHandler(report_fd_, flags_.log_path.c_str());
   observer_copy_ = reinterpret_cast<ownsan_observer_copy_buffer_fn>(
       RealDlsym(h, "ownsan_observer_copy_buffer"));
   if (flags_.verbosity >= 1) {
@@ -2162,10 +2162,17 @@ void Runtime::WriteOut(const std::string &text) {
     if (!log_tried_) {
       log_tried_ = true;
       std::string path = absl::StrCat(flags_.log_path, ".", getpid());
-      // A new file only: never through a symlink, never over a file.
-      log_fd_ =
-          open(path.c_str(),
-               O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+      // A new file only: never through a symlink, never over a file. (The
+      // crash handler may have created it: a crash line came first.)
+      log_fd_ = CrashLogFd();
+      if (log_fd_ < 0)
+        log_fd_ =
+            open(path.c_str(),
+                 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+      if (log_fd_ < 0 && errno == EEXIST)
+        log_fd_ = CrashLogFd();
+      if (log_fd_ >= 0)
+        SetCrashLogFd(log_fd_);
       if (log_fd_ < 0) {
         std::string line = absl::StrCat(
             "==", getpid(), "==WARNING: OwnSan: cannot create log file ", path,
@@ -2401,6 +2408,7 @@ void Runtime::AfterForkInChild() ABSL_NO_THREAD_SAFETY_ANALYSIS {
   if (log_fd_ >= 0)
     close(log_fd_);
   log_fd_ = -1;
+  SetCrashLogFd(-1);
   log_tried_ = false;
   CurrentThreadCallState().in_runtime = g_fork_saved_in_runtime;
 }

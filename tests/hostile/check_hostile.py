@@ -23,6 +23,11 @@ Cases:
   null_deref_unhandled
                  no handler: the same line, then death by SIGSEGV as
                  without ownsan.
+  null_deref_log_path
+                 the same with log_path: the line is in PATH.PID (created
+                 by the handler, mode 0644 at most), not on stderr; where
+                 PATH.PID is a symlink it is not followed, and the line goes
+                 to stderr.
   segv_outside   the program's own NULL dereference between LLVM-C calls:
                  no line, same outcome, with and without a handler.
   garbage        never-seen handles pointing at fake (zeroed) objects, given
@@ -159,6 +164,53 @@ def case_null_deref_unhandled(c, a):
         ref, r = both(a, ["null_deref_unhandled", call])
         same_run(c, ref, r, what, -signal.SIGSEGV)
         check_segv_line(c, r, fn, what)
+
+
+def case_null_deref_log_path(c, a):
+    """With log_path the line goes to the reports' log file, PATH.PID (which
+    the handler creates: no report came first), not to stderr; the process
+    still dies of SIGSEGV as without ownsan."""
+    with tempfile.TemporaryDirectory() as d:
+        base = os.path.join(d, "log")
+        what = "NULL into LLVMBuildAdd, log_path"
+        ref, r = both(a, ["null_deref_unhandled", "build_add"],
+                      options=f"log_path={base}")
+        same_run(c, ref, r, what, -signal.SIGSEGV)
+        c.equal(ownsan_lines(r.err), [], f"{what}: nothing on stderr", r)
+        files = sorted(f for f in os.listdir(d) if f.startswith("log."))
+        c.equal(len(files), 1, f"{what}: one log file, PATH.PID", r)
+        if files:
+            with open(os.path.join(d, files[0])) as f:
+                text = f.read()
+            lines = ownsan_lines(text)
+            c.equal(len(lines), 1, f"{what}: the log file holds one line",
+                    text)
+            m = SEGV_LINE_RE.match(lines[0]) if lines else None
+            c.check(m is not None and m[2] == "LLVMBuildAdd",
+                    f"{what}: the line says SEGV inside LLVMBuildAdd", text)
+            mode = os.stat(os.path.join(d, files[0])).st_mode
+            c.check(not mode & 0o022, f"{what}: the log file is not "
+                    f"group/world writable ({oct(mode)})")
+    with tempfile.TemporaryDirectory() as d:
+        # The file exists already (a stale log, or an attacker's symlink):
+        # never written through; the line goes to stderr instead.
+        base = os.path.join(d, "log")
+        victim = os.path.join(d, "victim")
+        with open(victim, "w") as f:
+            f.write("untouched\n")
+        what = "log_path whose PATH.PID is a symlink"
+        env = clean_env()
+        env["OWNSAN_OPTIONS"] = f"log_path={base}"
+        r = run([a.ownsan, "run", "--", "/bin/sh", "-c",
+                 f'ln -s {victim} {base}.$$ && exec "$0" "$@"', a.program,
+                 "null_deref_unhandled", "build_add"], env=env,
+                timeout=a.timeout)
+        c.equal(r.returncode, -signal.SIGSEGV, f"{what}: death by SIGSEGV",
+                r)
+        with open(victim) as f:
+            c.equal(f.read(), "untouched\n", f"{what}: the symlink's "
+                    "target is not written", r)
+        check_segv_line(c, r, "LLVMBuildAdd", f"{what}: on stderr")
 
 
 def case_segv_outside(c, a):
