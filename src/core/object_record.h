@@ -139,7 +139,6 @@ struct RecordExtra {
   ObjectRecord *insert_point_freed = nullptr;
   /// Opaque objects: the C handle type ("LLVMExecutionEngineRef").
   const char *type_name = nullptr;
-  uint32_t generation = 1;   ///< 1 + generation of `previous`
   FnIndex owned_via = kNoFn; ///< the call that gave it away
   /// Messages: no NUL terminator (LLVMGetRelocationTypeName); never strlen.
   bool unterminated = false;
@@ -189,7 +188,16 @@ struct alignas(64) ObjectRecord {
   /// is handed out per LLVM-C call by some APIs: metadata-entry arrays).
   /// Under the runtime's lock; `type` must outlive the process (a literal).
   void SetTypeName(const char *type);
-  uint32_t generation() const { return rare().generation; }
+  /// 1 for the first object ownsan saw at this address, then one more for
+  /// each that took the address over: the length of the `previous` chain,
+  /// counted when a report asks (linking an object to its predecessor
+  /// then needs no read of the predecessor's cold record).
+  uint32_t generation() const {
+    uint32_t g = 1;
+    for (const ObjectRecord *p = rare().previous; p; p = p->rare().previous)
+      ++g;
+    return g;
+  }
   /// The context the object belongs to (itself for a context), if known.
   ObjectRecord *context() const {
     return context_use ? context_use->record : nullptr;

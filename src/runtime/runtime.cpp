@@ -1805,9 +1805,7 @@ ObjectRecord *Runtime::TakeOverFreedAddress(const void *h) {
 void Runtime::LinkPredecessor(ObjectRecord *r, ObjectRecord *old) {
   if (!old)
     return;
-  RecordExtra &x = r->MutableRare();
-  x.previous = old;
-  x.generation = old->generation() + 1;
+  r->MutableRare().previous = old; // (generation() counts the chain)
 }
 
 void Runtime::RegisterOpaque(FnId fn, const void *h, const char *type,

@@ -114,5 +114,20 @@ TEST(ObjectRecord, TypeNamesAreSharedUntilWritten) {
   EXPECT_NE(&d->rare(), &c->rare());
 }
 
+// The generation of an address is counted along the predecessor chain.
+TEST(ObjectRecord, GenerationCountsPredecessors) {
+  OwnershipGraph g;
+  ObjectRecord *first = g.Add(Addr(0x1000), ObjectKind::Opaque, nullptr);
+  EXPECT_EQ(first->generation(), 1u);
+  ObjectRecord *second = g.Add(Addr(0x2000), ObjectKind::Opaque, nullptr);
+  second->MutableRare().previous = first;
+  ObjectRecord *third = g.Add(Addr(0x3000), ObjectKind::Opaque, nullptr);
+  third->SetTypeName("LLVMBinaryRef"); // (a shared extra, then its own)
+  third->MutableRare().previous = second;
+  EXPECT_EQ(second->generation(), 2u);
+  EXPECT_EQ(third->generation(), 3u);
+  EXPECT_EQ(third->rare().type_name, std::string("LLVMBinaryRef"));
+}
+
 } // namespace
 } // namespace ownsan
