@@ -92,11 +92,9 @@ public:
   /// in runs, front to back, and removing each from the front of its region
   /// moved the whole region every time).
   void EraseSorted(ObjectRecord *const *rs, size_t n) {
-    for (size_t i = 0; i < n;) {
+    for (size_t i = 0, end; i < n; i = end) {
       uintptr_t key = RegionOf(rs[i]->addr);
-      size_t end = i + 1;
-      while (end < n && RegionOf(rs[end]->addr) == key)
-        ++end;
+      end = RunEnd(rs, i, n);
       if (Region *region = ExistingRegion(key)) {
         // Keep the entries that are not one of rs[i, end) (both sorted).
         size_t kept = 0, next = i, size = region->offsets.size();
@@ -114,7 +112,6 @@ public:
         if (kept < size)
           EraseSlice(key, *region, kept, size);
       }
-      i = end;
     }
   }
 
@@ -122,19 +119,17 @@ public:
   /// calls replaced(old) with what each replaced (nullptr if nothing).
   template <typename F>
   void PutSorted(ObjectRecord *const *rs, size_t n, F replaced) {
-    for (size_t i = 0; i < n;) {
+    for (size_t i = 0, end; i < n; i = end) {
       uintptr_t key = RegionOf(rs[i]->addr);
-      size_t end = i + 1;
-      while (end < n && RegionOf(rs[end]->addr) == key)
-        ++end;
+      end = RunEnd(rs, i, n);
       Region &region = MutableRegion(key);
       size_t size = region.offsets.size();
       if (end - i < 4 || size == 0 ||
           region.offsets.back() < OffsetOf(rs[i]->addr)) {
         // Case: a few, or all after the region's last entry: one by one
         // (Put appends without a search).
-        for (; i < end; ++i)
-          replaced(PutAt(rs[i]->addr, rs[i]));
+        for (size_t k = i; k < end; ++k)
+          replaced(PutAt(rs[k]->addr, rs[k]));
         continue;
       }
       // Case: a run among existing entries: merge from the back, in place.
@@ -170,7 +165,6 @@ public:
         }
       }
       size_ += added;
-      i = end;
     }
   }
 
@@ -320,6 +314,15 @@ private:
       if (key == last_key_)
         last_key_ = kNoKey; // (its pointer is gone)
     }
+  }
+
+  /// The end of the run of sorted records rs[i, ...) in rs[i]'s region.
+  static size_t RunEnd(ObjectRecord *const *rs, size_t i, size_t n) {
+    uintptr_t key = RegionOf(rs[i]->addr);
+    size_t end = i + 1;
+    while (end < n && RegionOf(rs[end]->addr) == key)
+      ++end;
+    return end;
   }
 
   /// vec.insert(vec.begin() + i, v) for trivially copyable elements, with

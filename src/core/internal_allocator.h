@@ -42,6 +42,28 @@ void InternalUnmapBlock(void *p, size_t bytes);
 void InternalAddLeakRoots(const void *p, size_t bytes);
 void InternalRemoveLeakRoots(const void *p, size_t bytes);
 
+/// Objects of type T that are never freed, carved in order from mapped
+/// blocks of kPerBlock: no malloc chunk and header each, and not
+/// interleaved with the program's objects. Not thread-safe: one per thread,
+/// or one under a lock. Zero-initialized, so it can be a global or a
+/// (constant-initialized) thread-local.
+template <typename T, size_t kPerBlock> struct MappedBump {
+  T *next;
+  size_t left;
+  /// `leak_roots`: the objects point at heap blocks (see above).
+  T *New(bool leak_roots) {
+    if (left == 0) {
+      next = static_cast<T *>(
+          InternalMapBlock(kPerBlock * sizeof(T), /*huge_pages=*/false));
+      if (leak_roots)
+        InternalAddLeakRoots(next, kPerBlock * sizeof(T));
+      left = kPerBlock;
+    }
+    --left;
+    return new (next++) T;
+  }
+};
+
 /// A std allocator over InternalAllocate.
 template <typename T> struct InternalAllocator {
   using value_type = T;

@@ -14,30 +14,14 @@ namespace ownsan {
 const RecordExtra ObjectRecord::kNoExtra;
 
 namespace {
-// Extras live as long as their records (never freed), and are only made
-// under the runtime's lock (see MutableRare), so they come from mapped
-// blocks filled in order, with no lock of their own: not from malloc, whose
-// chunks would interleave with the program's objects.
-constexpr size_t kExtrasPerBlock = 4096;
-RecordExtra *g_next_extra = nullptr;
-size_t g_extras_left = 0;
+// Extras live as long as their records (never freed) and are only made
+// under the runtime's lock (see MutableRare): one arena, no lock of its own.
+MappedBump<RecordExtra, 4096> g_extras;
+RecordExtra *NewExtra() { return g_extras.New(/*leak_roots=*/false); }
 
-RecordExtra *NewExtra() {
-  if (g_extras_left == 0) {
-    g_next_extra = static_cast<RecordExtra *>(InternalMapBlock(
-        kExtrasPerBlock * sizeof(RecordExtra), /*huge_pages=*/false));
-    g_extras_left = kExtrasPerBlock;
-  }
-  --g_extras_left;
-  return new (g_next_extra++) RecordExtra;
-}
-} // namespace
-
-namespace {
-// Per-thread: events are made outside the runtime's lock.
-constexpr size_t kEventsPerBlock = 2048;
-__thread FreeEvent *tls_next_event __attribute__((tls_model("initial-exec")));
-__thread size_t tls_events_left __attribute__((tls_model("initial-exec")));
+// Events are made outside the runtime's lock: an arena per thread.
+__thread MappedBump<FreeEvent, 2048> tls_events
+    __attribute__((tls_model("initial-exec")));
 
 const char *CopyDetail(const char *detail) {
   if (!detail || !*detail)
@@ -48,15 +32,8 @@ const char *CopyDetail(const char *detail) {
 
 FreeEvent *NewFreeEvent(FnIndex fn, ObjectRecord *target, StackId stack,
                         uint32_t thread, const char *detail) {
-  if (tls_events_left == 0) {
-    tls_next_event = static_cast<FreeEvent *>(InternalMapBlock(
-        kEventsPerBlock * sizeof(FreeEvent), /*huge_pages=*/false));
-    // (events point at their details, on the heap: see leak roots)
-    InternalAddLeakRoots(tls_next_event, kEventsPerBlock * sizeof(FreeEvent));
-    tls_events_left = kEventsPerBlock;
-  }
-  --tls_events_left;
-  FreeEvent *ev = new (tls_next_event++) FreeEvent;
+  // (events point at their details, on the heap: leak roots)
+  FreeEvent *ev = tls_events.New(/*leak_roots=*/true);
   ev->fn = fn;
   ev->target = target;
   ev->stack = stack;

@@ -58,7 +58,8 @@ public:
   }
 
   /// Live records whose address lies in [lo, lo + size), in address order.
-  template <typename F> void ForEachLiveIn(const void *lo, size_t size, F fn) {
+  template <typename F>
+  void ForEachLiveIn(const void *lo, size_t size, F fn) const {
     live_.ForEachInRange(lo, size, fn);
   }
 

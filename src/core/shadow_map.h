@@ -33,12 +33,7 @@ public:
 
   /// Records that `r` (already marked Freed) died at its address. A newer
   /// death at the same address replaces the older one (matched or expired).
-  void Insert(ObjectRecord *r) {
-    exact_.Add(r->addr);
-    ObjectRecord *old = by_addr_.PutAt(r->addr, r);
-    if (!old || IsExpired(old))
-      ++matched_;
-  }
+  void Insert(ObjectRecord *r) { InsertSorted(&r, 1); }
 
   /// Insert() of each of `rs` (sorted by address, one per address).
   void InsertSorted(ObjectRecord *const *rs, size_t n) {

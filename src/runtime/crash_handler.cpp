@@ -49,8 +49,8 @@ std::atomic<int> g_log_fd{-1};
 struct sigaction g_previous_segv;
 struct sigaction g_previous_bus;
 
-// A small fixed buffer the handler formats into.
-class Line {
+// A fixed buffer the handler formats into (a line, a file name).
+template <size_t kSize> class Text {
 public:
   void Add(const char *s) {
     while (*s && n_ < sizeof(buf_) - 1)
@@ -83,6 +83,10 @@ public:
     if (n_ < sizeof(buf_) - 1)
       buf_[n_++] = c;
   }
+  const char *c_str() {
+    buf_[n_] = '\0';
+    return buf_;
+  }
   void WriteTo(int fd) {
     size_t done = 0;
     while (done < n_) {
@@ -94,7 +98,7 @@ public:
   }
 
 private:
-  char buf_[512];
+  char buf_[kSize];
   size_t n_ = 0;
 };
 
@@ -120,19 +124,12 @@ int LineFd() {
   int fd = g_log_fd.load(std::memory_order_acquire);
   if (fd >= 0)
     return fd;
-  char path[sizeof(g_log_prefix)];
-  size_t n = strlen(g_log_prefix); // (fits with room for ".PID": install)
-  memcpy(path, g_log_prefix, n);
-  path[n++] = '.';
-  char digits[24];
-  int k = 0;
-  for (unsigned long pid = static_cast<unsigned long>(getpid()); pid || !k;
-       pid /= 10)
-    digits[k++] = static_cast<char>('0' + pid % 10);
-  while (k)
-    path[n++] = digits[--k];
-  path[n] = '\0';
-  fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  Text<sizeof(g_log_prefix)> path; // (the prefix leaves room for ".PID")
+  path.Add(g_log_prefix);
+  path.AddChar('.');
+  path.AddDec(static_cast<unsigned long>(getpid()));
+  fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+            0644);
   if (fd < 0)
     return g_fd; // (as the runtime does when it cannot create the file)
   int expected = -1;
@@ -154,7 +151,7 @@ void ReportCrash(int sig, siginfo_t *info, void *ucontext) {
   if (g_reported.exchange(true))
     return;
   uintptr_t addr = reinterpret_cast<uintptr_t>(info->si_addr);
-  Line line;
+  Text<512> line;
   line.Add("==");
   line.AddDec(static_cast<unsigned long>(getpid()));
   line.Add("==ERROR: OwnSan: ");

@@ -1388,11 +1388,19 @@ void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev,
 }
 
 void Runtime::MarkFreed(ObjectRecord *r, FreeEvent *ev) {
-  r->state = ObjectState::Freed;
-  r->freed = ev;
-  tracked_pages_.Add(r->addr);
-  shadow_.Insert(r);
-  NoteDeath(r);
+  MarkFreedSorted(&r, 1, ev);
+}
+
+void Runtime::MarkFreedSorted(ObjectRecord *const *rs, size_t n,
+                              FreeEvent *ev) {
+  for (size_t k = 0; k < n; ++k) {
+    rs[k]->state = ObjectState::Freed;
+    rs[k]->freed = ev;
+    tracked_pages_.Add(rs[k]->addr);
+  }
+  shadow_.InsertSorted(rs, n);
+  for (size_t k = 0; k < n; ++k)
+    NoteDeath(rs[k]);
 }
 
 template <typename F>
@@ -1519,14 +1527,7 @@ void Runtime::FlushDeaths() {
         return a->addr < b->addr;
       });
       graph_.RemoveWatchedSorted(dead, n_dead);
-      for (size_t k = 0; k < n_dead; ++k) {
-        dead[k]->state = ObjectState::Freed;
-        dead[k]->freed = pending.event;
-        tracked_pages_.Add(dead[k]->addr);
-      }
-      shadow_.InsertSorted(dead, n_dead);
-      for (size_t k = 0; k < n_dead; ++k)
-        NoteDeath(dead[k]);
+      MarkFreedSorted(dead, n_dead, pending.event);
     };
     for (size_t i = 0; i < n; ++i) {
       ForEachRecordIn(pending.blocks[i].p, pending.blocks[i].size,

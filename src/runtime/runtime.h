@@ -182,6 +182,10 @@ private:
   /// A live record dies with `ev` (under mu_): into the shadow map.
   void MarkFreed(ObjectRecord *r, FreeEvent *ev)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  /// MarkFreed() of each of `rs`, sorted by address, one per address (a
+  /// batch of values; the shadow map merges them per region).
+  void MarkFreedSorted(ObjectRecord *const *rs, size_t n, FreeEvent *ev)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   /// A live record (and its unwatched descendants) died where ownsan could
   /// not see it: forgotten, not matched (under mu_).
   void DropUnseen(ObjectRecord *r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
