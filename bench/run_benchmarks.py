@@ -439,6 +439,23 @@ def print_report(r):
                   f"{v['cpu_ratio']:.2f}x | {v['maxrss_kb'] / 1024:.0f} |")
         p(f"\n(a) module: {r['echo_instructions']:,} instructions "
           f"({r['echo_functions']} generated functions, clang -O0)")
+        echo = r["end_to_end"].get("(a) llvm-c-test --echo")
+        work = r.get("echo_work")
+        if echo and work:
+            plain = echo["plain"]["median_s"]
+            n_calls, n_objs = work["calls"], work["objects"]
+            p(f"(a) work under ownsan (verbosity=1): {n_calls:,} checked "
+              f"calls, {n_objs:,} objects registered (each freed at the "
+              f"end).")
+            for label, target in (("ownsan", TARGET_ECHO),
+                                  ("ownsan stacks off", TARGET_ECHO_NOSTACK)):
+                budget = (target - 1) * plain
+                extra = echo[label]["median_s"] - plain
+                p(f"    {label}: the {target}x budget is {budget * 1e3:.0f} "
+                  f"ms = {budget / n_calls * 1e9:.1f} ns per call if objects "
+                  f"cost nothing; measured {extra * 1e3:.0f} ms above plain "
+                  f"= {extra / n_calls * 1e9:.1f} ns per call, or "
+                  f"{extra / n_objs * 1e9:.0f} ns per object")
         if "modules" in r:
             p(f"(c) ir_workload modules {r['modules']}: {r['modules']} "
               f"modules of 20 functions, a new context every 50")
@@ -603,6 +620,13 @@ def main():
             run_timed([ownsan, "run", "--", echo, "--echo"], None, bc, got)
             if ref.read_bytes() != got.read_bytes():
                 sys.exit("(a): --echo output differs under ownsan")
+            # What ownsan does in it: the exit statistics (verbosity=1).
+            _, _, _, _, err = run_timed([ownsan, "run", "--", echo, "--echo"],
+                                        {"OWNSAN_OPTIONS": "verbosity=1"}, bc)
+            m = re.search(r"==OwnSan: work: (\d+) checked calls, (\d+) "
+                          r"objects registered", err)
+            if m:
+                r["echo_work"] = {"calls": int(m[1]), "objects": int(m[2])}
             r["end_to_end"]["(a) llvm-c-test --echo"] = compare("echo", [
                 ("plain", [echo, "--echo"], None, bc),
                 ("ownsan", [ownsan, "run", "--", echo, "--echo"], None, bc),

@@ -132,7 +132,14 @@ struct ThreadCallState {
   /// Blocks released during the running call whose value deaths the
   /// runtime has yet to record (Runtime::DeferDeaths).
   uint16_t pending_deaths = 0;
+  /// Checked calls this thread made (verbosity=1 statistics). Only this
+  /// thread writes it, as a plain increment; the runtime reads it from
+  /// another thread at exit, hence the atomic.
+  std::atomic<uint64_t> calls{0};
 };
+/// The first checked call of a thread: lists its counter for the exit
+/// statistics.
+void NoteFirstCall();
 extern __thread ThreadCallState tls_call_state
     __attribute__((tls_model("initial-exec")));
 inline ThreadCallState &CurrentThreadCallState() { return tls_call_state; }
@@ -193,6 +200,10 @@ public:
     nested_ = state.depth++ != 0;
     checking_ = !state.in_runtime && g_enabled.load(std::memory_order_relaxed);
     if (checking_) {
+      uint64_t calls = state.calls.load(std::memory_order_relaxed) + 1;
+      state.calls.store(calls, std::memory_order_relaxed);
+      if (__builtin_expect(calls == 1, 0))
+        NoteFirstCall();
       if (nested_) {
         checking_ = EnterNested(fn);
         tls_call.caller_pc = caller_pc;

@@ -217,6 +217,67 @@ bool FreesArg(FnId fn, unsigned arg) {
 
 } // namespace
 
+namespace {
+// Per-thread call counters for the exit statistics: each thread that makes
+// a checked call lists its counter here; a thread that exits folds its
+// count into the total. (Threads of the parent are gone after a fork: their
+// entries are dropped in the child, their calls stay in the total.)
+Mutex g_thread_calls_mu(absl::kConstInit);
+std::vector<const std::atomic<uint64_t> *> *
+    g_thread_calls ABSL_GUARDED_BY(g_thread_calls_mu);
+uint64_t g_exited_thread_calls ABSL_GUARDED_BY(g_thread_calls_mu) = 0;
+pthread_key_t g_thread_calls_key;
+
+void ForgetThreadCalls(void *counter) {
+  auto *c = static_cast<const std::atomic<uint64_t> *>(counter);
+  MutexLock lock(&g_thread_calls_mu);
+  auto &v = *g_thread_calls;
+  v.erase(std::remove(v.begin(), v.end(), c), v.end());
+  g_exited_thread_calls += c->load(std::memory_order_relaxed);
+}
+
+// Checked calls made so far by every thread.
+uint64_t TotalCalls() {
+  MutexLock lock(&g_thread_calls_mu);
+  uint64_t n = g_exited_thread_calls;
+  if (g_thread_calls)
+    for (const std::atomic<uint64_t> *c : *g_thread_calls)
+      n += c->load(std::memory_order_relaxed);
+  return n;
+}
+
+// In a fork child: the other threads' counters stop (their threads are not
+// here); their counts so far stay in the total.
+void ForkThreadCalls() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  if (!g_thread_calls)
+    return;
+  const std::atomic<uint64_t> *mine = &tls_call_state.calls;
+  for (const std::atomic<uint64_t> *c : *g_thread_calls)
+    if (c != mine)
+      g_exited_thread_calls += c->load(std::memory_order_relaxed);
+  g_thread_calls->clear();
+  if (mine->load(std::memory_order_relaxed))
+    g_thread_calls->push_back(mine);
+}
+
+} // namespace
+
+void NoteFirstCall() {
+  RuntimeSection section;
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, [] {
+    pthread_key_create(&g_thread_calls_key, ForgetThreadCalls);
+  });
+  const std::atomic<uint64_t> *c = &tls_call_state.calls;
+  {
+    MutexLock lock(&g_thread_calls_mu);
+    if (!g_thread_calls)
+      g_thread_calls = new std::vector<const std::atomic<uint64_t> *>;
+    g_thread_calls->push_back(c);
+  }
+  pthread_setspecific(g_thread_calls_key, c);
+}
+
 uint32_t CurrentThreadNumber() {
   static std::atomic<uint32_t> next{1};
   // number + 1; 0 until first asked (a trivial thread_local: no guard).
@@ -996,6 +1057,15 @@ void Runtime::PrintExitStatistics() {
       limit, "), ", now, " bytes in ", count, " chunks at exit, ", taken,
       " chunks taken; ", LiveObjects(), " live objects, ", FreedObjects(),
       " freed objects matched; ", depot_.size(), " stacks\n");
+  size_t records;
+  {
+    MutexLock lock(&mu_);
+    records = graph_.RecordCount();
+  }
+  // What the run cost is made of (docs/performance.md): checked calls, and
+  // objects registered (each also freed, if it died).
+  absl::StrAppend(&line, "==", getpid(), "==OwnSan: work: ", TotalCalls(),
+                  " checked calls, ", records, " objects registered\n");
   (void)!write(2, line.data(), line.size());
 }
 
@@ -2370,6 +2440,7 @@ void Runtime::PrepareFork() ABSL_NO_THREAD_SAFETY_ANALYSIS {
   quarantine_mu_.Lock();
   mu_.Lock();
   g_ranges_mu.Lock();
+  g_thread_calls_mu.Lock();
   depot_.LockForFork();
   LockPythonFramesForFork(true);
 }
@@ -2377,6 +2448,7 @@ void Runtime::PrepareFork() ABSL_NO_THREAD_SAFETY_ANALYSIS {
 void Runtime::AfterForkInParent() ABSL_NO_THREAD_SAFETY_ANALYSIS {
   LockPythonFramesForFork(false);
   depot_.UnlockAfterFork(false);
+  g_thread_calls_mu.Unlock();
   g_ranges_mu.Unlock();
   mu_.Unlock();
   quarantine_mu_.Unlock();
@@ -2396,6 +2468,8 @@ void Runtime::AfterForkInChild() ABSL_NO_THREAD_SAFETY_ANALYSIS {
   ResetPythonFramesLockInChild();
   depot_.UnlockAfterFork(true);
   new (&g_ranges_mu) Mutex;
+  new (&g_thread_calls_mu) Mutex;
+  ForkThreadCalls();
   new (&mu_) Mutex;
   new (&quarantine_mu_) Mutex;
   new (&report_mu_) Mutex;

@@ -1080,7 +1080,16 @@ def case_verbosity(x):
     c.check(any(re.fullmatch(rf"=={r.pid}==OwnSan: quarantine: .* stacks", l)
                 for l in lines), "verbosity=1: quarantine statistics at exit",
             r)
-    c.equal(len(lines), 2, "verbosity=1: exactly those two lines", r)
+    # mode_clean makes 14 LLVM-C calls and is handed 9 objects (context,
+    # module, two types, function, block, builder, instruction, message).
+    c.check(f"=={r.pid}==OwnSan: work: 14 checked calls, 9 objects "
+            f"registered" in lines,
+            "verbosity=1: the work line counts 14 calls and 9 objects", r)
+    c.equal(len(lines), 3, "verbosity=1: exactly those three lines", r)
+    # Calls of threads that have exited are counted (2 x 102; main: none).
+    r = x.prog("threads", "verbosity=1")
+    c.check(re.search(r"==OwnSan: work: 204 checked calls, ", r.err),
+            "verbosity=1: calls of exited threads are counted (204)", r)
     r = x.prog("clean", "verbosity=0")
     c.equal(r.err, "", "verbosity=0: nothing on stderr", r)
     check_malformed(x, "verbosity=x", "verbosity")

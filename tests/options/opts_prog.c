@@ -23,6 +23,9 @@
  *   deep      one use-after-free made 8 calls deep (deep_1 ... deep_8).
  *   invalid   an invalid free: LLVMInstructionEraseFromParent on an
  *             instruction already removed from its block.
+ *   threads   two threads, each with a context of its own, make 102 calls
+ *             each (create, 100 x LLVMInt32TypeInContext, dispose); main
+ *             makes none: 204 checked calls in all (verbosity=1 counts).
  *   nofp      one use-after-free made through fp_outer -> fp_middle ->
  *             fp_inner, where fp_middle (opts_nofp.c) is compiled without a
  *             frame pointer: a frame-pointer walk loses fp_outer, a DWARF
@@ -36,6 +39,7 @@
 
 #include "opts_prog.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,8 +130,8 @@ static int mode_multi(void) {
   printf("multi: @f has %u block(s)\n", LLVMCountBasicBlocks(u.fn));
   dispose_module(u.mod);
   for (int i = 0; i < 3; ++i)
-    use_name(u.fn); /* bug A, three times */
-  use_block_count(u.fn); /* bug B */
+    use_name(u.fn);            /* bug A, three times */
+  use_block_count(u.fn);       /* bug B */
   dispose_module_again(u.mod); /* bug C */
   dispose_builder(u.builder);
   dispose_builder_again(u.builder); /* bug D */
@@ -228,6 +232,25 @@ static int mode_nofp(void) {
   return 0;
 }
 
+static void *types_thread(void *arg) {
+  (void)arg;
+  LLVMContextRef ctx = LLVMContextCreate();
+  for (int i = 0; i < 100; ++i)
+    LLVMInt32TypeInContext(ctx);
+  LLVMContextDispose(ctx);
+  return NULL;
+}
+
+static int mode_threads(void) {
+  pthread_t t[2];
+  for (int i = 0; i < 2; ++i)
+    pthread_create(&t[i], NULL, types_thread, NULL);
+  for (int i = 0; i < 2; ++i)
+    pthread_join(t[i], NULL);
+  printf("threads: done\n");
+  return 0;
+}
+
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IONBF, 0);
   const char *mode = argc > 1 ? argv[1] : "";
@@ -245,6 +268,9 @@ int main(int argc, char **argv) {
     return mode_nofp();
   if (!strcmp(mode, "invalid"))
     return mode_invalid();
-  fprintf(stderr, "usage: opts_prog clean|multi|suppress|leak|deep|nofp|invalid\n");
+  if (!strcmp(mode, "threads"))
+    return mode_threads();
+  fprintf(stderr, "usage: opts_prog "
+                  "clean|multi|suppress|leak|deep|nofp|invalid|threads\n");
   return 2;
 }
