@@ -100,6 +100,9 @@ struct Effect {
   /// out (its disposer is just free()).
   uint8_t extra;
   const char *type = nullptr; ///< New/Own: the object's C handle type
+  /// The C type of argument `arg` (Other for the result or a non-handle):
+  /// how to adopt an object ownsan never saw that the call frees or takes.
+  HandleType arg_type = HandleType::Other;
 };
 
 /// Per-function static facts, emitted by the generator.

@@ -1288,6 +1288,18 @@ def render_fn_ids(functions: Sequence[Function], major: int,
     return "\n".join(lines)
 
 
+def effect_arg_handle(fn: Function, e: Effect) -> Optional[str]:
+    """The HandleType of the argument an effect is about (a parameter or a
+    struct field), or None (the result, or not a handle)."""
+    if e.arg == RET:
+        return None
+    if e.field:
+        return fn.params[e.field_param].fields.get(e.field)
+    if e.arg < len(fn.params):
+        return fn.params[e.arg].handle
+    return None
+
+
 def render_fn_info(functions: Sequence[Function],
                    classes: Dict[str, Classification]) -> str:
     """kFnCount, the per-function effect arrays, kFnInfo[], g_real_fns[]."""
@@ -1308,7 +1320,8 @@ def render_fn_info(functions: Sequence[Function],
                 # The disposer is free() of a malloc'ed array.
                 extra = "kFreesMallocedArray"
             return (f"{{EffectKind::{EFFECT_KINDS[e.kind]}, {e.arg}, {e.other},"
-                    f" {extra}, {type_text}}}")
+                    f" {extra}, {type_text}, "
+                    f"{handle_enum(effect_arg_handle(fn, e) or 'Other')}}}")
         items = ", ".join(render(e) for e in effects)
         lines.append(f"const Effect kEffects_{fn.name}[] = {{{items}}};")
     lines += ["} // namespace",

@@ -140,6 +140,9 @@ struct RecordExtra {
   /// Opaque objects: the C handle type ("LLVMExecutionEngineRef").
   const char *type_name = nullptr;
   FnIndex owned_via = kNoFn; ///< the call that gave it away
+  /// Adopted objects (made outside the LLVM-C API): the call ownsan first
+  /// saw them in (freeing or taking them, or owning an object it returned).
+  FnIndex first_seen_in = kNoFn;
   /// Messages: no NUL terminator (LLVMGetRelocationTypeName); never strlen.
   bool unterminated = false;
   /// Died with its owner, then disposed by the caller (allowed once: an

@@ -178,8 +178,12 @@ ResolvedEvent ResolveFree(const ObjectRecord *obj, const ReportContext &ctx,
 
 ResolvedEvent ResolveCreate(const ObjectRecord *obj, const ReportContext &ctx) {
   ResolvedEvent e;
-  if (obj->created_by == kNoFn)
+  if (obj->created_by == kNoFn) {
+    // Adopted: `function` is the call ownsan first saw the object in.
+    if (FnIndex first = obj->rare().first_seen_in; first != kNoFn)
+      e.function = ctx.fn_name(first);
     return e;
+  }
   e.present = true;
   e.function = ctx.fn_name(obj->created_by);
   e.thread = obj->create_thread;
@@ -408,11 +412,13 @@ std::string RenderText(const ResolvedReport &r) {
   if (r.create.present)
     absl::StrAppend(&out, "  ", r.create.heading, ":\n",
                     StackText(r.create.stack));
-  else
+  else if (!r.create.function.empty())
     absl::StrAppend(&out,
-                    "  created outside the LLVM-C API (first seen as an "
-                    "argument of ",
-                    r.function, ")\n");
+                    "  created outside the LLVM-C API (first seen in a call "
+                    "to ",
+                    r.create.function, ")\n");
+  else
+    out += "  created outside the LLVM-C API\n";
   std::string chain;
   for (const auto &link : r.chain)
     absl::StrAppend(&chain, chain.empty() ? "" : " -> ", link.second);

@@ -1093,7 +1093,7 @@ bool Runtime::Before(FnId fn, const void *const *args, void *const *slots) {
     case EffectKind::Free: {
       // Case: the binding frees an object. Record the death before LLVM
       // runs, so no other thread can be handed the address first.
-      ObjectRecord *r = FindOrAdopt(fn, h);
+      ObjectRecord *r = FindOrAdopt(fn, h, e.arg_type);
       if (!r)
         break;
       if (r->owned_by_other) {
@@ -1141,7 +1141,7 @@ bool Runtime::Before(FnId fn, const void *const *args, void *const *slots) {
       // to the caller from now on, whatever LLVM does with it.
       if (ReportSecondOwner(fn, e.arg, h))
         return true;
-      ObjectRecord *r = FindOrAdopt(fn, h);
+      ObjectRecord *r = FindOrAdopt(fn, h, e.arg_type);
       if (!r)
         break;
       FreeEvent *ev = CurrentFreeEvent(r);
@@ -1316,7 +1316,7 @@ void Runtime::After(FnId fn, const void *const *args, const void *ret,
       const void *owner = e.other == kRet ? ret : args[e.other];
       if (e.kind == EffectKind::OwnByOut)
         owner = owner ? *static_cast<const void *const *>(owner) : nullptr;
-      ObjectRecord *r = FindOrAdopt(fn, h);
+      ObjectRecord *r = FindOrAdopt(fn, h, e.arg_type);
       ObjectRecord *o = owner ? LookupLive(owner) : nullptr;
       if (r && o) {
         MutexLock lock(&mu_);
@@ -1843,6 +1843,8 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
       r->created_by = fn;
       r->create_stack = stack;
       r->create_thread = CurrentThreadNumber();
+    } else {
+      r->MutableRare().first_seen_in = fn; // (adopted: rare)
     }
     if (OwnershipGraph::IsWatched(c.kind))
       live_values_.Add(h); // its deletion is seen by operator delete
@@ -2014,32 +2016,18 @@ bool Runtime::ReportOwnedFree(FnId fn, unsigned arg, const void *h,
   return Report(std::move(rep));
 }
 
-ObjectRecord *Runtime::FindOrAdopt(FnId fn, const void *h) {
+ObjectRecord *Runtime::FindOrAdopt(FnId fn, const void *h, HandleType type) {
   if (ObjectRecord *r = LookupLive(h))
     return r;
-  // Case: the binding frees an object it got from code we do not see.
-  // Adopt it now (it is still intact) so later uses can be reported.
-  // The handle type comes from the freeing function's first parameter.
+  // Case: an untyped handle (an iterator, a binary...) ownsan never saw
+  // handed out: a kind it cannot classify; let it through.
+  if (type == HandleType::Other || type == HandleType::Error)
+    return nullptr;
+  // Case: the binding frees (or gives away) an object it got from code we
+  // do not see. Adopt it now, as the C type of the argument the spec's
+  // effect names (it is still intact), so later uses can be reported.
   RuntimeSection section;
-  HandleType type = HandleType::Other;
-  std::string name = FnName(fn);
-  if (name == "LLVMContextDispose")
-    type = HandleType::Context;
-  else if (name == "LLVMDisposeModule" || name == "LLVMDisposeModuleProvider")
-    type = HandleType::Module;
-  else if (name == "LLVMDisposeBuilder")
-    type = HandleType::Builder;
-  else if (name == "LLVMDisposeMemoryBuffer")
-    type = HandleType::MemoryBuffer;
-  else if (name == "LLVMDeleteFunction" || name == "LLVMDeleteGlobal" ||
-           name == "LLVMDeleteBasicBlock" || name == "LLVMEraseGlobalIFunc" ||
-           name == "LLVMInstructionEraseFromParent" ||
-           name == "LLVMDeleteInstruction" || name == "LLVMLinkModules2")
-    type = name == "LLVMLinkModules2" ? HandleType::Module : HandleType::Value;
-  else
-    return nullptr; // a kind ownsan cannot classify: let it through
-  ObjectRecord *r = RegisterImpl(fn, h, type, 1);
-  return r;
+  return RegisterImpl(fn, h, type, 1);
 }
 
 //===----------------------------------------------------------------------===//

@@ -103,7 +103,9 @@ private:
   /// Register() past its fast path.
   __attribute__((noinline)) void RegisterSlow(FnId fn, const void *h,
                                               HandleType type);
-  ObjectRecord *FindOrAdopt(FnId fn, const void *h);
+  /// The live record of `h`, or a new one for an object the program got
+  /// from code ownsan does not see, of C type `type` (none for Other).
+  ObjectRecord *FindOrAdopt(FnId fn, const void *h, HandleType type);
   void RegisterOpaque(FnId fn, const void *h, const char *type,
                       const void *parent);
   void RegisterString(FnId fn, const char *s, bool error_message,

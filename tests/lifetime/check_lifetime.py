@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Checks the lifetime cases (lifetime.c) under `ownsan run`.
+"""Checks the lifetime cases (lifetime.c, unseen.cpp) under `ownsan run`.
 
 For each case: the buggy run must stop with exactly one report whose lines
 match the case's expectations, and the --fixed run must exit 0 with no
@@ -18,6 +18,26 @@ import sys
 LABEL_F = r'function @f in module "m"'
 # case -> list of regexes the report must contain (in order).
 EXPECT = {
+    # unseen.cpp: objects made with LLVM's C++ API.
+    "unseen_dispose_module": [
+        r'ERROR: OwnSan: use-after-free on LLVMModuleRef 0x[0-9a-f]+ '
+        r'\(module "unseen"\)',
+        r"passed as argument 1 of LLVMGetModuleIdentifier",
+        r'freed by LLVMDisposeModule\(module "unseen"\) on thread T0:',
+        r"#0 .* in case_dispose_module",
+        r"created outside the LLVM-C API \(first seen in a call to "
+        r"LLVMDisposeModule\)",
+        r"SUMMARY: OwnSan: use-after-free in LLVMGetModuleIdentifier"],
+    "unseen_consume_buffer": [
+        r"ERROR: OwnSan: use-after-consume on LLVMMemoryBufferRef "
+        r"0x[0-9a-f]+ \(memory buffer 0x[0-9a-f]+\)",
+        r"passed as argument 1 of LLVMGetBufferSize",
+        r"consumed by LLVMParseIRInContext\(memory buffer 0x[0-9a-f]+\) on "
+        r"thread T0:",
+        r"#0 .* in case_consume_buffer",
+        r"created outside the LLVM-C API \(first seen in a call to "
+        r"LLVMParseIRInContext\)",
+        r"SUMMARY: OwnSan: use-after-consume in LLVMGetBufferSize"],
     "pass_dce": [
         r"ERROR: OwnSan: use-after-free on LLVMValueRef 0x[0-9a-f]+ "
         r"\(instruction %dead in block %entry of " + LABEL_F + r"\)",

@@ -339,8 +339,8 @@ class CheckReportTest(unittest.TestCase):
         chain = next(i for i, l in enumerate(lines) if "ownership chain" in l)
         text = "".join(
             lines[:create]
-            + ["  created outside the LLVM-C API (first seen as an argument "
-               "of LLVMGetValueName2)\n"]
+            + ["  created outside the LLVM-C API (first seen in a call to "
+               "LLVMDisposeModule)\n"]
             + lines[chain:])
         self.assertIn('missing "created by', "\n".join(problems_of(text)))
 
