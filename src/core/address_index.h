@@ -304,10 +304,8 @@ private:
     return *i < region.offsets.size() && region.offsets[*i] == off;
   }
   void EraseSlice(uintptr_t key, Region &region, size_t from, size_t to) {
-    region.offsets.erase(region.offsets.begin() + from,
-                         region.offsets.begin() + to);
-    region.records.erase(region.records.begin() + from,
-                         region.records.begin() + to);
+    EraseRange(region.offsets, from, to);
+    EraseRange(region.records, from, to);
     size_ -= to - from;
     if (region.offsets.empty()) {
       regions_.erase(key);
@@ -336,6 +334,17 @@ private:
       std::memmove(d + i + 1, d + i, (n - i) * sizeof(T));
       d[i] = v;
     }
+  }
+
+  /// vec.erase(vec.begin() + from, vec.begin() + to) for trivially copyable
+  /// elements, with one memmove (InlinedVector's erase moves element by
+  /// element; the shadow map's regions lose their oldest entries, at the
+  /// front, as the quarantine releases their memory).
+  template <typename V> static void EraseRange(V &vec, size_t from, size_t to) {
+    size_t n = vec.size();
+    auto *d = vec.data();
+    std::memmove(d + from, d + to, (n - to) * sizeof(*d));
+    vec.resize(n - (to - from));
   }
 
   /// An address range [begin, last] and the regions it spans.
