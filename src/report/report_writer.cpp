@@ -451,6 +451,9 @@ std::string RenderJson(const ResolvedReport &r) {
   AppendJsonEvent(&out, r.other, false);
   out += ",\"create\":";
   AppendJsonEvent(&out, r.create, false);
+  // Adopted objects: the call ownsan first saw them in (see ResolveCreate).
+  absl::StrAppend(&out, ",\"first_seen_in\":",
+                  JsonOrNull(r.create.present ? "" : r.create.function));
   out += ",\"chain\":[";
   for (size_t i = 0; i < r.chain.size(); ++i)
     absl::StrAppend(&out, i ? "," : "",

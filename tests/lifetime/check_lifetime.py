@@ -10,12 +10,17 @@ Usage: check_lifetime.py --ownsan OWNSAN --program LIFETIME --case NAME
            [--repeat N] [--options OWNSAN_OPTIONS]
 """
 import argparse
+import json
 import os
 import re
 import subprocess
 import sys
 
 LABEL_F = r'function @f in module "m"'
+# unseen.cpp cases -> the call the JSON report's first_seen_in names.
+FIRST_SEEN_IN = {"unseen_dispose_module": "LLVMDisposeModule",
+                 "unseen_consume_buffer": "LLVMParseIRInContext"}
+
 # case -> list of regexes the report must contain (in order).
 EXPECT = {
     # unseen.cpp: objects made with LLVM's C++ API.
@@ -178,6 +183,21 @@ def main():
             print(bug.stderr[-6000:])
         else:
             passed += 1
+    if a.case in FIRST_SEEN_IN:
+        # The JSON report names the adopting call too (create is null).
+        json_env = dict(env, OWNSAN_OPTIONS="report_format=json")
+        bug = run([a.ownsan, "run", "--", a.program, a.case], json_env)
+        reps = [json.loads(l) for l in bug.stderr.splitlines()
+                if l.startswith('{"ownsan_report"')]
+        want = FIRST_SEEN_IN[a.case]
+        if len(reps) == 1 and reps[0].get("create") is None and \
+                reps[0].get("first_seen_in") == want:
+            passed += 1
+        else:
+            failures += 1
+            print(f"FAIL {a.case} json: want one report with create null "
+                  f"and first_seen_in {want!r}; got "
+                  f"{[(r.get('create'), r.get('first_seen_in')) for r in reps]}")
     print(f"{a.case}: {passed} passed, {failures} failed")
     return 1 if failures else 0
 
