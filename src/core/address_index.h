@@ -260,6 +260,8 @@ private:
   /// runs within one region. (Not for lookups: they run under a shared
   /// lock, concurrently.)
   Region &MutableRegion(uintptr_t key) {
+    if (key == spare_key_)
+      spare_key_ = kNoKey; // (it gets an entry now)
     if (key != last_key_) {
       last_region_ = &regions_[key]; // (may rehash: the old pointer is gone)
       last_key_ = key;
@@ -308,9 +310,18 @@ private:
     EraseRange(region.records, from, to);
     size_ -= to - from;
     if (region.offsets.empty()) {
-      regions_.erase(key);
-      if (key == last_key_)
-        last_key_ = kNoKey; // (its pointer is gone)
+      // The emptied region is kept as the spare, and the previous spare
+      // goes: objects LLVM hands out and takes back one at a time (a
+      // builder, a metadata-entry array) make and empty a region each, at
+      // addresses that move on slowly, so the next one is most often in the
+      // same region, and making and erasing it in the hash map cost more
+      // than the entry itself.
+      if (spare_key_ != kNoKey && spare_key_ != key) {
+        regions_.erase(spare_key_);
+        if (spare_key_ == last_key_)
+          last_key_ = kNoKey; // (its pointer is gone)
+      }
+      spare_key_ = key;
     }
   }
 
@@ -396,6 +407,9 @@ private:
   Regions regions_;
   size_t size_ = 0;
   uintptr_t last_key_ = kNoKey; ///< see MutableRegion
+  /// The one region kept while empty (see EraseSlice); every other region
+  /// in the map has entries.
+  uintptr_t spare_key_ = kNoKey;
   Region *last_region_ = nullptr;
 };
 

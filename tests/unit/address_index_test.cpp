@@ -45,6 +45,33 @@ TEST(AddressIndex, PutReplacesAndEraseChecksTheRecord) {
   EXPECT_EQ(ix.size(), 0u);
 }
 
+TEST(AddressIndex, EmptiedRegionsAreRefilledAndReplaced) {
+  // One emptied region is kept (the spare); refilling it must take it out
+  // of that role, or emptying another region would drop its new entries.
+  Records rs;
+  AddressIndex ix;
+  constexpr uintptr_t kRegion = uintptr_t{1} << 14;
+  ObjectRecord *a = rs.At(0x40000), *b = rs.At(0x40010),
+               *c = rs.At(0x40000 + kRegion), *d = rs.At(0x40000 + 5 * kRegion);
+  ix.Put(a);
+  EXPECT_TRUE(ix.Erase(a)); // its region is empty now
+  ix.Put(b);                // and gets an entry again
+  ix.Put(c);
+  EXPECT_TRUE(ix.Erase(c)); // another region empties
+  EXPECT_EQ(ix.Find(Addr(0x40010)), b);
+  EXPECT_TRUE(ix.AnyInRange(Addr(0x40000), kRegion));
+  ix.Put(d);
+  EXPECT_TRUE(ix.Erase(d));
+  EXPECT_TRUE(ix.Erase(b)); // b's region empties after c's and d's
+  ix.Put(c);
+  EXPECT_EQ(ix.Find(Addr(0x40000 + kRegion)), c);
+  EXPECT_EQ(ix.Find(Addr(0x40010)), nullptr);
+  EXPECT_EQ(ix.size(), 1u);
+  std::vector<const void *> all;
+  ix.ForEach([&](ObjectRecord *r) { all.push_back(r->addr); });
+  EXPECT_EQ(all, (std::vector<const void *>{Addr(0x40000 + kRegion)}));
+}
+
 TEST(AddressIndex, RangesAcrossRegions) {
   Records rs;
   AddressIndex ix;
