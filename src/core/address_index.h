@@ -179,31 +179,19 @@ public:
 
   /// True if some record is indexed in [lo, lo + size).
   bool AnyInRange(const void *lo, size_t size) const {
-    bool any = false;
-    VisitRange(regions_, lo, size, [&](auto, size_t, size_t) {
-      any = true;
-      return true; // (stop)
-    });
-    return any;
+    return AnyInRange(lo, size, [](const ObjectRecord *) { return true; });
   }
   /// True if pred(entry) holds for some entry indexed in [lo, lo + size).
   template <typename P>
   bool AnyInRange(const void *lo, size_t size, P pred) const {
-    bool any = false;
-    VisitRange(regions_, lo, size, [&](auto it, size_t from, size_t to) {
-      for (size_t i = from; i < to && !any; ++i)
-        any = pred(it->second.records[i]);
-      return any; // (stop at the first)
-    });
-    return any;
+    return VisitEntries(regions_, lo, size, pred);
   }
 
   /// Calls fn(entry) on each entry indexed in [lo, lo + size), in address
   /// order; fn may change the entry (a reference) but not the index.
   template <typename F> void UpdateRange(const void *lo, size_t size, F fn) {
-    VisitRange(regions_, lo, size, [&](auto it, size_t from, size_t to) {
-      for (size_t i = from; i < to; ++i)
-        fn(it->second.records[i]);
+    VisitEntries(regions_, lo, size, [&](ObjectRecord *&e) {
+      fn(e);
       return false;
     });
   }
@@ -212,9 +200,8 @@ public:
   /// order. fn must not change the index.
   template <typename F>
   void ForEachInRange(const void *lo, size_t size, F fn) const {
-    VisitRange(regions_, lo, size, [&](auto it, size_t from, size_t to) {
-      for (size_t i = from; i < to; ++i)
-        fn(it->second.records[i]);
+    VisitEntries(regions_, lo, size, [&](ObjectRecord *r) {
+      fn(r);
       return false;
     });
   }
@@ -401,6 +388,19 @@ private:
       if (from < to && visit(it, from, to))
         return;
     }
+  }
+
+  /// Calls visit(entry) on each entry in [lo, lo + size), in address
+  /// order, until it returns true; true if it did.
+  template <typename Map, typename V>
+  static bool VisitEntries(Map &regions, const void *lo, size_t size, V visit) {
+    bool stopped = false;
+    VisitRange(regions, lo, size, [&](auto it, size_t from, size_t to) {
+      for (size_t i = from; i < to && !stopped; ++i)
+        stopped = visit(it->second.records[i]);
+      return stopped;
+    });
+    return stopped;
   }
 
   static constexpr uintptr_t kNoKey = ~uintptr_t{0};

@@ -58,13 +58,11 @@ public:
     return exact_.MaybeContains(addr);
   }
 
-  /// Removes the matched entry at `addr`, if any (LLVM handed the address
-  /// out again, to a new object).
+  /// Removes the matched entry at `addr`, which the caller has just found
+  /// with Find() (LLVM handed the address out again, to a new object).
   void Forget(const void *addr) {
-    if (Find(addr)) {
-      by_addr_.EraseAt(addr);
-      --matched_;
-    }
+    by_addr_.EraseAt(addr);
+    --matched_;
   }
 
   /// Expires every matched entry in [lo, lo + size): new memory now lives

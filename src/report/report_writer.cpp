@@ -178,12 +178,8 @@ ResolvedEvent ResolveFree(const ObjectRecord *obj, const ReportContext &ctx,
 
 ResolvedEvent ResolveCreate(const ObjectRecord *obj, const ReportContext &ctx) {
   ResolvedEvent e;
-  if (obj->created_by == kNoFn) {
-    // Adopted: `function` is the call ownsan first saw the object in.
-    if (FnIndex first = obj->rare().first_seen_in; first != kNoFn)
-      e.function = ctx.fn_name(first);
+  if (obj->created_by == kNoFn)
     return e;
-  }
   e.present = true;
   e.function = ctx.fn_name(obj->created_by);
   e.thread = obj->create_thread;
@@ -359,6 +355,9 @@ ResolvedReport Resolve(const ErrorReport &rep, const ReportContext &ctx) {
     r.related_create = ResolveCreate(now, ctx);
   }
   r.create = ResolveCreate(obj, ctx);
+  if (FnIndex first = obj->rare().first_seen_in;
+      !r.create.present && first != kNoFn)
+    r.first_seen_in = ctx.fn_name(first);
   if (rep.has_other) {
     r.other.present = true;
     r.other.thread = rep.other_thread;
@@ -412,11 +411,11 @@ std::string RenderText(const ResolvedReport &r) {
   if (r.create.present)
     absl::StrAppend(&out, "  ", r.create.heading, ":\n",
                     StackText(r.create.stack));
-  else if (!r.create.function.empty())
+  else if (!r.first_seen_in.empty())
     absl::StrAppend(&out,
                     "  created outside the LLVM-C API (first seen in a call "
                     "to ",
-                    r.create.function, ")\n");
+                    r.first_seen_in, ")\n");
   else
     out += "  created outside the LLVM-C API\n";
   std::string chain;
@@ -451,9 +450,7 @@ std::string RenderJson(const ResolvedReport &r) {
   AppendJsonEvent(&out, r.other, false);
   out += ",\"create\":";
   AppendJsonEvent(&out, r.create, false);
-  // Adopted objects: the call ownsan first saw them in (see ResolveCreate).
-  absl::StrAppend(&out, ",\"first_seen_in\":",
-                  JsonOrNull(r.create.present ? "" : r.create.function));
+  absl::StrAppend(&out, ",\"first_seen_in\":", JsonOrNull(r.first_seen_in));
   out += ",\"chain\":[";
   for (size_t i = 0; i < r.chain.size(); ++i)
     absl::StrAppend(&out, i ? "," : "",

@@ -77,6 +77,8 @@ struct ResolvedReport {
   ResolvedStack use;
   ResolvedEvent free;
   ResolvedEvent create;
+  /// Adopted objects (create absent): the call ownsan first saw it in.
+  std::string first_seen_in;
   std::string identity_line; ///< "identity: 0x...#1 ..." or ""
   ResolvedEvent related_create;
   ResolvedEvent other; ///< context-race: the other thread's call

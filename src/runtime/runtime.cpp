@@ -218,6 +218,15 @@ bool FreesArg(FnId fn, unsigned arg) {
 } // namespace
 
 namespace {
+// Calls Release(value) when the calling thread exits (one pthread key for
+// each Release).
+template <void (*Release)(void *)> void ReleaseAtThreadExit(const void *value) {
+  static pthread_key_t key;
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, [] { pthread_key_create(&key, Release); });
+  pthread_setspecific(key, value);
+}
+
 // Per-thread call counters for the exit statistics: each thread that makes
 // a checked call lists its counter here; a thread that exits folds its
 // count into the total. (Threads of the parent are gone after a fork: their
@@ -226,7 +235,6 @@ Mutex g_thread_calls_mu(absl::kConstInit);
 std::vector<const std::atomic<uint64_t> *> *
     g_thread_calls ABSL_GUARDED_BY(g_thread_calls_mu);
 uint64_t g_exited_thread_calls ABSL_GUARDED_BY(g_thread_calls_mu) = 0;
-pthread_key_t g_thread_calls_key;
 
 void ForgetThreadCalls(void *counter) {
   auto *c = static_cast<const std::atomic<uint64_t> *>(counter);
@@ -264,10 +272,6 @@ void ForkThreadCalls() ABSL_NO_THREAD_SAFETY_ANALYSIS {
 
 void NoteFirstCall() {
   RuntimeSection section;
-  static pthread_once_t once = PTHREAD_ONCE_INIT;
-  pthread_once(&once, [] {
-    pthread_key_create(&g_thread_calls_key, ForgetThreadCalls);
-  });
   const std::atomic<uint64_t> *c = &tls_call_state.calls;
   {
     MutexLock lock(&g_thread_calls_mu);
@@ -275,7 +279,7 @@ void NoteFirstCall() {
       g_thread_calls = new std::vector<const std::atomic<uint64_t> *>;
     g_thread_calls->push_back(c);
   }
-  pthread_setspecific(g_thread_calls_key, c);
+  ReleaseAtThreadExit<ForgetThreadCalls>(c);
 }
 
 uint32_t CurrentThreadNumber() {
@@ -429,7 +433,6 @@ struct StackCache {
   CachedStack entry[1u << kStackCacheBits];
 };
 __thread StackCache *tls_stack_cache __attribute__((tls_model("initial-exec")));
-pthread_key_t g_stack_cache_key;
 
 void ReleaseStackCache(void *cache) {
   // (A destructor that runs later on this thread and captures a stack maps
@@ -441,14 +444,10 @@ void ReleaseStackCache(void *cache) {
 CachedStack &StackCacheEntry(uint64_t hash) {
   StackCache *cache = tls_stack_cache;
   if (__builtin_expect(cache == nullptr, 0)) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, [] {
-      pthread_key_create(&g_stack_cache_key, ReleaseStackCache);
-    });
     cache = static_cast<StackCache *>(
         InternalMapBlock(sizeof(StackCache), /*huge_pages=*/false));
     tls_stack_cache = cache;
-    pthread_setspecific(g_stack_cache_key, cache);
+    ReleaseAtThreadExit<ReleaseStackCache>(cache);
   }
   return cache->entry[hash >> (64 - kStackCacheBits)];
 }
