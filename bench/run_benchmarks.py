@@ -14,9 +14,12 @@ interleaved, medians compared:
           vs wrapped with 0/1k/1M live and 0/1M freed objects, 1 and 2
           threads; create/dispose event costs with stacks on and off
   (a)     llvm-c-test --echo on a generated module of >= 100,000
-          instructions, default options and malloc_context_size=0
+          instructions, default options and malloc_context_size=0, and
+          forward_only=1 (the interposition alone: every wrapper and the
+          allocation hooks forwarding unchecked, the floor of the design)
   (b)     /usr/bin/python3 -m llvmlite.tests (LLVM 14 runtime)
-  (c)     bench/ir_workload.c: build, verify, dispose many modules
+  (c)     bench/ir_workload.c: build, verify, dispose many modules (also
+          forward_only=1)
   memory  peak RSS with N live tracked objects, with and without ownsan
   depot   stored stacks after a million events from 200 call sites
 
@@ -456,6 +459,17 @@ def print_report(r):
                   f"cost nothing; measured {extra * 1e3:.0f} ms above plain "
                   f"= {extra / n_calls * 1e9:.1f} ns per call, or "
                   f"{extra / n_objs * 1e9:.0f} ns per object")
+            fwd = echo.get("interposition only")
+            if fwd:
+                floor = fwd["median_s"] - plain
+                p(f"    interposition only (forward_only=1): "
+                  f"{fwd['ratio']:.2f}x, {floor * 1e3:.0f} ms above plain "
+                  f"= {floor / n_calls * 1e9:.1f} ns per call with nothing "
+                  f"checked; what is left of the budgets for the checks "
+                  f"and the objects: "
+                  + ", ".join(f"{t}x {((t - 1) * plain - floor) * 1e3:.0f} "
+                              f"ms" for t in (TARGET_ECHO,
+                                              TARGET_ECHO_NOSTACK)))
         if "modules" in r:
             p(f"(c) ir_workload modules {r['modules']}: {r['modules']} "
               f"modules of 20 functions, a new context every 50")
@@ -522,6 +536,14 @@ def summarize(r):
                               echo["ownsan"]))
         rows.append(ratio_row("(a) --echo, stacks off", TARGET_ECHO_NOSTACK,
                               echo["ownsan stacks off"]))
+        if "interposition only" in echo:
+            fwd = echo["interposition only"]
+            rows.append({"measure": "(a) --echo, interposition only "
+                                    "(forward_only=1: nothing checked)",
+                         "target": "(floor of the two above)",
+                         "measured": f"{fwd['ratio']:.2f}x (CPU "
+                                     f"{fwd['cpu_ratio']:.2f}x)",
+                         "verdict": "-"})
     lite = e2e.get("(b) llvmlite suite")
     if lite:
         rows.append(ratio_row("(b) llvmlite suite, default options",
@@ -632,6 +654,8 @@ def main():
                 ("ownsan", [ownsan, "run", "--", echo, "--echo"], None, bc),
                 ("ownsan stacks off", [ownsan, "run", "--", echo, "--echo"],
                  {"OWNSAN_OPTIONS": "malloc_context_size=0"}, bc),
+                ("interposition only", [ownsan, "run", "--", echo, "--echo"],
+                 {"OWNSAN_OPTIONS": "forward_only=1"}, bc),
             ], args.reps)
 
         # (b) llvmlite
@@ -660,6 +684,8 @@ def main():
                     ("ownsan", [ownsan, "run", "--"] + cmd, None, None),
                     ("ownsan stacks off", [ownsan, "run", "--"] + cmd,
                      {"OWNSAN_OPTIONS": "malloc_context_size=0"}, None),
+                    ("interposition only", [ownsan, "run", "--"] + cmd,
+                     {"OWNSAN_OPTIONS": "forward_only=1"}, None),
                 ], args.reps)
 
         if "memory" not in skip:

@@ -396,7 +396,7 @@ void Runtime::OnLibLLVMFound(const std::string &path, int major) {
     Fatal(absl::StrCat(observer, " was built for LLVM ", observer_major,
                        " but the process uses LLVM ", major));
   AddCodeRangesOf(reinterpret_cast<void *>(init));
-  if (flags_.handle_segv)
+  if (flags_.handle_segv && !flags_.forward_only)
     InstallCrashHandler(report_fd_, flags_.log_path.c_str());
   observer_copy_ = reinterpret_cast<ownsan_observer_copy_buffer_fn>(
       RealDlsym(h, "ownsan_observer_copy_buffer"));
@@ -2719,6 +2719,10 @@ __attribute__((constructor(101))) static void OwnsanInit() {
   pthread_atfork([] { ownsan::Runtime::Get().PrepareFork(); },
                  [] { ownsan::Runtime::Get().AfterForkInParent(); },
                  [] { ownsan::Runtime::Get().AfterForkInChild(); });
+  // forward_only: the wrappers and the allocation hooks stay plain
+  // forwards for the whole run (the interposition's own cost).
+  if (ownsan::Runtime::Get().flags().forward_only)
+    return;
   ownsan::g_runtime_ready.store(true);
   ownsan::g_enabled.store(true);
 }

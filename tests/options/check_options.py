@@ -1095,6 +1095,31 @@ def case_verbosity(x):
     check_malformed(x, "verbosity=x", "verbosity")
 
 
+def case_forward_only(x):
+    c = x.c
+    plain = x.plain("clean")
+    r = x.prog("clean", "forward_only=1")
+    c.check(r.out == plain.out and r.returncode == 0 and r.err == "",
+            "forward_only=1: a correct program behaves and prints as without "
+            "ownsan, nothing on stderr", r)
+    # Nothing is checked or registered: the work line counts nothing (14
+    # calls and 9 objects without the option, case_verbosity).
+    r = x.prog("clean", "forward_only=1:verbosity=1")
+    c.check(f"=={r.pid}==OwnSan: work: 0 checked calls, 0 objects "
+            f"registered" in r.err.splitlines(),
+            "forward_only=1: the work line counts 0 calls and 0 objects", r)
+    # Nothing is reported: a program that leaks runs as without ownsan.
+    plain = x.plain("leak")
+    r = x.prog("leak", "forward_only=1:report_leaks=1")
+    c.check(r.out == plain.out and r.returncode == plain.returncode == 0 and
+            r.err == "", "forward_only=1: report_leaks finds nothing to "
+            "report (exit 0, nothing on stderr)", r)
+    r = x.prog("leak", "forward_only=0:report_leaks=1")
+    c.check(r.returncode == 1 and "LLVMCreateBuilderInContext" in r.err,
+            "forward_only=0: the same leaks are reported", r)
+    check_malformed(x, "forward_only=2", "forward_only")
+
+
 def flag_names(flags_inc):
     with open(flags_inc, encoding="utf-8") as f:
         return re.findall(r"^OWNSAN_FLAG\(\s*[\w:]+,\s*(\w+),", f.read(), re.M)
