@@ -93,11 +93,13 @@ struct alignas(64) ContextUse {
   ObjectRecord *record = nullptr;         ///< the context's record (set once)
   std::atomic<uint32_t> active_thread{0}; ///< thread number + 1; 0: none
   std::atomic<uint32_t> last_thread{0};   ///< thread number + 1
-  std::atomic<bool> shared{false};        ///< ever used by two threads
-  std::atomic<StackId> active_stack{0};   ///< recorded once shared
+  /// Claims that still record their stack: set when another thread takes
+  /// the context over (a hand-off), counted down by each claim.
+  std::atomic<uint32_t> stack_claims_left{0};
+  std::atomic<StackId> active_stack{0}; ///< the claim's stack, if recorded
   std::atomic<FnIndex> active_fn{kNoFn};
   /// The active call's caller (one frame), recorded on every claim: a race
-  /// on a context that was never shared still shows where the owner is.
+  /// on a claim that recorded no stack still shows where the owner is.
   std::atomic<const void *> active_pc{nullptr};
 };
 

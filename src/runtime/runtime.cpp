@@ -802,12 +802,21 @@ bool Runtime::CheckHandleSlow(FnId fn, unsigned arg, const void *h,
   return false;
 }
 
+namespace {
+// See "Context concurrency" below.
+constexpr uint32_t kStackClaimsAfterHandoff = 256;
+} // namespace
+
 // Context concurrency: the first handle of a call that belongs to a context
 // claims the context for the thread until the call returns (active_thread).
 // Another thread finding it claimed is inside a call on the same context at
-// the same time: a race. Claims are lock-free; a context becomes "shared"
-// the first time a second thread uses it, and from then on each claim
-// records its stack, so a race report can show both threads.
+// the same time: a race. Claims are lock-free. Each time a thread takes
+// over a context another thread used last (a hand-off), the next
+// kStackClaimsAfterHandoff claims record their stacks, so a race report
+// can show both threads; threads that take turns keep recording. A context
+// one thread has used alone since then records only each claim's calling
+// frame (a stack capture is most of such a call's cost), as a context that
+// never changed threads does.
 bool Runtime::CheckContext(FnId fn, unsigned arg, const void *h,
                            ObjectRecord *r, ContextUse *use) {
   CallContext &call = CurrentCall();
@@ -831,10 +840,11 @@ bool Runtime::CheckContext(FnId fn, unsigned arg, const void *h,
   // Case: the context is free (or already ours): claim it for this call.
   uint32_t last = use->last_thread.load(std::memory_order_relaxed);
   if (last != me) {
-    // Sequential hand-off to another thread is fine; remember it, so later
-    // claims record their stacks.
+    // Sequential hand-off to another thread is fine; remember it, so the
+    // next claims record their stacks.
     if (last != 0)
-      use->shared.store(true, std::memory_order_relaxed);
+      use->stack_claims_left.store(kStackClaimsAfterHandoff + 1,
+                                   std::memory_order_relaxed);
     use->last_thread.store(me, std::memory_order_relaxed);
   }
   // Before the claim is visible: a thread that finds the claim reads them.
@@ -842,8 +852,15 @@ bool Runtime::CheckContext(FnId fn, unsigned arg, const void *h,
   use->active_pc.store(call.caller_pc, std::memory_order_relaxed);
   use->active_thread.store(me, std::memory_order_release);
   call.entered = &use->active_thread;
-  if (use->shared.load(std::memory_order_relaxed))
-    RecordClaimStack(use);
+  if (uint32_t left = use->stack_claims_left.load(std::memory_order_relaxed)) {
+    use->stack_claims_left.store(left - 1, std::memory_order_relaxed);
+    if (left > 1)
+      RecordClaimStack(use);
+    else
+      // Case: the last recorded claim's stack is not this claim's; from
+      // now on a report shows the calling frame (active_pc) instead.
+      use->active_stack.store(0, std::memory_order_relaxed);
+  }
   return false;
 }
 
@@ -866,11 +883,12 @@ bool Runtime::ReportContextRace(FnId fn, unsigned arg, ObjectRecord *r,
   ErrorReport rep = NewReport(ErrorKind::ContextRace, ctx, ctx->addr, fn, arg);
   rep.has_other = true;
   rep.other_thread = active - 1;
-  rep.other_stack = use->shared.load() ? use->active_stack.load() : 0;
+  rep.other_stack = use->active_stack.load();
   rep.other_fn = use->active_fn.load();
   if (!rep.other_stack) {
-    // Case: the context was never shared before, so the owner's claim
-    // recorded no stack: show the frame that called into LLVM.
+    // Case: the owner's claim recorded no stack (no hand-off before it, or
+    // a long run of claims by the owner alone since the last one): show
+    // the frame that called into LLVM.
     if (const void *pc = use->active_pc.load(std::memory_order_relaxed)) {
       StackTrace one;
       one.pcs.push_back(reinterpret_cast<uintptr_t>(pc));

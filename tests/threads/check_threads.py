@@ -21,8 +21,11 @@ Cases:
             --fixed (sequential): silent, same stdout as without ownsan.
   race_first
             the same race with no hand-off before it: still reported, the
-            owner's thread and call named, and the frame that made the call
-            (its full stack is recorded only once a context is shared).
+            owner's thread and call named, and only the frame that made the
+            call (full stacks are recorded by the first 256 claims after a
+            hand-off).
+  race_late the race with a hand-off, then 300 calls by the owner alone:
+            the same one frame; with 200 calls, the full stack.
   cross_fn  LLVMAddFunction(private module, global-context function type):
             one cross-context report naming both contexts.
   cross_add LLVMBuildAdd(private parameter, global-context constant): same.
@@ -143,8 +146,10 @@ def case_race(c, a):
             "race: the owner's thread (T0) and call "
             "(LLVMParseBitcodeInContext2) are named", rep.text)
     c.check(has_fn(other, "race_owner_parse") and
+            has_fn(other, "mode_race") and
             not has_fn(other, "race_intruder_call"),
-            "race: the owner's stack shows race_owner_parse", rep.text)
+            "race: the owner's full stack (race_owner_parse, mode_race) "
+            "was recorded after the hand-off", rep.text)
     c.check(ctx is not None and any(f"context {ctx:#x}" in n
                                     for n in rep.notes),
             "race: the note names the context", rep.text)
@@ -183,9 +188,39 @@ def case_race_first(c, a):
             "at the same time thread T0 is inside LLVMParseBitcodeInContext2 "
             "on the same context, which it entered at",
             "race_first: the owner's thread and call are named", rep.text)
-    c.check(other is not None and has_fn(other, "race_owner_parse"),
+    c.check(other is not None and
+            other.functions() == ["race_owner_parse"],
             "race_first: the owner's calling frame (race_owner_parse) is "
-            "shown", rep.text)
+            "shown, alone", rep.text)
+
+
+def case_race_late(c, a):
+    """A hand-off, then a run of calls by the owner alone, then the race:
+    claims record their stacks for 256 claims after a hand-off only; later
+    ones record the calling frame."""
+    for calls, full in ((300, False), (200, True)):
+        what = f"race_late {calls}"
+        r = ownsan_run(a, ["race_late", str(calls)])
+        rep = one_report(c, r, what)
+        if rep is None:
+            continue
+        c.equal(rep.kind, "context-race", f"{what}: a context-race",
+                rep.text)
+        other = rep.section("at the same time thread")
+        c.check(other is not None and other.heading ==
+                "at the same time thread T0 is inside "
+                "LLVMParseBitcodeInContext2 on the same context, which it "
+                "entered at", f"{what}: the owner's thread and call are "
+                "named", rep.text)
+        if full:
+            c.check(has_fn(other, "race_owner_parse") and
+                    has_fn(other, "mode_race"), f"{what}: the owner's full "
+                    "stack (within 256 claims of the hand-off)", rep.text)
+        else:
+            c.check(other is not None and
+                    other.functions() == ["race_owner_parse"],
+                    f"{what}: only the owner's calling frame (its claim came "
+                    "after 256 claims by the owner alone)", rep.text)
 
 
 def check_cross(c, a, mode, fn, arg_subject, arg_context, fn_step, create_fn,

@@ -25,6 +25,11 @@
  *   race_first
  *       The same race without the hand-off first: still reported, but the
  *       owner's stack was not recorded (the context had one user so far).
+ *   race_late [CALLS]
+ *       The race of `race`, but T0 makes CALLS (300) calls on the context
+ *       between the hand-off and its parse: the runtime records the stacks
+ *       of the first 256 claims after a hand-off only, so the owner's stack
+ *       was not recorded either.
  *   engine_dispose
  *       MCJIT engine on a module, LLVMDisposeExecutionEngine (which frees
  *       the module), its memory reused by malloc, then LLVMContextDispose.
@@ -277,6 +282,7 @@ static int mode_cold(int iters, int nthreads) {
 static sem_t g_warm_done, g_owner_inside, g_owner_returned, g_intruder_done;
 static LLVMContextRef g_race_ctx;
 static int g_no_warmup; /* race_first: no hand-off before the race */
+static int g_late_calls; /* race_late: T0's calls after the hand-off */
 
 static void race_diagnostic_handler(LLVMDiagnosticInfoRef di, void *user) {
   (void)user;
@@ -341,6 +347,8 @@ static int mode_race(void) {
   if (pthread_create(&t, NULL, race_intruder, NULL))
     die("pthread_create");
   wait_sem(&g_warm_done, 20, "the hand-off");
+  for (int i = 0; i < g_late_calls; ++i)
+    LLVMInt32TypeInContext(g_race_ctx);
   LLVMModuleRef m = NULL;
   LLVMBool failed = race_owner_parse(garbage, &m);
   printf("race: parse %s\n", failed ? "failed as expected" : "succeeded?!");
@@ -561,7 +569,7 @@ int main(int argc, char **argv) {
       args[nargs++] = argv[i];
   }
   if (nargs < 1) {
-    fprintf(stderr, "usage: threads stress|cold|race|race_first|"
+    fprintf(stderr, "usage: threads stress|cold|race|race_first|race_late|"
                     "engine_dispose|cross_fn|cross_add|handoff|small_stack [ARGS] "
                     "[--fixed]\n");
     return 2;
@@ -580,6 +588,10 @@ int main(int argc, char **argv) {
     return mode_race();
   if (!strcmp(mode, "race_first")) {
     g_no_warmup = 1;
+    return mode_race();
+  }
+  if (!strcmp(mode, "race_late")) {
+    g_late_calls = a1 ? a1 : 300;
     return mode_race();
   }
   if (!strcmp(mode, "engine_dispose"))
