@@ -31,6 +31,8 @@ for v in "${versions[@]}"; do
   # llvm-N ships llvm-c-test and llvm-symbolizer; clang-N makes the bitcode
   # for the echo tests.
   pkgs+=("llvm-$v" "llvm-$v-dev" "llvm-$v-tools" "clang-$v")
+  # Debian's OCaml bindings of LLVM 19: a real client (tests/ocaml).
+  if [ "$v" = 19 ]; then pkgs+=(libllvm-19-ocaml-dev ocaml-findlib); fi
 done
 
 export DEBIAN_FRONTEND=noninteractive
