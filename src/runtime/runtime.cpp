@@ -79,6 +79,7 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <gnu/libc-version.h>
 #include <link.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -460,7 +461,7 @@ uint64_t HashFrames(const uintptr_t *pcs, int n) {
 }
 } // namespace
 
-StackId Runtime::CaptureStack(bool from_inside_llvm) {
+StackId Runtime::CaptureStack(bool from_inside_llvm, bool dwarf) {
   // The stack and the depot allocate and free memory (the depot under its
   // lock): the allocation hooks must not come back into the runtime (freed
   // memory can hold filter bits, and recording a death captures a stack).
@@ -470,7 +471,7 @@ StackId Runtime::CaptureStack(bool from_inside_llvm) {
   if (depth == 0)
     return empty_stack_;
   // Frames inside libLLVM have no frame pointers: unwind with DWARF there.
-  bool fast = flags_.fast_unwind && !from_inside_llvm;
+  bool fast = flags_.fast_unwind && !from_inside_llvm && !dwarf;
   constexpr int kMaxRaw = 256;
   uintptr_t raw[kMaxRaw];
   int n = CaptureNativeStack(raw, kMaxRaw, 0, depth + 32, fast);
@@ -2144,6 +2145,41 @@ std::string Runtime::SymbolizerPath() const {
                                         : flags_.symbolizer_path;
 }
 
+namespace {
+// Did a frame-pointer walk that ended at `pc` reach the start of its
+// thread? A thread's outermost frames are glibc's (__libc_start_call_main,
+// start_thread), which the walk reaches through code that keeps frame
+// pointers; a walk that ends anywhere else met a frame without one.
+bool EndsInLibc(uintptr_t pc) {
+  static const void *const libc_base = [] {
+    Dl_info d;
+    return dladdr(reinterpret_cast<void *>(&gnu_get_libc_version), &d)
+               ? d.dli_fbase
+               : nullptr;
+  }();
+  Dl_info d;
+  return libc_base && dladdr(reinterpret_cast<void *>(pc), &d) &&
+         d.dli_fbase == libc_base;
+}
+} // namespace
+
+StackId Runtime::ReportUseStack() {
+  StackId id = CurrentCallStack();
+  if (!flags_.fast_unwind)
+    return id;
+  const StackTrace &st = depot_.Get(id);
+  if (st.pcs.empty() || !st.py_frames.empty() ||
+      st.pcs.size() >= static_cast<size_t>(flags_.malloc_context_size) ||
+      EndsInLibc(st.pcs.back()))
+    return id; // stacks off, Python frames, full depth, or a whole walk
+  // Case: the frame-pointer walk stopped at a frame without a frame pointer
+  // (OCaml code, a bindings' C stub built without them): a report is rare,
+  // so unwind this one with DWARF tables. Otherwise two misuses that reach
+  // LLVM through the same stub would have the same use stack: one problem,
+  // the second never shown, and neither at its line.
+  return CaptureStack(false, /*dwarf=*/true);
+}
+
 ErrorReport Runtime::NewReport(ErrorKind kind, const ObjectRecord *object,
                                const void *handle, FnId fn, unsigned arg) {
   ErrorReport rep;
@@ -2152,7 +2188,7 @@ ErrorReport Runtime::NewReport(ErrorKind kind, const ObjectRecord *object,
   rep.handle = handle;
   rep.fn = fn;
   rep.arg = arg;
-  rep.use_stack = CurrentCallStack();
+  rep.use_stack = ReportUseStack();
   rep.thread = CurrentThreadNumber();
   return rep;
 }

@@ -118,7 +118,10 @@ private:
   std::string ShortLabel(const ObjectRecord *r);
 
   StackId CurrentCallStack();
-  StackId CaptureStack(bool from_inside_llvm);
+  /// `dwarf`: unwind with DWARF tables whatever fast_unwind says.
+  StackId CaptureStack(bool from_inside_llvm, bool dwarf = false);
+  /// The call's stack for a report (see its definition).
+  StackId ReportUseStack();
   FreeEvent *CurrentFreeEvent(ObjectRecord *target);
   /// `intact`: the objects are still whole (the call is not forwarded yet),
   /// so names that change are read from LLVM; otherwise the names recorded

@@ -22,7 +22,12 @@ It names the running test in OWNSAN_TEST_NAME ("ocaml/<name>"). Checks:
   4. `ownsan report --sarif --junit --html` on that log: one SARIF result
      per bug, located at the marked use line, with its test; one failing
      JUnit case per bug; one HTML page per problem;
-  5. one seeded test with default options: ownsan halts at the misuse with
+  5. every test with default unwinding (fast_unwind=1, whose frame-pointer
+     walk stops at the bindings' C stubs): still one report per bug, each
+     use stack at its line (a report unwinds its use stack with DWARF when
+     the walk stopped early; two of the bugs reach LLVM through the same
+     stub and would otherwise be one problem);
+  6. one seeded test with default options: ownsan halts at the misuse with
      one text report naming the test.
 
 Prints "N passed, M failed".
@@ -64,6 +69,8 @@ BUGS = [
         "LLVMContextDispose", "because it belonged to that context"),
     Bug("finalizer-after-context", "double-free", "LLVMDisposeModule",
         "LLVMContextDispose", "because it belonged to that context"),
+    Bug("linkage-after-module-dispose", "use-after-free", "LLVMGetLinkage",
+        "LLVMDisposeModule", "because it belonged to that module"),
 ]
 
 
@@ -138,7 +145,7 @@ def body(a, c, tmp):
                      f"log_path={logdir}/ownsan:report_format=json")
     c.equal(r.returncode, 1, "all tests: exit status 1 (problems were "
             "reported)", r)
-    c.check("ocaml_suite: 7 test(s) ran" in r.out and
+    c.check("ocaml_suite: 8 test(s) ran" in r.out and
             all(f"{b.name}: ok" in r.out for b in BUGS),
             "all tests: the run goes on past each misuse (the calls are "
             "skipped) and every test finishes", r)
@@ -251,7 +258,31 @@ def body(a, c, tmp):
         f"problem-{o['problem_id']}.html" for o in by_name.values()]),
         "HTML: index.html and one page per problem")
 
-    # --- 5. Default options: halt at the first misuse ---------------------------
+    # --- 5. Default unwinding ----------------------------------------------------
+    r = under_ownsan("all", "halt_on_error=0:report_format=json")
+    reports = []
+    for line in r.err.splitlines():
+        try:
+            o = json.loads(line)
+        except ValueError:
+            c.check(False, f"default unwinding: stderr line parses: "
+                    f"{line[:80]!r}", r)
+            continue
+        if o.get("ownsan_report"):
+            reports.append(o)
+    c.equal(sorted(o.get("test") for o in reports),
+            sorted(b.test for b in BUGS), "default unwinding: one report per "
+            "seeded bug, each for its test (none merged with another)",
+            [o.get("summary") for o in reports])
+    for bug in BUGS:
+        mine = [o for o in reports if o.get("test") == bug.test]
+        use_line = marker_line(a.source, f"SEEDED-USE: {bug.name} ")
+        uf = suite_frame(mine[0]["use"]["stack"]) if mine else None
+        c.check(uf is not None and uf.get("line") == use_line,
+                f"default unwinding: {bug.name}: the use stack reaches "
+                f"{SUITE_FILE}:{use_line}", mine and mine[0]["text"])
+
+    # --- 6. Default options: halt at the first misuse ---------------------------
     r = under_ownsan("use-after-module-dispose", None)
     try:
         treps = parse_text_reports(r.err)

@@ -96,6 +96,13 @@ let seeded_use_after_module_dispose () =
   Llvm.dispose_module m; (* SEEDED-FREE: use-after-module-dispose *)
   ignore (Llvm.linkage f) (* SEEDED-USE: use-after-module-dispose *)
 
+(* Seeded: the same misuse from another function, through the same C stub
+   of the bindings: a problem of its own. *)
+let seeded_linkage_after_module_dispose () =
+  let m, f = build_add_module (Llvm.global_context ()) "victim2" in
+  Llvm.dispose_module m; (* SEEDED-FREE: linkage-after-module-dispose *)
+  ignore (Llvm.linkage f) (* SEEDED-USE: linkage-after-module-dispose *)
+
 (* Seeded: a module disposed twice. *)
 let seeded_module_disposed_twice () =
   let m = Llvm.create_module (Llvm.global_context ()) "twice" in
@@ -127,6 +134,8 @@ let tests = [
   ("clean_finalizer_before_context", false, clean_finalizer_before_context);
   ("type-after-context-dispose", true, seeded_type_after_context_dispose);
   ("finalizer-after-context", true, seeded_finalizer_after_context);
+  ("linkage-after-module-dispose", true,
+   seeded_linkage_after_module_dispose);
 ]
 
 (* Not a test: keeps a builder reachable until exit, so that its finalizer
