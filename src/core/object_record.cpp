@@ -89,13 +89,22 @@ RecordName &RecordName::operator=(std::string_view v) {
   char *data = nullptr;
   if (!v.empty()) {
     uint32_t n = static_cast<uint32_t>(v.size());
-    data = new char[sizeof n + n];
+    data = static_cast<char *>(InternalAllocate(sizeof n + n));
     std::memcpy(data, &n, sizeof n);
     std::memcpy(data + sizeof n, v.data(), n);
   }
-  delete[] data_;
+  Release();
   data_ = data;
   return *this;
+}
+
+void RecordName::Release() {
+  if (!data_)
+    return;
+  uint32_t n;
+  std::memcpy(&n, data_, sizeof n);
+  InternalDeallocate(data_, sizeof n + n);
+  data_ = nullptr;
 }
 
 std::string HandleTypeNoun(const char *type) {

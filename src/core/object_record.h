@@ -103,14 +103,16 @@ struct alignas(64) ContextUse {
   std::atomic<const void *> active_pc{nullptr};
 };
 
-/// A record's name: a heap copy, or nothing for the empty name (which most
-/// values have). 8 bytes where a std::string takes 32.
+/// A record's name: a copy in ownsan's internal allocator (not the
+/// program's heap, where a chunk per named value would change which
+/// addresses the program's next objects get), or nothing for the empty
+/// name (which most values have). 8 bytes where a std::string takes 32.
 class RecordName {
 public:
   RecordName() = default;
   RecordName(const RecordName &) = delete;
   RecordName &operator=(const RecordName &) = delete;
-  ~RecordName() { delete[] data_; }
+  ~RecordName() { Release(); }
 
   RecordName &operator=(std::string_view v);
   bool empty() const { return data_ == nullptr; }
@@ -124,6 +126,7 @@ public:
   operator std::string() const { return std::string(view()); }
 
 private:
+  void Release();
   char *data_ = nullptr; ///< length (uint32_t), then the bytes
 };
 
