@@ -34,18 +34,17 @@ Prints "N passed, M failed".
 """
 
 import argparse
-import json
 import os
 import shutil
 import sys
 import tempfile
-import xml.etree.ElementTree as ET
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "options"))
 from options_common import (Checker, FormatError, clean_env,  # noqa: E402
-                            marker_line, parse_leak_reports,
-                            parse_text_reports, run)
+                            marker_line, parse_json_lines,
+                            parse_leak_reports, parse_text_reports, run,
+                            run_ownsan_report)
 
 SUITE_FILE = "ocaml_suite.ml"
 
@@ -163,11 +162,7 @@ def body(a, c, tmp):
     objs = []
     for name in files:
         with open(os.path.join(logdir, name), encoding="utf-8") as fh:
-            for line in fh:
-                try:
-                    objs.append(json.loads(line))
-                except ValueError:
-                    c.check(False, f"log line parses: {line[:80]!r}")
+            objs += parse_json_lines(c, fh.read(), f"log {name}")
     reports = [o for o in objs if o.get("ownsan_report")]
     summaries = [o for o in objs if o.get("ownsan_summary")]
     c.equal(len(reports), len(BUGS), "one report per seeded bug",
@@ -213,18 +208,8 @@ def body(a, c, tmp):
     # --- 4. ownsan report ----------------------------------------------------------
     out = os.path.join(tmp, "report")
     os.mkdir(out)
-    sarif, junit, html = (os.path.join(out, "ownsan.sarif"),
-                          os.path.join(out, "junit.xml"),
-                          os.path.join(out, "html"))
-    rr = run([a.ownsan, "report", "--sarif", sarif, "--junit", junit,
-              "--html", html, logdir], env=clean_env())
+    rr, results, cases, pages = run_ownsan_report(c, a.ownsan, logdir, out)
     c.equal(rr.returncode, 1, "ownsan report: exit 1 (problems found)", rr)
-    try:
-        with open(sarif, encoding="utf-8") as fh:
-            results = json.load(fh)["runs"][0]["results"]
-    except (OSError, ValueError, KeyError, IndexError) as e:
-        c.check(False, f"SARIF readable ({e})")
-        results = []
     for bug in BUGS:
         o = by_name.get(bug.name)
         if not o:
@@ -244,32 +229,19 @@ def body(a, c, tmp):
                 f"SARIF: {bug.name}: rule {bug.kind}, test {bug.test}, "
                 f"located at {SUITE_FILE}:{use_line}", x)
     c.equal(len(results), len(BUGS), "SARIF: one result per seeded bug")
-    try:
-        cases = list(ET.parse(junit).getroot().iter("testcase"))
-    except (OSError, ET.ParseError) as e:
-        c.check(False, f"JUnit parses ({e})")
-        cases = []
     failing = sorted(tc.get("classname") for tc in cases
                      if tc.find("failure") is not None)
     c.equal(failing, sorted(b.test for b in BUGS),
             "JUnit: one failing case per seeded bug, named by its test")
-    pages = sorted(os.listdir(html)) if os.path.isdir(html) else []
     c.equal(pages, sorted(["index.html"] + [
         f"problem-{o['problem_id']}.html" for o in by_name.values()]),
         "HTML: index.html and one page per problem")
 
     # --- 5. Default unwinding ----------------------------------------------------
     r = under_ownsan("all", "halt_on_error=0:report_format=json")
-    reports = []
-    for line in r.err.splitlines():
-        try:
-            o = json.loads(line)
-        except ValueError:
-            c.check(False, f"default unwinding: stderr line parses: "
-                    f"{line[:80]!r}", r)
-            continue
-        if o.get("ownsan_report"):
-            reports.append(o)
+    reports = [o for o in parse_json_lines(c, r.err, "default unwinding: "
+                                           "stderr", r)
+               if o.get("ownsan_report")]
     c.equal(sorted(o.get("test") for o in reports),
             sorted(b.test for b in BUGS), "default unwinding: one report per "
             "seeded bug, each for its test (none merged with another)",

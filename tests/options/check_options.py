@@ -20,7 +20,6 @@ non-zero when anything failed.
 """
 
 import argparse
-import json
 import os
 import re
 import shutil
@@ -32,6 +31,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from options_common import (Checker, FormatError, clean_env, marker_line,  # noqa: E402
                             ownsan_lines, parse_exit_summaries,
+                            parse_json_lines,
                             parse_leak_reports, parse_suppressions_used,
                             parse_text_reports, run)
 
@@ -461,21 +461,10 @@ def check_json_schema(x, objects, heading, what):
     c.equal(missing, [], f"{what}: every documented field is written")
 
 
-def parse_json_lines(x, text, what, r=None):
-    objs, bad = [], []
-    for line in text.splitlines():
-        try:
-            objs.append(json.loads(line))
-        except ValueError:
-            bad.append(line)
-    x.c.equal(bad[:5], [], f"{what}: every line is one JSON object", r)
-    return objs
-
-
 def case_report_format(x):
     c = x.c
     r = x.prog("multi", "halt_on_error=0:report_format=json")
-    objs = parse_json_lines(x, r.err, "report_format=json", r)
+    objs = parse_json_lines(x.c, r.err, "report_format=json", r)
     reports = [o for o in objs if o.get("ownsan_report") == 1]
     sums = [o for o in objs if o.get("ownsan_summary") == 1]
     c.equal(len(reports) + len(sums), len(objs),
@@ -523,7 +512,7 @@ def case_report_format(x):
 
     # The same problems get the same ids in another process.
     r2 = x.prog("multi", "halt_on_error=0:report_format=json")
-    ids2 = [o.get("problem_id") for o in parse_json_lines(x, r2.err,
+    ids2 = [o.get("problem_id") for o in parse_json_lines(x.c, r2.err,
                                                            "second run")
             if o.get("ownsan_report")]
     c.equal(ids2, [o["problem_id"] for o in reports],
@@ -545,7 +534,7 @@ def case_report_format(x):
                  env=x.env(f"halt_on_error=0:report_format=json:"
                            f"log_path={d}/o" + opt))
         text = "".join(open(os.path.join(d, f)).read() for f in log_files(d))
-        objs = parse_json_lines(x, text, " ".join(cmd[1:]), rr)
+        objs = parse_json_lines(x.c, text, " ".join(cmd[1:]), rr)
         c.check(objs, f"{' '.join(cmd[1:])}: reports were written", rr)
         more += [o for o in objs if o.get("ownsan_report")]
     kinds = {o["kind"] for o in reports + more}
@@ -568,7 +557,7 @@ def case_report_format(x):
     files = log_files(d)
     if c.equal(files, [f"o.{r.pid}"], "report_format=json:log_path: one "
                "file", r):
-        objs = parse_json_lines(x, open(os.path.join(d, files[0])).read(),
+        objs = parse_json_lines(x.c, open(os.path.join(d, files[0])).read(),
                                 "report_format=json:log_path file")
         c.equal(len(objs), 5, "report_format=json:log_path: 4 reports and "
                 "the summary in the file")
@@ -576,11 +565,11 @@ def case_report_format(x):
 
     # Leaks with JSON: the log must stay JSON Lines.
     r = x.prog("leak", "report_leaks=1:report_format=json")
-    parse_json_lines(x, r.err, "report_format=json:report_leaks=1", r)
+    parse_json_lines(x.c, r.err, "report_format=json:report_leaks=1", r)
 
     # Halting mode prints the one report as JSON, no summary.
     r = x.prog("multi", "abort_on_error=0:report_format=json")
-    objs = parse_json_lines(x, r.err, "report_format=json, halting", r)
+    objs = parse_json_lines(x.c, r.err, "report_format=json, halting", r)
     c.equal([("ownsan_report" in o) for o in objs], [True],
             "report_format=json, halting: one report object, no summary", r)
 
@@ -632,7 +621,7 @@ def check_suppressed(x, rules_text, silenced, used, what, json_too=True):
     if json_too:
         r = x.prog("suppress", f"halt_on_error=0:report_format=json:"
                    f"suppressions={path}")
-        objs = parse_json_lines(x, r.err, what + " (json)", r)
+        objs = parse_json_lines(x.c, r.err, what + " (json)", r)
         sums = [o for o in objs if "ownsan_summary" in o]
         c.check(sums and sums[-1]["suppressed"] ==
                 [{"pattern": p, "count": n} for n, p in used],
@@ -746,7 +735,7 @@ def case_max_reports(x):
     r = x.prog("multi", "halt_on_error=0:max_reports=0")
     check_multi_continued(x, r, "max_reports=0 (no limit)", printed=4)
     r = x.prog("multi", "halt_on_error=0:max_reports=1:report_format=json")
-    objs = parse_json_lines(x, r.err, "max_reports=1 json", r)
+    objs = parse_json_lines(x.c, r.err, "max_reports=1 json", r)
     c.equal([("ownsan_report" in o) for o in objs], [True, False],
             "max_reports=1 json: one report object, then the summary", r)
     c.check(objs and len(objs[-1].get("problems", [])) == 4,
@@ -778,7 +767,7 @@ def case_print_summary(x):
             "print_summary=0: the suppressions used are not listed either", r)
     # JSON always ends with its summary object (ownsan report reads counts).
     r = x.prog("multi", "halt_on_error=0:print_summary=0:report_format=json")
-    objs = parse_json_lines(x, r.err, "print_summary=0 json", r)
+    objs = parse_json_lines(x.c, r.err, "print_summary=0 json", r)
     c.check(objs and "ownsan_summary" in objs[-1],
             "print_summary=0 with json: the summary object is still written",
             r)
@@ -1015,7 +1004,7 @@ def case_python_frames(x):
                     f"python_frames=1: the {sec} stack starts at "
                     f"opts_py.py:{lines[marker]} in {fn} (python)", rep.text)
             c.check(len(st) > 1 and st[1].python and st[1].function == "main",
-                    f"python_frames=1: then main (python)", rep.text)
+                    "python_frames=1: then main (python)", rep.text)
             c.check(not any(f.module and re.search(
                 r"/(lib)?python|libffi|_ctypes", f.module) for f in st),
                 f"python_frames=1: no interpreter/libffi frames in the {sec} "

@@ -8,10 +8,12 @@ with `sys.exit(checker.finish())`, which prints the final "N passed, M
 failed" line and returns non-zero when something failed.
 """
 
+import json
 import os
 import re
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
@@ -126,6 +128,46 @@ class Checker:
     def finish(self):
         print(f"{self.title}: {self.passed} passed, {self.failed} failed")
         return 1 if self.failed or not self.passed else 0
+
+
+# --- JSON Lines reports ------------------------------------------------------------
+
+def parse_json_lines(c, text, what, r=None):
+    """The objects of `text`, one JSON object per line (report_format=json
+    on stderr or in a log file); one check of `c` that every line is one."""
+    objs, bad = [], []
+    for line in text.splitlines():
+        try:
+            objs.append(json.loads(line))
+        except ValueError:
+            bad.append(line)
+    c.equal(bad[:5], [], f"{what}: every line is one JSON object", r)
+    return objs
+
+
+def run_ownsan_report(c, ownsan, logdir, out):
+    """`ownsan report --sarif --junit --html` on the JSON logs in `logdir`,
+    writing into the directory `out`. Returns (the Run, the SARIF results,
+    the JUnit testcase elements, the HTML file names); a SARIF or JUnit file
+    that cannot be read is a failed check of `c`."""
+    sarif, junit, html = (os.path.join(out, "ownsan.sarif"),
+                          os.path.join(out, "ownsan-junit.xml"),
+                          os.path.join(out, "html"))
+    r = run([ownsan, "report", "--sarif", sarif, "--junit", junit, "--html",
+             html, logdir], env=clean_env())
+    try:
+        with open(sarif, encoding="utf-8") as fh:
+            results = json.load(fh)["runs"][0]["results"]
+    except (OSError, ValueError, KeyError, IndexError) as e:
+        c.check(False, f"ownsan report: SARIF readable ({e})")
+        results = []
+    try:
+        cases = list(ET.parse(junit).getroot().iter("testcase"))
+    except (OSError, ET.ParseError) as e:
+        c.check(False, f"ownsan report: JUnit parses with xml.etree ({e})")
+        cases = []
+    pages = sorted(os.listdir(html)) if os.path.isdir(html) else []
+    return r, results, cases, pages
 
 
 # --- Source markers -------------------------------------------------------------

@@ -33,7 +33,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
@@ -42,7 +41,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "options"))
 from options_common import (Checker, FormatError, clean_env,  # noqa: E402
                             marker_line, parse_exit_summaries,
-                            parse_text_reports, run)
+                            parse_json_lines, parse_text_reports, run,
+                            run_ownsan_report)
 
 PYTHON = "/usr/bin/python3"
 PYTEST = [PYTHON, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
@@ -226,11 +226,7 @@ def body(s):
     objs = []
     for name in files:
         with open(os.path.join(logdir, name), encoding="utf-8") as fh:
-            for line in fh:
-                try:
-                    objs.append(json.loads(line))
-                except ValueError:
-                    c.check(False, f"json run: log line parses: {line[:80]!r}")
+            objs += parse_json_lines(c, fh.read(), f"json run: log {name}")
     reports = [o for o in objs if o.get("ownsan_report")]
     sums = [o for o in objs if o.get("ownsan_summary")]
     c.equal(len(reports), len(BUGS), f"json run: {len(BUGS)} reports, one per "
@@ -328,12 +324,7 @@ def body(s):
     prog = os.path.join(HERE, "runner_prog.py")
     r = run([a.ownsan, "run", "--", PYTHON, prog],
             env=clean_env(OWNSAN_OPTIONS="halt_on_error=0:report_format=json"))
-    objs = []
-    for line in r.err.splitlines():
-        try:
-            objs.append(json.loads(line))
-        except ValueError:
-            c.check(False, f"runner: stderr line parses: {line[:80]!r}", r)
+    objs = parse_json_lines(c, r.err, "runner: stderr", r)
     reps = [o for o in objs if o.get("ownsan_report")]
     got = [(o.get("test"), o["use"]["stack"][1]["line"] if
             len(o["use"]["stack"]) > 1 else None) for o in reps]
@@ -383,23 +374,12 @@ def check_ownsan_report(s, logdir, by_id):
         return
     out = os.path.join(s.tmp, "report-out")
     os.mkdir(out)
-    sarif, junit, html = (os.path.join(out, "ownsan.sarif"),
-                          os.path.join(out, "ownsan-junit.xml"),
-                          os.path.join(out, "html"))
-    r = run([a.ownsan, "report", "--sarif", sarif, "--junit", junit,
-             "--html", html, logdir], env=clean_env())
+    r, results, cases, pages = run_ownsan_report(c, a.ownsan, logdir, out)
     c.equal(r.returncode, 1, "ownsan report: exit 1 (problems found)", r)
     for bug in BUGS:
         c.check(bug.node_id in r.out,
                 f"ownsan report (terminal): names test {bug.node_id}", r)
     # SARIF
-    try:
-        with open(sarif, encoding="utf-8") as fh:
-            doc = json.load(fh)
-        results = doc["runs"][0]["results"]
-    except (OSError, ValueError, KeyError, IndexError) as e:
-        c.check(False, f"ownsan report: SARIF readable ({e})")
-        results = []
     c.equal(len(results), len(BUGS), "SARIF: one result per seeded bug",
             [x.get("message") for x in results])
     for bug in BUGS:
@@ -424,12 +404,6 @@ def check_ownsan_report(s, logdir, by_id):
             f"SARIF: {bug.id}: located at llvmbind.py:"
             f"{s.lines(bug)['bind_use']}", loc)
     # JUnit
-    try:
-        root = ET.parse(junit).getroot()
-        cases = list(root.iter("testcase"))
-    except (OSError, ET.ParseError) as e:
-        c.check(False, f"JUnit: parses with xml.etree ({e})")
-        cases = []
     failing = [tc for tc in cases if tc.find("failure") is not None]
     c.equal((len(cases), len(failing)), (len(BUGS), len(BUGS)),
             "JUnit: one failing testcase per seeded bug")
@@ -453,7 +427,6 @@ def check_ownsan_report(s, logdir, by_id):
                 f"{bug.file}, type {bug.kind}, the text report inside",
                 ET.tostring(tc, encoding="unicode")[:600])
     # HTML
-    pages = sorted(os.listdir(html)) if os.path.isdir(html) else []
     want = sorted(["index.html"] + [f"problem-{o['problem_id']}.html"
                                     for o in by_id.values()])
     c.equal(pages, want, "HTML: index.html and one page per problem")
