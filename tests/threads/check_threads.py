@@ -45,7 +45,6 @@ on any failure.
 
 import os
 import subprocess
-import signal
 import sys
 import time
 

@@ -246,7 +246,8 @@ static int run_workers(int iters, int nthreads, int with_engine, int cold) {
   if (cold)
     pthread_barrier_init(&start, NULL, nthreads);
   for (int i = 0; i < nthreads; ++i) {
-    w[i] = (struct worker){.index = i, .iters = iters,
+    w[i] = (struct worker){.index = i,
+                           .iters = iters,
                            .use_engine = with_engine,
                            .start = cold ? &start : NULL};
     if (pthread_create(&w[i].thread, NULL, stress_worker, &w[i]))
@@ -281,7 +282,7 @@ static int mode_cold(int iters, int nthreads) {
 
 static sem_t g_warm_done, g_owner_inside, g_owner_returned, g_intruder_done;
 static LLVMContextRef g_race_ctx;
-static int g_no_warmup; /* race_first: no hand-off before the race */
+static int g_no_warmup;  /* race_first: no hand-off before the race */
 static int g_late_calls; /* race_late: T0's calls after the hand-off */
 
 static void race_diagnostic_handler(LLVMDiagnosticInfoRef di, void *user) {
@@ -430,8 +431,7 @@ static int mode_cross_add(void) {
   note_handle("global", LLVMGetGlobalContext());
   LLVMModuleRef m = LLVMModuleCreateWithNameInContext("private", ctx);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
-  LLVMValueRef f =
-      LLVMAddFunction(m, "f", LLVMFunctionType(i32, &i32, 1, 0));
+  LLVMValueRef f = LLVMAddFunction(m, "f", LLVMFunctionType(i32, &i32, 1, 0));
   LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
   LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, f, "entry"));
   LLVMValueRef one = cross_make_constant(ctx);
@@ -464,8 +464,8 @@ static void *handoff_worker(void *arg) {
     LLVMBuilderRef b = LLVMCreateBuilderInContext(g_ho_ctx);
     LLVMBasicBlockRef last = LLVMGetLastBasicBlock(g_ho_fn);
     LLVMPositionBuilderAtEnd(b, last);
-    LLVMValueRef v = LLVMBuildAdd(b, LLVMGetParam(g_ho_fn, 0),
-                                  LLVMConstInt(i32, r, 0), "w");
+    LLVMValueRef v =
+        LLVMBuildAdd(b, LLVMGetParam(g_ho_fn, 0), LLVMConstInt(i32, r, 0), "w");
     LLVMBuildRet(b, v);
     LLVMDisposeBuilder(b);
     sem_post(&g_to_main);
@@ -535,7 +535,8 @@ static int mode_handoff(int rounds) {
     char name[32];
     snprintf(name, sizeof name, "f%d", r);
     LLVMTypeRef i32 = LLVMInt32TypeInContext(g_ho_ctx);
-    g_ho_fn = LLVMAddFunction(g_ho_mod, name, LLVMFunctionType(i32, &i32, 1, 0));
+    g_ho_fn =
+        LLVMAddFunction(g_ho_mod, name, LLVMFunctionType(i32, &i32, 1, 0));
     LLVMAppendBasicBlockInContext(g_ho_ctx, g_ho_fn, "entry");
     sem_post(&g_to_worker);
     wait_sem(&g_to_main, 30, "the worker's turn to end");
@@ -569,9 +570,10 @@ int main(int argc, char **argv) {
       args[nargs++] = argv[i];
   }
   if (nargs < 1) {
-    fprintf(stderr, "usage: threads stress|cold|race|race_first|race_late|"
-                    "engine_dispose|cross_fn|cross_add|handoff|small_stack [ARGS] "
-                    "[--fixed]\n");
+    fprintf(stderr,
+            "usage: threads stress|cold|race|race_first|race_late|"
+            "engine_dispose|cross_fn|cross_add|handoff|small_stack [ARGS] "
+            "[--fixed]\n");
     return 2;
   }
   setvbuf(stdout, NULL, _IOLBF, 0);
