@@ -238,11 +238,17 @@ std::vector<const std::atomic<uint64_t> *> *
 uint64_t g_exited_thread_calls ABSL_GUARDED_BY(g_thread_calls_mu) = 0;
 
 void ForgetThreadCalls(void *counter) {
-  auto *c = static_cast<const std::atomic<uint64_t> *>(counter);
+  // (Runs on the exiting thread: the counter is its own.)
+  auto *c = static_cast<std::atomic<uint64_t> *>(counter);
   MutexLock lock(&g_thread_calls_mu);
   auto &v = *g_thread_calls;
   v.erase(std::remove(v.begin(), v.end(), c), v.end());
   g_exited_thread_calls += c->load(std::memory_order_relaxed);
+  // Case: a destructor that runs after this one on the thread (another
+  // thread-specific key's, a thread_local's) makes more checked calls: the
+  // first of them counts as the thread's first again and lists the counter
+  // anew, and pthread runs this destructor once more.
+  c->store(0, std::memory_order_relaxed);
 }
 
 // Checked calls made so far by every thread.

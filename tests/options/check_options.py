@@ -1079,6 +1079,13 @@ def case_verbosity(x):
     r = x.prog("threads", "verbosity=1")
     c.check(re.search(r"==OwnSan: work: 204 checked calls, ", r.err),
             "verbosity=1: calls of exited threads are counted (204)", r)
+    # ... also those a thread makes from a destructor that runs after the
+    # one that counted its calls (2 + 2 + 12).
+    r = x.prog("late", "verbosity=1")
+    c.check(r.returncode == 0 and
+            re.search(r"==OwnSan: work: 16 checked calls, ", r.err),
+            "verbosity=1: calls from a later thread-specific destructor are "
+            "counted (16)", r)
     r = x.prog("clean", "verbosity=0")
     c.equal(r.err, "", "verbosity=0: nothing on stderr", r)
     check_malformed(x, "verbosity=x", "verbosity")

@@ -26,6 +26,9 @@
  *   threads   two threads, each with a context of its own, make 102 calls
  *             each (create, 100 x LLVMInt32TypeInContext, dispose); main
  *             makes none: 204 checked calls in all (verbosity=1 counts).
+ *   late      a thread-specific destructor of the program makes 12 calls
+ *             after ownsan's destructor for that thread ran: 16 checked
+ *             calls in all.
  *   nofp      one use-after-free made through fp_outer -> fp_middle ->
  *             fp_inner, where fp_middle (opts_nofp.c) is compiled without a
  *             frame pointer: a frame-pointer walk loses fp_outer, a DWARF
@@ -251,6 +254,37 @@ static int mode_threads(void) {
   return 0;
 }
 
+/* late: a thread's own thread-specific destructor (its key made after
+ * ownsan's) makes LLVM-C calls after ownsan's destructor for the thread has
+ * run. Checked calls: main 2, the thread 2, its destructor 12 (16). */
+static pthread_key_t g_late_key;
+
+static void late_destructor(void *arg) {
+  (void)arg;
+  LLVMContextRef ctx = LLVMContextCreate();
+  for (int i = 0; i < 10; ++i)
+    LLVMInt32TypeInContext(ctx);
+  LLVMContextDispose(ctx);
+}
+
+static void *late_thread(void *arg) {
+  (void)arg;
+  pthread_setspecific(g_late_key, &g_late_key);
+  LLVMContextDispose(LLVMContextCreate());
+  return NULL;
+}
+
+static int mode_late(void) {
+  /* ownsan makes its keys at the process's first checked call. */
+  LLVMContextDispose(LLVMContextCreate());
+  pthread_key_create(&g_late_key, late_destructor);
+  pthread_t t;
+  pthread_create(&t, NULL, late_thread, NULL);
+  pthread_join(t, NULL);
+  printf("late: done\n");
+  return 0;
+}
+
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IONBF, 0);
   const char *mode = argc > 1 ? argv[1] : "";
@@ -270,6 +304,8 @@ int main(int argc, char **argv) {
     return mode_invalid();
   if (!strcmp(mode, "threads"))
     return mode_threads();
+  if (!strcmp(mode, "late"))
+    return mode_late();
   fprintf(stderr, "usage: opts_prog "
                   "clean|multi|suppress|leak|deep|nofp|invalid|threads\n");
   return 2;
