@@ -525,10 +525,12 @@ def summarize(r):
             "verdict": verdict(worst["overhead_ns"] <= TARGET_CALL_NS)})
     e2e = r["end_to_end"]
     echo = e2e.get("(a) llvm-c-test --echo")
+    def ratio_text(run):
+        return f"{run['ratio']:.2f}x (CPU {run['cpu_ratio']:.2f}x)"
+
     def ratio_row(measure, target, run):
         return {"measure": measure, "target": f"<= {target}x",
-                "measured": f"{run['ratio']:.2f}x (CPU "
-                            f"{run['cpu_ratio']:.2f}x)",
+                "measured": ratio_text(run),
                 "verdict": verdict(run["ratio"] <= target)}
 
     if echo:
@@ -541,9 +543,7 @@ def summarize(r):
             rows.append({"measure": "(a) --echo, interposition only "
                                     "(forward_only=1: nothing checked)",
                          "target": "(floor of the two above)",
-                         "measured": f"{fwd['ratio']:.2f}x (CPU "
-                                     f"{fwd['cpu_ratio']:.2f}x)",
-                         "verdict": "-"})
+                         "measured": ratio_text(fwd), "verdict": "-"})
     lite = e2e.get("(b) llvmlite suite")
     if lite:
         rows.append(ratio_row("(b) llvmlite suite, default options",

@@ -4,7 +4,7 @@
     check_ocaml.py --ownsan OWNSAN --program OCAML_SUITE --source SUITE_ML
 
 OCAML_SUITE is tests/ocaml/ocaml_suite.ml built with ocamlopt -g against
-the bindings: a small suite with clean tests and four seeded bugs, one of
+the bindings: a small suite with clean tests and five seeded bugs, one of
 them a GC finalizer that disposes a module after its context was disposed.
 It names the running test in OWNSAN_TEST_NAME ("ocaml/<name>"). Checks:
 
@@ -18,7 +18,7 @@ It names the running test in OWNSAN_TEST_NAME ("ocaml/<name>"). Checks:
      with its kind, LLVM-C call, freeing call and cause, and use, free and
      create stacks reaching the suite's marked lines (ocamlopt keeps no
      frame pointers: fast_unwind=0 walks through OCaml frames); the clean
-     tests print as in 1; the exit summary counts the four problems;
+     tests print as in 1; the exit summary counts the five problems;
   4. `ownsan report --sarif --junit --html` on that log: one SARIF result
      per bug, located at the marked use line, with its test; one failing
      JUnit case per bug; one HTML page per problem;

@@ -111,6 +111,13 @@ def one_report(c, r, what):
     return reps[0] if reps else None
 
 
+# The owner's section of the seeded race's report (race, race_first,
+# race_late).
+OWNER_HEADING = ("at the same time thread T0 is inside "
+                 "LLVMParseBitcodeInContext2 on the same context, which it "
+                 "entered at")
+
+
 def has_fn(section, fn):
     return section is not None and fn in section.functions()
 
@@ -140,8 +147,7 @@ def case_race(c, a):
             "race: the intruder's stack shows race_intruder_call", rep.text)
     other = rep.section("at the same time thread")
     c.check(other is not None and other.heading ==
-            "at the same time thread T0 is inside LLVMParseBitcodeInContext2 "
-            "on the same context, which it entered at",
+            OWNER_HEADING,
             "race: the owner's thread (T0) and call "
             "(LLVMParseBitcodeInContext2) are named", rep.text)
     c.check(has_fn(other, "race_owner_parse") and
@@ -171,9 +177,9 @@ def case_race(c, a):
 
 def case_race_first(c, a):
     """The race without a hand-off first: reported all the same; the owner's
-    call is named and, since its full stack was not recorded (stacks are
-    captured only once a context is shared), the frame that called into
-    LLVM is shown."""
+    call is named and, since its full stack was not recorded (claims record
+    stacks only after a hand-off), the frame that called into LLVM is
+    shown."""
     r = ownsan_run(a, ["race_first"])
     rep = one_report(c, r, "race_first")
     if rep is None:
@@ -184,8 +190,7 @@ def case_race_first(c, a):
             "stack shows race_intruder_call", rep.text)
     other = rep.section("at the same time thread")
     c.check(other is not None and other.heading ==
-            "at the same time thread T0 is inside LLVMParseBitcodeInContext2 "
-            "on the same context, which it entered at",
+            OWNER_HEADING,
             "race_first: the owner's thread and call are named", rep.text)
     c.check(other is not None and
             other.functions() == ["race_owner_parse"],
@@ -207,9 +212,7 @@ def case_race_late(c, a):
                 rep.text)
         other = rep.section("at the same time thread")
         c.check(other is not None and other.heading ==
-                "at the same time thread T0 is inside "
-                "LLVMParseBitcodeInContext2 on the same context, which it "
-                "entered at", f"{what}: the owner's thread and call are "
+                OWNER_HEADING, f"{what}: the owner's thread and call are "
                 "named", rep.text)
         if full:
             c.check(has_fn(other, "race_owner_parse") and
