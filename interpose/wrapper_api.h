@@ -69,6 +69,8 @@ enum class EffectKind : uint8_t {
   CauseText,    ///< string arg describes what the call does (a pass pipeline)
   Renames,      ///< value arg gets a new name (kept for reports once freed)
   SerializedBy, ///< arg (an engine) serializes the call: no context claim
+  DataOnly,     ///< LLVM only reads arg as data (a shuffle mask's integers):
+                ///< it takes no part in the context checks
   New,          ///< a new caller-owned object: the result (arg == kRet) or
                 ///< out param `arg`; its parent is arg `other` (or none)
   Consume,      ///< arg now belongs to LLVM: the caller must not touch it

@@ -4,7 +4,9 @@
 One table, one row per entry of src/spec/ownership.spec: what the function
 does to ownership (in words, from its effects), the LLVM versions among 14,
 19 and 22 it applies to, and the entry's `# why (source)` comment. Rows are
-in spec order, under the spec's `# --- Section ---` headings.
+in spec order, under the spec's `# --- Section ---` headings. A second table
+lists the arguments exempt from the cross-context check (data_only effects),
+one row per argument.
 
 A version is listed when the entry's since=/until= range includes it AND the
 function is declared in that version's llvm-c headers
@@ -53,6 +55,8 @@ VALUE_NOUNS = {
     "IFunc": "global ifunc",
     "Inst": "instruction",
     "Instr": "instruction",
+    "Mask": "shuffle mask",
+    "MaskConstant": "shuffle mask",
 }
 
 # Handle typedefs whose CamelCase split does not read well.
@@ -246,6 +250,10 @@ def effect_words(fn: Optional[gw.Function], e: gw.Effect) -> str:
     if e.kind == "serialized_by":
         return (f"{a} serializes the call: it claims no context, so"
                 " concurrent calls are not reported as a context race")
+    if e.kind == "data_only":
+        return (f"LLVM only reads {a} as data and keeps nothing of it: an"
+                " object of another context there is not reported as"
+                " cross-context")
     if e.kind == "position":
         block = arg_text(fn, e.other) if e.other != gw.NO_ARG else ""
         before = arg_text(fn, e.extra) if e.extra != gw.NO_ARG else ""
@@ -395,6 +403,34 @@ repository, and `Tn` one of the traps it lists).
 """
 
 
+DATA_ONLY_INTRO = """
+## Arguments exempt from the cross-context check
+
+A call given objects of two contexts is reported as `cross-context` (see
+[reports.md](reports.md)), except in the arguments below (spec effect
+`data_only`): LLVM copies what it needs out of them (a shuffle mask's
+integers) and keeps nothing, so an object of another context there mixes
+nothing into the module. They take no part in the context checks; every
+other argument of these calls is checked as usual.
+"""
+
+
+def render_data_only(entries: Sequence[gw.SpecEntry], comment_of: Dict[int, str],
+                     declared: Dict[int, Optional[Dict[str, gw.Function]]]
+                     ) -> List[str]:
+    """The table of data_only arguments, one row per argument."""
+    out = [DATA_ONLY_INTRO, "| function | argument | LLVM | why (source) |",
+           "|---|---|---|---|"]
+    for entry in entries:
+        fn = declaration_for(entry, declared)
+        why = escape(comment_of.get(entry.line_no, ""))
+        for e in entry.effects:
+            if e.kind == "data_only":
+                out.append(f"| `{entry.function}` | {arg_text(fn, e.arg)} |"
+                           f" {versions_text(entry, declared)} | {why} |")
+    return out
+
+
 def render(entries: Sequence[gw.SpecEntry], spec_path: str,
            declared: Dict[int, Optional[Dict[str, gw.Function]]]) -> str:
     """The whole page."""
@@ -418,6 +454,7 @@ def render(entries: Sequence[gw.SpecEntry], spec_path: str,
         why = escape(comment_of.get(entry.line_no, ""))
         out.append(f"| `{entry.function}` | {words} |"
                    f" {versions_text(entry, declared)} | {why} |")
+    out += render_data_only(entries, comment_of, declared)
     return "\n".join(out) + "\n"
 
 

@@ -92,6 +92,7 @@ EFFECT_KINDS = {
     "cause_text": "CauseText",
     "renames": "Renames",
     "serialized_by": "SerializedBy",
+    "data_only": "DataOnly",
     "new": "New",
     "consume": "Consume",
     "consume_if_ok": "ConsumeIfOk",
@@ -558,6 +559,7 @@ _POSITION_RE = re.compile(
 _CAUSE_TEXT_RE = re.compile(r"^cause_text\((\d+)\)$")
 _RENAMES_RE = re.compile(r"^renames\((\d+)\)$")
 _SERIALIZED_RE = re.compile(r"^serialized_by\((\d+)\)$")
+_DATA_ONLY_RE = re.compile(r"^data_only\((\d+)\)$")
 _NEW_RE = re.compile(
     r"^(new|message|unterminated_message|error_message)"
     r"\((ret|out=(\d+))(?:,parent=(\d+))?"
@@ -610,6 +612,9 @@ def parse_effect(token: str) -> Optional[Effect]:
     m = _SERIALIZED_RE.match(token)
     if m:
         return Effect(kind="serialized_by", arg=int(m.group(1)))
+    m = _DATA_ONLY_RE.match(token)
+    if m:
+        return Effect(kind="data_only", arg=int(m.group(1)))
     m = _NEW_RE.match(token)
     if m:
         if m.group(1) != "new" and m.group(4):
@@ -834,6 +839,12 @@ def _validate_effect(entry: SpecEntry, effect: Effect, fn: Function,
         if param.handle is None:
             raise entry.error(f"{text}: parameter {effect.arg}"
                               f" ({param.spelling}) is not a handle")
+        return
+    if effect.kind == "data_only":
+        # Only these belong to a context the check would compare.
+        if param.handle not in ("Value", "Type"):
+            raise entry.error(f"{text}: parameter {effect.arg}"
+                              f" ({param.spelling}) is not a value or type")
         return
     if effect.kind == "renames":
         if param.handle not in ("Value", "BasicBlock"):

@@ -335,15 +335,19 @@ Runtime::Runtime()
   }
   // Calls that insert at a builder's insertion point.
   uses_insertion_point_.resize(kFnCount);
-  serialized_.resize(kFnCount);
+  context_exempt_args_.resize(kFnCount);
   is_cast_.resize(kFnCount);
   for (unsigned f = 0; f < kFnCount; ++f) {
     // LLVMIsA* hand back their argument (or NULL): nothing new to learn,
     // and the argument may be anything the program chose to test.
     is_cast_[f] = std::string(kFnInfo[f].name).rfind("LLVMIsA", 0) == 0;
-    for (unsigned e = 0; e < kFnInfo[f].num_effects; ++e)
-      if (kFnInfo[f].effects[e].kind == EffectKind::SerializedBy)
-        serialized_[f] = true;
+    for (unsigned e = 0; e < kFnInfo[f].num_effects; ++e) {
+      const Effect &effect = kFnInfo[f].effects[e];
+      if (effect.kind == EffectKind::SerializedBy)
+        context_exempt_args_[f] = ~uint64_t{0};
+      else if (effect.kind == EffectKind::DataOnly && effect.arg < 64)
+        context_exempt_args_[f] |= uint64_t{1} << effect.arg;
+    }
     std::string name = kFnInfo[f].name;
     uses_insertion_point_[f] =
         name.rfind("LLVMBuild", 0) == 0 ||
@@ -723,7 +727,7 @@ inline bool Runtime::CheckHandle(FnId fn, unsigned arg, const void *h,
                dangling_builders_.MaybeContains(h) &&
                CheckInsertionPoint(fn, arg, h);
       if (ContextUse *use = r->context_use;
-          use && type != HandleType::MemoryBuffer && !serialized_[fn])
+          use && type != HandleType::MemoryBuffer && !ContextExempt(fn, arg))
         return CheckContext(fn, arg, h, r, use);
       return false;
     }
@@ -801,7 +805,7 @@ bool Runtime::CheckHandleSlow(FnId fn, unsigned arg, const void *h,
       dangling_builders_.MaybeContains(h))
     return CheckInsertionPoint(fn, arg, h);
   if (type != HandleType::Other && type != HandleType::Builder &&
-      type != HandleType::MemoryBuffer && !serialized_[fn]) {
+      type != HandleType::MemoryBuffer && !ContextExempt(fn, arg)) {
     ObjectRecord *r = LookupLive(h);
     if (r && r->context_use)
       return CheckContext(fn, arg, h, r, r->context_use);

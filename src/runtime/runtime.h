@@ -252,8 +252,14 @@ private:
       positioned_at_ ABSL_GUARDED_BY(mu_);
   /// Per function: does it insert at a builder's position (LLVMBuild*...)?
   std::vector<bool> uses_insertion_point_;
-  /// Per function: serialized by an engine, so it claims no context.
-  std::vector<bool> serialized_;
+  /// Per function: the arguments that take no part in the context checks
+  /// (bit i: argument i): every one of a call an engine serializes (it
+  /// claims no context), else those LLVM only reads as data (spec
+  /// data_only: an object of another context there is not mixed in).
+  std::vector<uint64_t> context_exempt_args_;
+  bool ContextExempt(FnId fn, unsigned arg) const {
+    return arg < 64 && (context_exempt_args_[fn] >> arg & 1);
+  }
   /// Per function: an LLVMIsA* cast (its result is not registered).
   std::vector<bool> is_cast_;
 

@@ -572,6 +572,52 @@ CASE(run_function_result) {
   return 0;
 }
 
+/* Arguments LLVM only reads as data (data_only): ok takes the shuffle mask
+ * (for LLVMGetCastOpcode, the type) from another context, as llvm-c-test
+ * --echo does; bad mixes contexts where it counts, in the second vector
+ * (cross-context), or passes a type of a disposed context (use-after-free:
+ * the exemption leaves out the context checks only). */
+static int shuffle_case(int bad, int constant) {
+  struct ir t = make_ir("m");
+  LLVMContextRef other = LLVMContextCreate();
+  LLVMTypeRef other_i32 = LLVMInt32TypeInContext(other);
+  LLVMValueRef lanes[2] = {LLVMConstInt(other_i32, 1, 0),
+                           LLVMConstInt(other_i32, 0, 0)};
+  LLVMValueRef mask = LLVMConstVector(lanes, 2);
+  LLVMValueRef v1 = LLVMConstNull(LLVMVectorType(t.i32, 2));
+  LLVMValueRef v2 =
+      LLVMConstAllOnes(LLVMVectorType(bad ? other_i32 : t.i32, 2));
+  say(bad ? "shuffle of vectors of two contexts"
+          : "shuffle with a mask of another context");
+  LLVMValueRef r = constant ? LLVMConstShuffleVector(v1, v2, mask)
+                            : LLVMBuildShuffleVector(t.b, v1, v2, mask, "s");
+  char *text = LLVMPrintValueToString(r);
+  say(text);
+  LLVMDisposeMessage(text);
+  LLVMContextDispose(other);
+  drop_ir(&t);
+  return 0;
+}
+CASE(build_shuffle_vector) { return shuffle_case(bad, 0); }
+CASE(const_shuffle_vector) { return shuffle_case(bad, 1); }
+CASE(cast_opcode) {
+#if LLVM_VERSION_MAJOR >= 15
+  struct ir t = make_ir("m");
+  LLVMContextRef other = LLVMContextCreate();
+  LLVMTypeRef dest = LLVMInt64TypeInContext(other);
+  if (bad) { say("LLVMContextDispose(other context)"); LLVMContextDispose(other); }
+  say("LLVMGetCastOpcode(%x, i64 of another context)");
+  printf("opcode %d\n",
+         (int)LLVMGetCastOpcode(LLVMGetParam(t.fn, 0), 0, dest, 0));
+  LLVMContextDispose(other);
+  drop_ir(&t);
+  return 0;
+#else
+  (void)bad;
+  return EXIT_NOT_AVAILABLE;
+#endif
+}
+
 /* Consumed arguments. */
 static LLVMMemoryBufferRef ir_text_buffer(void) {
   static const char text[] = "define i32 @f() {\n  ret i32 1\n}\n";
@@ -1607,6 +1653,7 @@ static const struct entry kCases[] = {
   E(position_before_instr_and_dbg_records) E(run_passes) E(run_function)
   E(run_function_as_main) E(free_machine_code) E(get_pointer_to_global)
   E(add_global_mapping) E(recompile_and_relink) E(run_function_result)
+  E(build_shuffle_vector) E(const_shuffle_vector) E(cast_opcode)
   E(parse_ir) E(parse_ir_failed) E(link_modules) E(create_execution_engine)
   E(create_interpreter) E(create_jit) E(create_mcjit) E(add_module) E(thread_safe_module)
   E(thread_safe_context_from_context)

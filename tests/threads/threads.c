@@ -41,6 +41,17 @@
  *   cross_add
  *       Seeded cross-context use: LLVMBuildAdd of a parameter (private
  *       context) and LLVMConstInt(LLVMInt32Type(), ...) (global context).
+ *   cross_shuffle
+ *       Seeded cross-context use: LLVMBuildShuffleVector of a parameter
+ *       (private context) and a zero vector of the global context. The
+ *       mask always comes from a third context, as llvm-c-test --echo
+ *       builds its masks in another context: LLVM only reads its integers
+ *       (spec data_only). --fixed: the zero vector comes from the private
+ *       context; the mask also goes to LLVMConstShuffleVector (and a type
+ *       of the mask's context to LLVMGetCastOpcode, LLVM 15 on), then the
+ *       mask's context is disposed and the module verified and printed:
+ *       nothing of that context is left in it. Must exit 0 with nothing
+ *       from ownsan.
  *   handoff [ROUNDS]
  *       One context handed back and forth between two threads ROUNDS (200)
  *       times with semaphores: each side builds into the same module in
@@ -68,6 +79,7 @@
 #include <llvm-c/Core.h>
 #include <llvm-c/ExecutionEngine.h>
 #include <llvm-c/Target.h>
+#include <llvm/Config/llvm-config.h>
 
 #include <errno.h>
 #include <pthread.h>
@@ -447,6 +459,69 @@ static int mode_cross_add(void) {
   return 0;
 }
 
+/*===-- cross_shuffle -----------------------------------------------------===*/
+
+/* A mask made the way llvm-c-test --echo makes one: constants of a context
+ * other than the module's (there the global one). */
+STEP LLVMValueRef shuffle_make_mask(LLVMContextRef mask_ctx) {
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(mask_ctx);
+  LLVMValueRef lanes[4] = {LLVMConstInt(i32, 3, 0), LLVMGetUndef(i32),
+                           LLVMConstInt(i32, 5, 0), LLVMConstInt(i32, 0, 0)};
+  return LLVMConstVector(lanes, 4);
+}
+
+STEP LLVMValueRef shuffle_make_operand(LLVMContextRef ctx) {
+  LLVMTypeRef i32 = g_fixed ? LLVMInt32TypeInContext(ctx) : LLVMInt32Type();
+  return LLVMConstNull(LLVMVectorType(i32, 4));
+}
+
+STEP LLVMValueRef shuffle_build(LLVMBuilderRef b, LLVMValueRef v1,
+                                LLVMValueRef v2, LLVMValueRef mask) {
+  printf("cross_shuffle: LLVMBuildShuffleVector\n");
+  fflush(stdout);
+  return LLVMBuildShuffleVector(b, v1, v2, mask, "shuffled");
+}
+
+static int mode_cross_shuffle(void) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  note_handle("context", ctx);
+  note_handle("global", LLVMGetGlobalContext());
+  LLVMContextRef mask_ctx = LLVMContextCreate();
+  LLVMModuleRef m = LLVMModuleCreateWithNameInContext("private", ctx);
+  LLVMTypeRef v4i32 = LLVMVectorType(LLVMInt32TypeInContext(ctx), 4);
+  LLVMValueRef f =
+      LLVMAddFunction(m, "shuffle", LLVMFunctionType(v4i32, &v4i32, 1, 0));
+  LLVMValueRef param = LLVMGetParam(f, 0);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, f, "entry"));
+  LLVMValueRef mask = shuffle_make_mask(mask_ctx);
+  LLVMValueRef other = shuffle_make_operand(ctx);
+  note_handle("subject", other);
+  LLVMValueRef shuffled = shuffle_build(b, param, other, mask);
+  printf("cross_shuffle: %s\n", shuffled ? "built" : "not built");
+  LLVMValueRef folded = LLVMConstShuffleVector(LLVMConstAllOnes(v4i32),
+                                               LLVMConstNull(v4i32), mask);
+  LLVMBuildRet(b, LLVMBuildAdd(b, shuffled ? shuffled : param, folded, "sum"));
+#if LLVM_VERSION_MAJOR >= 15
+  LLVMTypeRef v4i64 = LLVMVectorType(LLVMInt64TypeInContext(mask_ctx), 4);
+  printf("cross_shuffle: cast opcode %d\n",
+         (int)LLVMGetCastOpcode(param, 0, v4i64, 0));
+#endif
+  LLVMDisposeBuilder(b);
+  LLVMContextDispose(mask_ctx);
+  char *error = NULL;
+  LLVMBool broken = LLVMVerifyModule(m, LLVMReturnStatusAction, &error);
+  printf("cross_shuffle: module %s\n", broken ? "broken" : "verified");
+  LLVMDisposeMessage(error);
+  char *text = LLVMPrintModuleToString(m);
+  fputs(text, stdout);
+  LLVMDisposeMessage(text);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+  printf("cross_shuffle: done\n");
+  return 0;
+}
+
 /*===-- handoff -----------------------------------------------------------===*/
 
 static sem_t g_to_worker, g_to_main;
@@ -570,10 +645,9 @@ int main(int argc, char **argv) {
       args[nargs++] = argv[i];
   }
   if (nargs < 1) {
-    fprintf(stderr,
-            "usage: threads stress|cold|race|race_first|race_late|"
-            "engine_dispose|cross_fn|cross_add|handoff|small_stack [ARGS] "
-            "[--fixed]\n");
+    fprintf(stderr, "usage: threads stress|cold|race|race_first|race_late|"
+                    "engine_dispose|cross_fn|cross_add|cross_shuffle|handoff|"
+                    "small_stack [ARGS] [--fixed]\n");
     return 2;
   }
   setvbuf(stdout, NULL, _IOLBF, 0);
@@ -602,6 +676,8 @@ int main(int argc, char **argv) {
     return mode_cross_fn();
   if (!strcmp(mode, "cross_add"))
     return mode_cross_add();
+  if (!strcmp(mode, "cross_shuffle"))
+    return mode_cross_shuffle();
   if (!strcmp(mode, "handoff"))
     return mode_handoff(a1 ? a1 : 200);
   if (!strcmp(mode, "small_stack"))

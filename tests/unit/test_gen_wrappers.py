@@ -264,6 +264,16 @@ class SpecResolutionTest(unittest.TestCase):
         self.assertResolveError("LLVMAttach renames(0)",
                                 "is not a value or block")
 
+    def test_data_only_value(self):
+        effects = self.resolve("LLVMAttach data_only(1)\n")
+        self.assertEqual(effects["LLVMAttach"], [gw.Effect("data_only", 1)])
+
+    def test_data_only_needs_value_or_type(self):
+        self.assertResolveError("LLVMAttach data_only(0)",
+                                "is not a value or type")
+        self.assertResolveError("LLVMAttach data_only(2)",
+                                "is not a value or type")
+
     def test_attach_builder_must_be_builder(self):
         self.assertResolveError("LLVMAttach attach(0,builder=1)",
                                 "is not a builder")
