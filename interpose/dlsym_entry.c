@@ -15,7 +15,8 @@ typedef void *(*dlvsym_fn)(void *, const char *, const char *);
 
 void *ownsan_real_dlsym_fn(void);
 void *ownsan_real_dlvsym_fn(void);
-void *ownsan_redirect_llvm_symbol(const char *name, void *found);
+void *ownsan_redirect_llvm_symbol(const char *name, const char *version,
+                                  void *found);
 
 /* Called from sanitizer start-up code: no instrumentation. */
 #define OWNSAN_NO_SANITIZE                                                     \
@@ -40,7 +41,7 @@ dlsym(void *handle, const char *name) {
      with the caller's return address, whatever the name. */
   if (!is_llvm_name(name) || handle == RTLD_NEXT)
     OWNSAN_MUSTTAIL return real(handle, name);
-  return ownsan_redirect_llvm_symbol(name, real(handle, name));
+  return ownsan_redirect_llvm_symbol(name, NULL, real(handle, name));
 }
 
 OWNSAN_NO_SANITIZE __attribute__((visibility("default"))) void *
@@ -48,5 +49,6 @@ dlvsym(void *handle, const char *name, const char *version) {
   dlvsym_fn real = (dlvsym_fn)ownsan_real_dlvsym_fn();
   if (!is_llvm_name(name) || handle == RTLD_NEXT)
     OWNSAN_MUSTTAIL return real(handle, name, version);
-  return ownsan_redirect_llvm_symbol(name, real(handle, name, version));
+  return ownsan_redirect_llvm_symbol(name, version,
+                                     real(handle, name, version));
 }

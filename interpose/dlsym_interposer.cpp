@@ -3,8 +3,9 @@
 // ctypes, cffi's ABI mode, Julia's ccall and Ruby FFI find LLVM-C functions
 // with dlsym(handle, "LLVMFoo") on the libLLVM handle, which bypasses
 // LD_PRELOAD. ownsan defines dlsym and dlvsym: when the symbol asked for is
-// an LLVM-C function that a loaded libLLVM defines and ownsan wraps, the
-// caller gets the wrapper; every other look-up is answered by glibc.
+// an LLVM-C function that a loaded libLLVM of the runtime's major defines
+// and ownsan wraps, the caller gets the wrapper; every other look-up
+// (another major's libLLVM included) is answered by glibc.
 //
 // glibc's own dlsym is found by reading libc's dynamic symbol table, since
 // asking dlsym/dlvsym for it would call ourselves (and the glibc-private
@@ -193,19 +194,33 @@ const ownsan_symbol *FindWrapped(const char *name) {
   return nullptr;
 }
 
-// `found` is what glibc answered for an LLVM* name.
-void *Redirect(const char *name, void *found) {
+// `found` is what glibc answered for an LLVM* name (and `version`, for
+// dlvsym).
+void *Redirect(const char *name, const char *version, void *found) {
   if (!found)
     return nullptr; // keep "not found" as it is
   const ownsan_symbol *sym = FindWrapped(name);
-  if (!sym || found == sym->wrapper)
+  if (!sym)
     return found;
+  if (found == sym->wrapper) {
+    // A look-up in the global scope found the preload itself; what the
+    // program gets without it is the next definition.
+    found = version ? RealDlvsym(RTLD_NEXT, name, version)
+                    : RealDlsym(RTLD_NEXT, name);
+    if (!found)
+      return nullptr;
+  }
   int major = 0;
   if (!AddressInLibLLVM(found, &major))
     return found; // some other library's function of that name
-  // A libLLVM's entry point: hand out the wrapper. (If that libLLVM has
-  // another major version, the wrapper's first call says so and stops.)
-  return sym->wrapper;
+  if (major != OWNSAN_LLVM_MAJOR) {
+    // Another major's entry point: the caller gets it as it is, unchecked.
+    Dl_info info;
+    if (dladdr(found, &info) && info.dli_fname)
+      NoteUncheckedLibLLVM(info.dli_fname, major);
+    return found;
+  }
+  return sym->wrapper; // this runtime's libLLVM: hand out the wrapper
 }
 
 } // namespace
@@ -230,6 +245,7 @@ extern "C" OWNSAN_NO_SANITIZE void *ownsan_real_dlsym_fn(void) {
 extern "C" OWNSAN_NO_SANITIZE void *ownsan_real_dlvsym_fn(void) {
   return reinterpret_cast<void *>(ownsan::RealDlvsymFn());
 }
-extern "C" void *ownsan_redirect_llvm_symbol(const char *name, void *found) {
-  return ownsan::Redirect(name, found);
+extern "C" void *ownsan_redirect_llvm_symbol(const char *name,
+                                             const char *version, void *found) {
+  return ownsan::Redirect(name, version, found);
 }

@@ -10,6 +10,7 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <vector>
@@ -108,6 +109,7 @@ const LoadedLibLLVM &SelectedLibLLVM(const char *why) {
         continue;
       Runtime::Get().OnLibLLVMFound(lib.path, lib.major);
       g_selected.store(new LoadedLibLLVM(lib), std::memory_order_release);
+      NoteUncheckedLibLLVMs();
       return;
     }
     if (!libs.empty())
@@ -122,6 +124,25 @@ const LoadedLibLLVM &SelectedLibLLVM(const char *why) {
         "LLVM cannot be checked by ownsan)"));
   }();
   return *g_selected.load(std::memory_order_acquire);
+}
+
+void NoteUncheckedLibLLVM(const std::string &path, int major) {
+  static std::atomic<bool> noted{false};
+  if (noted.exchange(true))
+    return;
+  std::string line = absl::StrCat(
+      "==", getpid(), "==OwnSan: note: calls into ", path, " (LLVM ", major,
+      ") are not checked; this runtime is for LLVM ", OWNSAN_LLVM_MAJOR,
+      " (ownsan run --llvm ", major, " checks them)\n");
+  (void)!write(2, line.data(), line.size());
+}
+
+void NoteUncheckedLibLLVMs() {
+  for (const LoadedLibLLVM &lib : LoadedLibLLVMs())
+    if (lib.major != OWNSAN_LLVM_MAJOR) {
+      NoteUncheckedLibLLVM(lib.path, lib.major);
+      return;
+    }
 }
 
 bool AddressInLibLLVM(const void *addr, int *major) {

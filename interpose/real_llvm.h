@@ -4,7 +4,8 @@
 // process (found with dl_iterate_phdr), never with dlsym(RTLD_NEXT): a
 // library loaded with dlopen(RTLD_LOCAL) by a Python extension is not in
 // the preload's RTLD_NEXT scope. A runtime never forwards into a libLLVM of
-// another major version.
+// another major version: calls meant for one reach it without the runtime
+// (see render_version_script in tools/gen_wrappers.py, and dlsym).
 //
 //===----------------------------------------------------------------------===//
 #ifndef OWNSAN_INTERPOSE_REAL_LLVM_H
@@ -32,6 +33,16 @@ const LoadedLibLLVM &SelectedLibLLVM(const char *why);
 /// True if `addr` lies inside some loaded libLLVM (any version); sets
 /// `major` to its version.
 bool AddressInLibLLVM(const void *addr, int *major);
+
+/// Says once per process, on stderr, that a libLLVM of another major
+/// (`path`, `major`) is in the process and that its calls are not checked:
+/// they reach it unchanged (PLT references bound to its symbol version pass
+/// the runtime by; dlsym hands out its own entry points).
+void NoteUncheckedLibLLVM(const std::string &path, int major);
+
+/// NoteUncheckedLibLLVM for the first loaded libLLVM of another major, if
+/// any.
+void NoteUncheckedLibLLVMs();
 
 /// The LLVM major in a libLLVM file name ("libLLVM-14.so.1",
 /// "libLLVM.so.19.1"), or 0 if the name is not a libLLVM.

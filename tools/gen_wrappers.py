@@ -9,6 +9,8 @@ symbols of the matching libLLVM (with `nm -D`) and the ownership spec
   wrappers.cpp        one wrapper per function, in the shape documented in
                       interpose/wrapper_api.h, plus kFnInfo/kFnCount/g_real_fns
   symbols.c           the name -> wrapper table for the dlsym interposer
+  ownsan.map          the runtime's version script: the wrappers carry the
+                      libLLVM's own symbol version (see render_version_script)
   coverage.txt        what was exported, declared and wrapped
   classification.txt  a reviewable dump of how each wrapper treats its args
 
@@ -532,8 +534,30 @@ def parse_nm_output(text: str) -> Set[str]:
     return names
 
 
-def read_exported_functions(lib: str) -> Set[str]:
-    """Runs `nm -D --defined-only` on the library."""
+def parse_nm_version_node(text: str) -> Optional[str]:
+    """The default symbol version of the LLVM* functions in `nm -D` output.
+
+    Debian's libLLVM versions its exports (`LLVMFoo@@LLVM_19.1`,
+    `@@LLVM_14`); None for a library without symbol versions. Two different
+    default versions on LLVM* functions are an error: the runtime can carry
+    only one.
+    """
+    nodes = set()
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) < 2 or fields[-2] not in ("T", "W", "i"):
+            continue
+        name, sep, version = fields[-1].partition("@@")
+        if sep and name.startswith("LLVM"):
+            nodes.add(version)
+    if len(nodes) > 1:
+        raise GenError(f"LLVM* functions with several default symbol"
+                       f" versions: {sorted(nodes)}")
+    return nodes.pop() if nodes else None
+
+
+def run_nm(lib: str) -> str:
+    """`nm -D --defined-only` of the library."""
     if not os.path.exists(lib):
         raise GenError(f"library not found: {lib}")
     try:
@@ -541,7 +565,12 @@ def read_exported_functions(lib: str) -> Set[str]:
                                 check=True, capture_output=True, text=True)
     except (OSError, subprocess.CalledProcessError) as e:
         raise GenError(f"nm -D failed on {lib}: {e}")
-    return parse_nm_output(result.stdout)
+    return result.stdout
+
+
+def read_exported_functions(lib: str) -> Set[str]:
+    """The LLVM* functions the library exports."""
+    return parse_nm_output(run_nm(lib))
 
 
 # --------------------------------------------------------------------------
@@ -1410,6 +1439,49 @@ def render_symbols_c(functions: Sequence[Function], major: int,
     return "\n".join(lines)
 
 
+# C++ names the runtime's objects may define with default visibility
+# although no source asks for it: instantiations of libstdc++ templates
+# (std:: is declared visibility("default")), vtables, typeinfo, guard
+# variables, function-local statics. None of operator new/delete's names
+# (_Znw*, _Zna*, _Zdl*, _Zda*) matches.
+VERSION_SCRIPT_LOCAL = ("_ZN*", "_ZS*", "_ZT*", "_ZGV*", "_ZZ*")
+
+
+def render_version_script(major: int, spec_label: str,
+                          version_node: Optional[str]) -> str:
+    """ownsan.map: the version script libownsan.so is linked with.
+
+    The wrappers get the symbol version of the libLLVM they wrap. ld.so
+    binds a versioned reference (a program's PLT slot for
+    `LLVMFoo@LLVM_14`) to an unversioned definition of any object before
+    it, so a runtime exporting plain `LLVMFoo` would take the calls a
+    program makes into every libLLVM major. With `LLVMFoo@@LLVM_19.1` only
+    references to that version (and unversioned ones) reach the wrapper;
+    `LLVMFoo@LLVM_14` goes on to libLLVM-14. The other exports (dlsym,
+    dlvsym, the ownsan.h API, operator new/delete) stay unversioned, so they
+    keep interposing references of any version (`dlsym@GLIBC_2.34`,
+    `_Znwm@GLIBCXX_3.4`). A script with a named version node cannot also
+    have an anonymous one, nor `local: *` (that would hide those), so what
+    is exported besides LLVM* is decided by visibility: the sources mark it
+    (-fvisibility=hidden, static libraries linked with --exclude-libs), and
+    the C++ names in VERSION_SCRIPT_LOCAL are kept local here.
+    """
+    local = "".join(f"    {pattern};\n" for pattern in VERSION_SCRIPT_LOCAL)
+    node = f"{version_node} " if version_node else ""
+    why = ("the symbol version of the libLLVM's own LLVM-C functions"
+           if version_node else
+           "no version: the libLLVM it wraps has no symbol versions")
+    return (generated_banner(major, spec_label, "/*")[:-1] + " */\n"
+            f"/* The wrappers (LLVM*) carry {why}; see\n"
+            f"   render_version_script in tools/gen_wrappers.py. */\n"
+            f"{node}{{\n"
+            f"  global:\n"
+            f"    LLVM*;\n"
+            f"  local:\n"
+            f"{local}"
+            f"}};\n")
+
+
 def render_coverage(major: int, exported: Set[str],
                     declared: Dict[str, Function],
                     functions: Sequence[Function],
@@ -1525,7 +1597,7 @@ class Result:
 
 def generate(include_dir: str, lib: str, major: int, spec_path: str,
              out_dir: str, libclang: str = DEFAULT_LIBCLANG) -> Result:
-    """Runs all steps and writes the five output files."""
+    """Runs all steps and writes the six output files."""
     header_major = header_llvm_major(include_dir)
     if header_major is not None and header_major != major:
         raise GenError(f"--llvm-major {major} but {include_dir} holds the"
@@ -1533,7 +1605,9 @@ def generate(include_dir: str, lib: str, major: int, spec_path: str,
     entries = parse_spec_file(spec_path)  # syntax errors before slow work
     headers = list_headers(include_dir)
     declared = parse_headers(include_dir, headers, libclang)
-    exported = read_exported_functions(lib)
+    nm_text = run_nm(lib)
+    exported = parse_nm_output(nm_text)
+    version_node = parse_nm_version_node(nm_text)
     wrapped_names = sorted(set(declared) & exported)
     if len(wrapped_names) > 0xFFFF:
         raise GenError("more functions than FnId can number")
@@ -1554,6 +1628,7 @@ def generate(include_dir: str, lib: str, major: int, spec_path: str,
         "coverage.txt": render_coverage(major, exported, declared, functions,
                                         spec_not_wrapped),
         "classification.txt": render_classification(functions, classes, major),
+        "ownsan.map": render_version_script(major, label, version_node),
     }
     for name, text in outputs.items():
         write_if_changed(os.path.join(out_dir, name), text)

@@ -2787,6 +2787,8 @@ __attribute__((constructor(101))) static void OwnsanInit() {
   // forwards for the whole run (the interposition's own cost).
   if (ownsan::Runtime::Get().flags().forward_only)
     return;
+  // A program linked against another major's libLLVM: its calls pass by.
+  ownsan::NoteUncheckedLibLLVMs();
   ownsan::g_runtime_ready.store(true);
   ownsan::g_enabled.store(true);
 }

@@ -323,6 +323,37 @@ class NmParsingTest(unittest.TestCase):
         self.assertEqual(gw.parse_nm_output(text),
                          {"LLVMABIAlignmentOfType", "LLVMOld", "LLVMWeak"})
 
+    def test_version_node(self):
+        """The default version of the LLVM* functions, if any."""
+        text = textwrap.dedent("""\
+            0000000000000000 A LLVM_19.1
+            0000000002cbfb80 T LLVMABIAlignmentOfType@@LLVM_19.1
+            0000000002cbfae0 T LLVMOld@LLVM_14
+            0000000002cbfae0 T _ZN4llvm3fooEv@@OTHER
+            """)
+        self.assertEqual(gw.parse_nm_version_node(text), "LLVM_19.1")
+        self.assertIsNone(gw.parse_nm_version_node(
+            "0000000002cbfb80 T LLVMABIAlignmentOfType\n"))
+        with self.assertRaises(gw.GenError):
+            gw.parse_nm_version_node("1 T LLVMA@@LLVM_14\n2 T LLVMB@@V2\n")
+
+
+class VersionScriptTest(unittest.TestCase):
+    """render_version_script: LLVM* versioned, C++ leftovers local."""
+
+    def test_versioned(self):
+        text = gw.render_version_script(19, "spec", "LLVM_19.1")
+        body = re.sub(r"/\*.*?\*/", "", text, flags=re.S).split()
+        self.assertEqual(body[:5], ["LLVM_19.1", "{", "global:", "LLVM*;",
+                                    "local:"])
+        self.assertEqual(body[-1], "};")
+        self.assertNotIn("*;", body[5:])  # no `local: *`: dlsym stays global
+
+    def test_unversioned_library(self):
+        text = gw.render_version_script(19, "spec", None)
+        body = re.sub(r"/\*.*?\*/", "", text, flags=re.S).split()
+        self.assertEqual(body[:4], ["{", "global:", "LLVM*;", "local:"])
+
 
 FAKE_HEADER = textwrap.dedent("""\
     #ifndef FAKE_H
