@@ -71,6 +71,7 @@
 #include "report/python_frames.h"
 #include "report/report_writer.h"
 #include "runtime/crash_handler.h"
+#include "runtime/preload_env.h"
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
@@ -2783,6 +2784,8 @@ __attribute__((constructor(101))) static void OwnsanInit() {
   pthread_atfork([] { ownsan::Runtime::Get().PrepareFork(); },
                  [] { ownsan::Runtime::Get().AfterForkInParent(); },
                  [] { ownsan::Runtime::Get().AfterForkInChild(); });
+  if (!ownsan::Runtime::Get().flags().follow_children)
+    ownsan::RemoveRuntimeFromPreload();
   // forward_only: the wrappers and the allocation hooks stay plain
   // forwards for the whole run (the interposition's own cost).
   if (ownsan::Runtime::Get().flags().forward_only)

@@ -1116,6 +1116,22 @@ def case_forward_only(x):
     check_malformed(x, "forward_only=2", "forward_only")
 
 
+def case_follow_children(x):
+    # What children get is tested in tests/majors/check_children.py; here,
+    # that the process itself runs and is checked as before.
+    c = x.c
+    plain = x.plain("clean")
+    r = x.prog("clean", "follow_children=0")
+    c.check(r.out == plain.out and r.returncode == 0 and r.err == "",
+            "follow_children=0: a correct program behaves and prints as "
+            "without ownsan, nothing on stderr", r)
+    r = x.prog("multi", "follow_children=0:abort_on_error=0")
+    c.equal(r.returncode, 1, "follow_children=0: the process itself is "
+            "still checked (halts at its first report, exit status 1)", r)
+    check_halted_at_first(x, r, "follow_children=0")
+    check_malformed(x, "follow_children=maybe", "follow_children")
+
+
 def flag_names(flags_inc):
     with open(flags_inc, encoding="utf-8") as f:
         return re.findall(r"^OWNSAN_FLAG\(\s*[\w:]+,\s*(\w+),", f.read(), re.M)
