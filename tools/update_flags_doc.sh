@@ -9,7 +9,8 @@ build=${1:-$top/build}
   echo
   echo "Options are read from the \`OWNSAN_OPTIONS\` environment variable as"
   echo "\`key=value\` pairs separated by \`:\` (or spaces), as with \`ASAN_OPTIONS\`."
-  echo "An unknown key or a malformed value prints one line naming it and exits"
+  echo "An unknown key, a malformed value or an integer outside its range (given"
+  echo "in the type column) prints one line naming it and exits"
   echo "with status 1 before the program runs. This table is generated from"
   echo "\`src/runtime/flags.inc\` by \`tools/update_flags_doc.sh\`; a unit test"
   echo "fails when it is out of date."

@@ -6,6 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 
+#include <climits>
+#include <type_traits>
 #include <vector>
 
 namespace ownsan {
@@ -31,8 +33,13 @@ bool ParseValue(const std::string &v, std::string *out) {
 }
 
 const char *TypeName(bool *) { return "bool"; }
-const char *TypeName(int *) { return "int"; }
 const char *TypeName(std::string *) { return "string"; }
+
+// "0-128", or "0 or more" for a range without a useful upper bound.
+std::string RangeText(int min, int max) {
+  return max == INT_MAX ? absl::StrCat(min, " or more")
+                        : absl::StrCat(min, "-", max);
+}
 
 std::string DefaultText(bool b) { return b ? "true" : "false"; }
 std::string DefaultText(int i) { return absl::StrCat(i); }
@@ -52,13 +59,26 @@ bool ParseFlags(const std::string &text, Flags *flags, std::string *error) {
     std::string key(item.substr(0, eq)), value(item.substr(eq + 1));
     bool known = false, ok = false;
     const char *type = "";
+    std::string expected;
 #define OWNSAN_FLAG(Type, Name, Default, Description)                          \
+  static_assert(!std::is_same<Type, int>::value,                               \
+                "declare " #Name " with OWNSAN_INT_FLAG, with its range");     \
   if (key == #Name) {                                                          \
     known = true;                                                              \
     ok = ParseValue(value, &flags->Name);                                      \
     type = TypeName(&flags->Name);                                             \
   }
+#define OWNSAN_INT_FLAG(Name, Default, Min, Max, Description)                  \
+  if (key == #Name) {                                                          \
+    known = true;                                                              \
+    int parsed = 0;                                                            \
+    ok = ParseValue(value, &parsed) && parsed >= (Min) && parsed <= (Max);     \
+    if (ok)                                                                    \
+      flags->Name = parsed;                                                    \
+    expected = absl::StrCat("int ", RangeText(Min, Max));                      \
+  }
 #include "runtime/flags.inc"
+#undef OWNSAN_INT_FLAG
 #undef OWNSAN_FLAG
     if (!known) {
       *error = absl::StrCat("unknown option '", key,
@@ -67,7 +87,8 @@ bool ParseFlags(const std::string &text, Flags *flags, std::string *error) {
     }
     if (!ok) {
       *error = absl::StrCat("invalid value '", value, "' for option '", key,
-                            "' in OWNSAN_OPTIONS (expected ", type, ")");
+                            "' in OWNSAN_OPTIONS (expected ",
+                            expected.empty() ? type : expected, ")");
       return false;
     }
   }
@@ -75,24 +96,6 @@ bool ParseFlags(const std::string &text, Flags *flags, std::string *error) {
     *error = absl::StrCat("invalid value '", flags->report_format,
                           "' for option 'report_format' in OWNSAN_OPTIONS "
                           "(expected text or json)");
-    return false;
-  }
-  if (flags->max_reports < 0) {
-    *error = absl::StrCat("invalid value '", flags->max_reports,
-                          "' for option 'max_reports' in OWNSAN_OPTIONS "
-                          "(expected 0 or more)");
-    return false;
-  }
-  if (flags->quarantine_size_mb < 0 || flags->quarantine_size_mb > 1 << 20) {
-    *error = absl::StrCat("invalid value '", flags->quarantine_size_mb,
-                          "' for option 'quarantine_size_mb' in "
-                          "OWNSAN_OPTIONS (expected 0-1048576)");
-    return false;
-  }
-  if (flags->malloc_context_size < 0 || flags->malloc_context_size > 128) {
-    *error = absl::StrCat("invalid value '", flags->malloc_context_size,
-                          "' for option 'malloc_context_size' in "
-                          "OWNSAN_OPTIONS (expected 0-128)");
     return false;
   }
   return true;
@@ -106,7 +109,12 @@ std::string FlagsMarkdown() {
   absl::StrAppend(&out, "| `", #Name, "` | ", TypeName(&defaults.Name),        \
                   " | `", DefaultText(defaults.Name), "` | ", Description,     \
                   " |\n");
+#define OWNSAN_INT_FLAG(Name, Default, Min, Max, Description)                  \
+  absl::StrAppend(&out, "| `", #Name, "` | int, ", RangeText(Min, Max),        \
+                  " | `", DefaultText(defaults.Name), "` | ", Description,     \
+                  " |\n");
 #include "runtime/flags.inc"
+#undef OWNSAN_INT_FLAG
 #undef OWNSAN_FLAG
   return out;
 }

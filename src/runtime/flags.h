@@ -2,6 +2,7 @@
 #ifndef OWNSAN_RUNTIME_FLAGS_H
 #define OWNSAN_RUNTIME_FLAGS_H
 
+#include <climits>
 #include <string>
 
 #ifndef OWNSAN_DEFAULT_SYMBOLIZER

@@ -58,12 +58,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   if (flags.report_format != "text" && flags.report_format != "json")
     Fail("accepted report_format", text, flags.report_format);
-  if (flags.max_reports < 0)
-    Fail("accepted a negative max_reports", text, "");
-  if (flags.quarantine_size_mb < 0 || flags.quarantine_size_mb > (1 << 20))
-    Fail("accepted quarantine_size_mb out of range", text, "");
-  if (flags.malloc_context_size < 0 || flags.malloc_context_size > 128)
-    Fail("accepted malloc_context_size out of range", text, "");
+#define OWNSAN_FLAG(Type, Name, Default, Description)
+#define OWNSAN_INT_FLAG(Name, Default, Min, Max, Description)                  \
+  if (flags.Name < (Min) || flags.Name > (Max))                                \
+    Fail("accepted " #Name " out of its range", text,                          \
+         std::to_string(flags.Name));
+#include "runtime/flags.inc"
+#undef OWNSAN_INT_FLAG
+#undef OWNSAN_FLAG
   ownsan::Flags twice;
   std::string error2;
   if (!ownsan::ParseFlags(text + ":" + text, &twice, &error2))

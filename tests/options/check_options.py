@@ -228,8 +228,16 @@ def case_exitcode(x):
     c.equal(r.returncode, 5, "exitcode=5 at exit after a leak report", r)
     r = x.prog("clean", "exitcode=6:halt_on_error=0:report_leaks=1")
     c.equal(r.returncode, 0, "exitcode=6: a clean program still exits 0", r)
-    r = x.prog("multi", "abort_on_error=0:exitcode=0")
-    c.equal(r.returncode, 0, "exitcode=0 is honoured", r)
+    r = x.prog("multi", "abort_on_error=0:exitcode=255")
+    c.equal(r.returncode, 255, "exitcode=255 is honoured", r)
+    # An exit status is 8 bits: 256 would end a run with problems with
+    # status 0, and so would 0 itself.
+    for bad in ("0", "256", "-1", "511"):
+        check_malformed(x, f"exitcode={bad}", "exitcode")
+        r = x.prog("clean", f"exitcode={bad}")
+        c.check(f"invalid value '{bad}' for option 'exitcode' in "
+                f"OWNSAN_OPTIONS (expected int 1-255)" in r.err,
+                f"exitcode={bad}: the line gives the range 1-255", r)
     check_malformed(x, "exitcode=abc", "exitcode")
     check_malformed(x, "exitcode=1.5", "exitcode")
 
@@ -1089,6 +1097,7 @@ def case_verbosity(x):
     r = x.prog("clean", "verbosity=0")
     c.equal(r.err, "", "verbosity=0: nothing on stderr", r)
     check_malformed(x, "verbosity=x", "verbosity")
+    check_malformed(x, "verbosity=-3", "verbosity")
 
 
 def case_forward_only(x):
@@ -1134,7 +1143,8 @@ def case_follow_children(x):
 
 def flag_names(flags_inc):
     with open(flags_inc, encoding="utf-8") as f:
-        return re.findall(r"^OWNSAN_FLAG\(\s*[\w:]+,\s*(\w+),", f.read(), re.M)
+        return re.findall(r"^OWNSAN_(?:FLAG\(\s*[\w:]+,|INT_FLAG\()\s*(\w+),",
+                          f.read(), re.M)
 
 
 def case_help(x):
@@ -1143,8 +1153,9 @@ def case_help(x):
     c.equal(r.returncode, 0, "help=1: exit 0", r)
     c.equal(r.out, "", "help=1: the program does not run", r)
     for name in flag_names(x.a.flags_inc):
-        c.check(re.search(rf"^\| `{name}` \| (bool|int|string) \|", r.err,
-                          re.M), f"help=1: lists option {name}", r)
+        c.check(re.search(rf"^\| `{name}` \| (bool|int, \d+(-\d+| or more)|"
+                          rf"string) \|", r.err, re.M),
+                f"help=1: lists option {name}", r)
     r = x.prog("clean", "help=0")
     c.check(r.returncode == 0 and r.out and r.err == "",
             "help=0: the program runs", r)
@@ -1164,6 +1175,8 @@ def case_malformed(x):
             ("malloc_context_size=500", "malloc_context_size"),
             ("quarantine_size_mb=-1", "quarantine_size_mb"),
             ("verbosity=1x", "verbosity"),
+            ("verbosity=-3", "verbosity"),
+            ("exitcode=256", "exitcode"),
             ("print_summary=on", "print_summary")]:
         check_malformed(x, options, key)
     # Each option has its case in this file (so each has a test).

@@ -46,6 +46,45 @@ TEST(Flags, MalformedItemsAreRejected) {
   }
 }
 
+// exitcode=256 would turn "problems found" into exit status 0 (256 & 0xff);
+// a negative verbosity means nothing.
+TEST(Flags, IntegersOutsideTheirRangeAreRejected) {
+  for (const char *bad :
+       {"exitcode=256", "exitcode=0", "exitcode=-1", "verbosity=-3",
+        "max_reports=-1", "malloc_context_size=129", "quarantine_size_mb=-1"}) {
+    Flags f;
+    std::string err;
+    EXPECT_FALSE(ParseFlags(bad, &f, &err)) << bad;
+    EXPECT_NE(err.find("invalid value"), std::string::npos) << err;
+    EXPECT_EQ(err.find('\n'), std::string::npos) << "one line: " << err;
+  }
+  Flags f;
+  std::string err;
+  EXPECT_TRUE(ParseFlags("exitcode=255:verbosity=0", &f, &err)) << err;
+  EXPECT_EQ(f.exitcode, 255);
+}
+
+// Every integer option takes both ends of its declared range and nothing
+// beyond them.
+TEST(Flags, EveryIntegerRangeIsEnforced) {
+  auto parses = [](const std::string &key, long long v) {
+    Flags f;
+    std::string err;
+    return ParseFlags(key + "=" + std::to_string(v), &f, &err);
+  };
+#define OWNSAN_FLAG(Type, Name, Default, Description)
+#define OWNSAN_INT_FLAG(Name, Default, Min, Max, Description)                  \
+  EXPECT_TRUE(parses(#Name, Min)) << #Name;                                    \
+  EXPECT_TRUE(parses(#Name, Max)) << #Name;                                    \
+  EXPECT_FALSE(parses(#Name, (long long)(Min)-1)) << #Name;                    \
+  EXPECT_FALSE(parses(#Name, (long long)(Max) + 1)) << #Name;                  \
+  EXPECT_GE(Default, Min) << #Name;                                            \
+  EXPECT_LE(Default, Max) << #Name;
+#include "runtime/flags.inc"
+#undef OWNSAN_INT_FLAG
+#undef OWNSAN_FLAG
+}
+
 TEST(Flags, MarkdownListsEveryFlag) {
   std::string md = FlagsMarkdown();
 #define OWNSAN_FLAG(Type, Name, Default, Description)                          \
