@@ -74,7 +74,8 @@ ResolvedStack ResolveStack(StackId id, const ReportContext &ctx) {
     rf.line = pf.line;
     out.push_back(std::move(rf));
   }
-  for (const SymbolizedFrame &f : Symbolize(st.pcs, ctx.symbolizer_path)) {
+  for (const SymbolizedFrame &f :
+       Symbolize(st.pcs, ctx.symbolizer_path, ctx.symbolizer_timeout_ms)) {
     if (!st.py_frames.empty() && IsInterpreterModule(f.module))
       continue;
     // A frame-pointer walk through code built without frame pointers can

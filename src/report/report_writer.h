@@ -37,6 +37,9 @@ struct ReportContext {
   absl::FunctionRef<const char *(FnIndex)> fn_name;
   /// One object's own short label: `module "m"`, `function @foo`, ...
   absl::FunctionRef<std::string(const ObjectRecord *)> short_label;
+  /// A symbolizer that takes longer is killed (the runtime passes
+  /// symbolizer_timeout_ms); 0: no limit.
+  int symbolizer_timeout_ms = 0;
 };
 
 struct ResolvedFrame {

@@ -17,7 +17,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <climits>
 #include <cstring>
+#include <ctime>
+#include <limits>
 
 extern char **environ;
 
@@ -63,8 +69,68 @@ std::vector<char *> ChildEnv(std::vector<std::string> *storage) {
   return out;
 }
 
+// Set once a symbolizer had to be killed: the next stacks of this process
+// go unsymbolized at once instead of waiting again for each one.
+std::atomic<bool> g_symbolizer_timed_out{false};
+
+int64_t NowMs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+// Writes `input` to the child and reads its answer until it closes its
+// output, until `deadline` at most. False on a timeout.
+bool Exchange(int to_child, int from_child, const std::string &input,
+              int64_t deadline, std::string *output) {
+  size_t written = 0;
+  if (input.empty()) {
+    close(to_child);
+    to_child = -1;
+  }
+  char buf[4096];
+  for (;;) {
+    pollfd fds[2] = {{from_child, POLLIN, 0}, {to_child, POLLOUT, 0}};
+    int64_t left = deadline - NowMs();
+    if (left <= 0)
+      break;
+    int n = poll(fds, to_child >= 0 ? 2 : 1,
+                 static_cast<int>(std::min<int64_t>(left, INT_MAX)));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    if (to_child >= 0 && (fds[1].revents & (POLLOUT | POLLERR | POLLHUP))) {
+      ssize_t w =
+          write(to_child, input.data() + written, input.size() - written);
+      if (w > 0)
+        written += w;
+      // All written, or the child stopped reading: it sees EOF.
+      if ((w < 0 && errno != EINTR && errno != EAGAIN) ||
+          written == input.size()) {
+        close(to_child);
+        to_child = -1;
+      }
+    }
+    if (fds[0].revents & (POLLIN | POLLERR | POLLHUP)) {
+      ssize_t r = read(from_child, buf, sizeof(buf));
+      if (r < 0 && (errno == EINTR || errno == EAGAIN))
+        continue;
+      if (r <= 0) {
+        if (to_child >= 0)
+          close(to_child);
+        return true;
+      }
+      output->append(buf, r);
+    }
+  }
+  if (to_child >= 0)
+    close(to_child);
+  return false;
+}
+
 bool RunSymbolizer(const std::string &path, const std::string &input,
-                   std::string *output) {
+                   int timeout_ms, std::string *output) {
   int in_pipe[2], out_pipe[2];
   if (pipe2(in_pipe, O_CLOEXEC) != 0)
     return false;
@@ -80,12 +146,19 @@ bool RunSymbolizer(const std::string &path, const std::string &input,
   int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
   if (devnull >= 0)
     posix_spawn_file_actions_adddup2(&fa, devnull, 2);
+  // A process group of its own, so that a timeout kills whatever the
+  // symbolizer started too (a wrapper script's children).
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
   std::vector<std::string> env_storage;
   std::vector<char *> env = ChildEnv(&env_storage);
   std::string a0 = path, a1 = "--no-inlines", a2 = "--demangle";
   char *argv[] = {a0.data(), a1.data(), a2.data(), nullptr};
   pid_t pid;
-  int rc = posix_spawn(&pid, path.c_str(), &fa, nullptr, argv, env.data());
+  int rc = posix_spawn(&pid, path.c_str(), &fa, &attr, argv, env.data());
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&fa);
   close(in_pipe[0]);
   close(out_pipe[1]);
@@ -96,40 +169,52 @@ bool RunSymbolizer(const std::string &path, const std::string &input,
     close(out_pipe[0]);
     return false;
   }
-  // The input is small (a few dozen lines): write it all, then read.
+  // Non-blocking: a child that stops reading must not block the write
+  // past the deadline.
+  fcntl(in_pipe[1], F_SETFL, fcntl(in_pipe[1], F_GETFL) | O_NONBLOCK);
   struct sigaction ign {
   }, old{};
   ign.sa_handler = SIG_IGN;
   sigaction(SIGPIPE, &ign, &old);
-  size_t done = 0;
-  while (done < input.size()) {
-    ssize_t n = write(in_pipe[1], input.data() + done, input.size() - done);
-    if (n <= 0)
-      break;
-    done += n;
-  }
-  close(in_pipe[1]);
+  const int64_t deadline = timeout_ms > 0 ? NowMs() + timeout_ms
+                                          : std::numeric_limits<int64_t>::max();
+  bool answered = Exchange(in_pipe[1], out_pipe[0], input, deadline, output);
   sigaction(SIGPIPE, &old, nullptr);
-  char buf[4096];
-  for (;;) {
-    ssize_t n = read(out_pipe[0], buf, sizeof(buf));
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      break;
-    output->append(buf, n);
-  }
   close(out_pipe[0]);
-  int status;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  // Reap it; one that closed its output but does not exit is killed at the
+  // deadline too.
+  bool killed = false;
+  if (!answered) {
+    kill(-pid, SIGKILL);
+    killed = true;
   }
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  int status = 0;
+  for (;;) {
+    pid_t done = waitpid(pid, &status, killed ? 0 : WNOHANG);
+    if (done == pid)
+      break;
+    if (done < 0 && errno == EINTR)
+      continue;
+    if (done < 0) // ECHILD: the program reaped it (a SIGCHLD handler)
+      return !killed && !output->empty();
+    if (NowMs() >= deadline) {
+      kill(-pid, SIGKILL);
+      killed = true;
+      continue;
+    }
+    timespec pause = {0, 2 * 1000 * 1000};
+    nanosleep(&pause, nullptr);
+  }
+  if (killed)
+    g_symbolizer_timed_out.store(true);
+  return !killed && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 } // namespace
 
 std::vector<SymbolizedFrame> Symbolize(const std::vector<uintptr_t> &pcs,
-                                       const std::string &symbolizer_path) {
+                                       const std::string &symbolizer_path,
+                                       int timeout_ms) {
   std::vector<SymbolizedFrame> frames(pcs.size());
   std::string input;
   for (size_t i = 0; i < pcs.size(); ++i) {
@@ -141,9 +226,9 @@ std::vector<SymbolizedFrame> Symbolize(const std::vector<uintptr_t> &pcs,
                     "\n");
   }
   std::string output;
-  if (symbolizer_path.empty() || pcs.empty() ||
+  if (symbolizer_path.empty() || pcs.empty() || g_symbolizer_timed_out.load() ||
       access(symbolizer_path.c_str(), X_OK) != 0 ||
-      !RunSymbolizer(symbolizer_path, input, &output))
+      !RunSymbolizer(symbolizer_path, input, timeout_ms, &output))
     return frames;
   // One block per input line: "function\nfile:line:col\n\n".
   std::vector<std::string> blocks = absl::StrSplit(output, "\n\n");

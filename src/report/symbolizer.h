@@ -3,8 +3,9 @@
 // Reports are symbolized when they are printed, never when stacks are
 // captured. The work is done by llvm-symbolizer in a child process (as the
 // compiler-rt sanitizers do), started once per report batch with the
-// preload removed from its environment; without it, frames fall back to
-// dladdr's nearest exported symbol.
+// preload removed from its environment; without it (or when it does not
+// answer in time), frames fall back to dladdr's nearest exported symbol
+// and module+offset.
 //
 //===----------------------------------------------------------------------===//
 #ifndef OWNSAN_REPORT_SYMBOLIZER_H
@@ -27,9 +28,13 @@ struct SymbolizedFrame {
 };
 
 /// Symbolizes return addresses (innermost first). `symbolizer_path` may be
-/// empty (dladdr only).
+/// empty (dladdr only). A symbolizer that has not answered after
+/// `timeout_ms` (0: no limit) is killed (with its process group) and reaped;
+/// its frames and those of every later stack of the process keep dladdr's
+/// names.
 std::vector<SymbolizedFrame> Symbolize(const std::vector<uintptr_t> &pcs,
-                                       const std::string &symbolizer_path);
+                                       const std::string &symbolizer_path,
+                                       int timeout_ms);
 
 } // namespace ownsan
 

@@ -2234,6 +2234,7 @@ bool Runtime::Report(ErrorReport rep) {
       };
       ReportContext ctx{getpid(), &depot_, SymbolizerPath(), fn_name,
                         short_label};
+      ctx.symbolizer_timeout_ms = flags_.symbolizer_timeout_ms;
       ResolvedReport resolved = Resolve(rep, ctx);
       // Case: the user's suppression file names this report: say nothing,
       // let the call through unchanged.
@@ -2363,6 +2364,7 @@ void Runtime::ReportLeaks(std::string *out, size_t *leaked) {
   auto fn_name = [](FnIndex f) { return FnName(f); };
   auto short_label = [this](const ObjectRecord *r) { return ShortLabel(r); };
   ReportContext ctx{getpid(), &depot_, SymbolizerPath(), fn_name, short_label};
+  ctx.symbolizer_timeout_ms = flags_.symbolizer_timeout_ms;
   std::sort(groups.begin(), groups.end(),
             [](const Group &a, const Group &b) { return a.count > b.count; });
   bool json = flags_.report_format == "json";
@@ -2571,6 +2573,7 @@ std::string Runtime::DescribeHandle(const void *h) {
   auto fn_name = [](FnIndex f) { return FnName(f); };
   auto short_label = [this](const ObjectRecord *o) { return ShortLabel(o); };
   ReportContext ctx{getpid(), &depot_, SymbolizerPath(), fn_name, short_label};
+  ctx.symbolizer_timeout_ms = flags_.symbolizer_timeout_ms;
   ErrorReport rep;
   rep.object = r;
   rep.handle = h;

@@ -27,6 +27,7 @@ import signal
 import stat
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from options_common import (Checker, FormatError, clean_env, marker_line,  # noqa: E402
@@ -915,6 +916,103 @@ def case_symbolizer_path(x):
                 "symbolizer_path=SCRIPT: frames have file:line", r)
     check_clean_unchanged(x, "symbolizer_path=/nonexistent",
                           "symbolizer_path=/nonexistent")
+
+
+def process_gone(pid):
+    """No process `pid`, or only its zombie (reparented orphans are reaped by
+    whoever is PID 1 here, which may never do it)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except OSError:
+        return True
+
+
+def fake_symbolizer(x, name, body):
+    """A symbolizer script that logs each start and its pid, then runs
+    `body` (shell). Returns (script path, log path)."""
+    log = os.path.join(x.tmp, f"{name}.log")
+    script = os.path.join(x.tmp, name)
+    with open(script, "w") as f:
+        f.write(f"#!/bin/sh\necho \"started $$\" >> '{log}'\n{body}\n")
+    os.chmod(script, 0o755)
+    return script, log
+
+
+def logged(log, word):
+    """The numbers logged after `word` (pids) in a fake symbolizer's log."""
+    try:
+        with open(log) as f:
+            return [int(l.split()[1]) for l in f if l.startswith(word + " ")]
+    except OSError:
+        return []
+
+
+def check_fallback_frames(x, r, what):
+    reps = x.reports(r.err, what, r)
+    use = reps[0].stack("use") if reps else []
+    x.c.check(use and use[0].function == "use_name" and
+              use[0].file is None and use[0].module == x.a.program,
+              f"{what}: frames fall back to module+offset with dladdr names "
+              f"(use_name in (opts_prog+0x...))", r)
+    x.c.check("deep: done" in r.out and r.returncode == 1,
+              f"{what}: the program ran to the end, exit 1", r)
+
+
+def case_symbolizer_timeout_ms(x):
+    c = x.c
+    # Never answers: reads nothing, writes nothing, and has a child of its
+    # own (as a wrapper script would).
+    script, log = fake_symbolizer(
+        x, "silent-symbolizer",
+        f"sleep 1000 &\necho \"child $!\" >> '{os.path.join(x.tmp, 'silent-symbolizer.log')}'\nwait")
+    try:
+        for opt, limit in (("symbolizer_timeout_ms=500", 20),
+                           ("", 60)):  # the default, 10 s
+            what = f"a symbolizer that never answers, {opt or 'default'}"
+            if os.path.exists(log):
+                os.unlink(log)
+            start = time.monotonic()
+            r = run([x.a.ownsan, "run", "--", x.a.program, "deep"],
+                    env=x.env(f"halt_on_error=0:symbolizer_path={script}" +
+                              (f":{opt}" if opt else "")),
+                    timeout=limit)
+            took = time.monotonic() - start
+            c.check(r.returncode is not None,
+                    f"{what}: the report is printed (no hang; the run took "
+                    f"{took:.1f} s, limit {limit} s)", r)
+            check_fallback_frames(x, r, what)
+            started, children = logged(log, "started"), logged(log, "child")
+            c.equal(len(started), 1, f"{what}: started once, not again for "
+                    "each of the report's three stacks", r)
+            c.check(started and children and
+                    all(process_gone(p) for p in started + children),
+                    f"{what}: the symbolizer and its child were killed "
+                    f"({started} {children})", r)
+            if opt:
+                c.check(took < 10, f"{what}: the run took {took:.1f} s "
+                        "(less than 10 s)", r)
+    finally:
+        for pid in logged(log, "started") + logged(log, "child"):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+    # Dies: at once on its first line of input, or halfway through its
+    # answer, killed by a signal.
+    for name, body in (
+            ("dying-symbolizer", "read line\nkill -9 $$"),
+            ("half-symbolizer", "read line\necho use_name\nkill -9 $$")):
+        script, log = fake_symbolizer(x, name, body)
+        r = run([x.a.ownsan, "run", "--", x.a.program, "deep"],
+                env=x.env(f"halt_on_error=0:symbolizer_path={script}"),
+                timeout=60)
+        check_fallback_frames(x, r, f"a symbolizer that dies ({name})")
+        c.check(len(logged(log, "started")) >= 1,
+                f"({name} was started)", r)
+    check_malformed(x, "symbolizer_timeout_ms=0", "symbolizer_timeout_ms")
+    check_malformed(x, "symbolizer_timeout_ms=-5", "symbolizer_timeout_ms")
+    check_malformed(x, "symbolizer_timeout_ms=soon", "symbolizer_timeout_ms")
 
 
 def case_malloc_context_size(x):

@@ -51,7 +51,8 @@ TEST(Flags, MalformedItemsAreRejected) {
 TEST(Flags, IntegersOutsideTheirRangeAreRejected) {
   for (const char *bad :
        {"exitcode=256", "exitcode=0", "exitcode=-1", "verbosity=-3",
-        "max_reports=-1", "malloc_context_size=129", "quarantine_size_mb=-1"}) {
+        "max_reports=-1", "malloc_context_size=129", "quarantine_size_mb=-1",
+        "symbolizer_timeout_ms=0"}) {
     Flags f;
     std::string err;
     EXPECT_FALSE(ParseFlags(bad, &f, &err)) << bad;
