@@ -6,11 +6,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
-#include <fstream>
-#include <sstream>
+#include <cerrno>
+#include <cstring>
 
 namespace ownsan {
 
@@ -49,21 +51,35 @@ bool Suppressions::Parse(const std::string &text, const std::string &source,
 }
 
 bool Suppressions::Load(const std::string &path, std::string *error) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer.
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    *error = absl::StrCat("cannot read suppressions file '", path,
+                          "': ", strerror(errno));
+    return false;
+  }
   struct stat st;
-  if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
     *error = absl::StrCat("cannot read suppressions file '", path,
                           "': not a regular file");
     return false;
   }
-  std::ifstream in(path, std::ios::binary);
   std::string text;
   char buf[4096];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0)
-    text.append(buf, in.gcount());
-  if (!in.eof()) {
-    *error = absl::StrCat("cannot read suppressions file '", path, "'");
-    return false;
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) != 0) {
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      *error = absl::StrCat("cannot read suppressions file '", path,
+                            "': ", strerror(errno));
+      close(fd);
+      return false;
+    }
+    text.append(buf, n);
   }
+  close(fd);
   return Parse(text, path, error);
 }
 

@@ -708,8 +708,20 @@ def case_suppressions_errors(x):
     check_malformed(x, f"suppressions={missing}", None,
                     "missing suppressions file")
     r = x.prog("clean", f"suppressions={missing}")
-    c.check(f"cannot read suppressions file '{missing}'" in r.err,
-            "missing suppressions file: the line names the file", r)
+    c.check(f"cannot read suppressions file '{missing}': No such file or "
+            f"directory" in r.err, "missing suppressions file: the line "
+            "names the file and says it does not exist (errno text)", r)
+    # A directory and a FIFO (no writer: opening it must not wait) are not
+    # regular files.
+    fifo = os.path.join(x.tmp, "supp.fifo")
+    os.mkfifo(fifo)
+    for path, why in ((x.tmp, "not a regular file"),
+                      (fifo, "not a regular file")):
+        check_malformed(x, f"suppressions={path}", None, f"suppressions="
+                        f"{os.path.basename(path)}")
+        r = x.prog("clean", f"suppressions={path}")
+        c.check(f"cannot read suppressions file '{path}': {why}" in r.err,
+                f"suppressions={os.path.basename(path)}: '{why}'", r)
 
 
 def case_suppressions(x):
