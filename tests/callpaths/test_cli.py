@@ -14,9 +14,31 @@ after it.
 import argparse
 import os
 import re
+import resource
+import shutil
+import subprocess
 import sys
+import tempfile
 
-from callpaths_common import Checker, clean_env, run
+from callpaths_common import Checker, Run, clean_env, run
+
+
+def run_capped(cmd, timeout=20):
+    """`run` with the address space capped at 2 GiB and a short timeout
+    (returncode None when it ran out)."""
+    def cap():
+        limit = 2 << 30
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=clean_env(), preexec_fn=cap)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        return Run(list(cmd), proc.pid, proc.returncode, out, err)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        return Run(list(cmd), proc.pid, None, out, err)
 
 
 def lines(text):
@@ -87,6 +109,31 @@ def main(argv=None):
             f"`ownsan run -- {not_executable}` (not executable) exits 126")
     c.check(len(lines(r.err)) == 1 and not_executable in r.err,
             f"`ownsan run -- {not_executable}` prints one line naming it", r)
+
+    # Not regular files: `ownsan run` must fail at once as exec does (the
+    # same errno text and status as `env CMD`), not read /dev/zero until
+    # memory runs out (capped here at 2 GiB) nor wait on a FIFO's writer.
+    fifo_dir = tempfile.mkdtemp(prefix="ownsan-cli-")
+    fifo = os.path.join(fifo_dir, "fifo")
+    os.mkfifo(fifo)
+    os.chmod(fifo, 0o755)
+    for special in ("/dev/zero", fifo, fifo_dir):
+        env_run = run_capped(["/usr/bin/env", special])
+        r = run_capped([ownsan, "run", "--", special])
+        c.check(r.returncode is not None,
+                f"`ownsan run -- {special}` ends at once (no hang, no "
+                f"reading without end)", r)
+        c.check(r.returncode == env_run.returncode,
+                f"`ownsan run -- {special}` exits as `env {special}` does "
+                f"({env_run.returncode})", r)
+        reason = env_run.err.strip().rsplit(": ", 1)[-1]
+        c.check(len(lines(r.err)) == 1 and special in r.err and
+                r.err.strip().endswith(": " + reason),
+                f"`ownsan run -- {special}` prints one line naming it and "
+                f"the reason ({reason!r})", r)
+        c.equal(r.out, "", f"`ownsan run -- {special}` prints nothing on "
+                "stdout")
+    shutil.rmtree(fifo_dir)
 
     # --- --version and --help -----------------------------------------------
     r = run([ownsan, "--version"])

@@ -15,6 +15,8 @@
 //===----------------------------------------------------------------------===//
 
 #include <elf.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -23,10 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <string>
-#include <vector>
 #include <vector>
 
 namespace {
@@ -75,42 +74,62 @@ std::string FindRuntime(int major) {
   return "";
 }
 
-// The LLVM major a program links against, read from its ELF DT_NEEDED
-// entries (libLLVM-14.so.1, libLLVM.so.19.1), or 0 when it cannot tell
-// (a script, a program that loads libLLVM with dlopen, not ELF).
-int LinkedLLVMMajor(const std::string &program) {
-  std::ifstream in(program, std::ios::binary);
-  std::vector<char> data((std::istreambuf_iterator<char>(in)),
-                         std::istreambuf_iterator<char>());
-  if (data.size() < sizeof(Elf64_Ehdr) || memcmp(data.data(), ELFMAG, SELFMAG) ||
-      data[EI_CLASS] != ELFCLASS64)
-    return 0;
+// Reads `len` bytes at `off` of `fd` into `out`; false when the file is
+// shorter.
+bool ReadAt(int fd, uint64_t off, uint64_t len, void *out) {
+  char *p = static_cast<char *>(out);
+  while (len) {
+    ssize_t n = pread(fd, p, len, static_cast<off_t>(off));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    p += n;
+    off += n;
+    len -= n;
+  }
+  return true;
+}
+
+// LinkedLLVMMajor of the regular file `fd`, `size` bytes long.
+int LinkedLLVMMajorOfElf(int fd, uint64_t size) {
   auto in_bounds = [&](uint64_t off, uint64_t len) {
-    return off <= data.size() && len <= data.size() - off;
+    return off <= size && len <= size - off;
   };
   Elf64_Ehdr eh;
-  memcpy(&eh, data.data(), sizeof eh);
-  if (!in_bounds(eh.e_shoff, uint64_t(eh.e_shnum) * sizeof(Elf64_Shdr)))
+  if (!ReadAt(fd, 0, sizeof eh, &eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+      eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+      eh.e_shentsize != sizeof(Elf64_Shdr) ||
+      !in_bounds(eh.e_shoff, uint64_t(eh.e_shnum) * sizeof(Elf64_Shdr)))
     return 0;
   std::vector<Elf64_Shdr> sh(eh.e_shnum);
-  if (eh.e_shnum)
-    memcpy(sh.data(), data.data() + eh.e_shoff, eh.e_shnum * sizeof(Elf64_Shdr));
+  if (eh.e_shnum &&
+      !ReadAt(fd, eh.e_shoff, eh.e_shnum * sizeof(Elf64_Shdr), sh.data()))
+    return 0;
+  // The dynamic section and its string table are small (a few KiB); a
+  // corrupt size is not believed.
+  const uint64_t kMaxSection = 16 << 20;
   for (const Elf64_Shdr &s : sh) {
     if (s.sh_type != SHT_DYNAMIC || s.sh_link >= sh.size())
       continue;
     const Elf64_Shdr &strs = sh[s.sh_link];
     if (!in_bounds(s.sh_offset, s.sh_size) ||
-        !in_bounds(strs.sh_offset, strs.sh_size))
+        !in_bounds(strs.sh_offset, strs.sh_size) || s.sh_size > kMaxSection ||
+        strs.sh_size > kMaxSection)
+      return 0;
+    std::vector<char> dyn(s.sh_size), str(strs.sh_size);
+    if (!ReadAt(fd, s.sh_offset, s.sh_size, dyn.data()) ||
+        !ReadAt(fd, strs.sh_offset, strs.sh_size, str.data()))
       return 0;
     for (uint64_t off = 0; off + sizeof(Elf64_Dyn) <= s.sh_size;
          off += sizeof(Elf64_Dyn)) {
       Elf64_Dyn d;
-      memcpy(&d, data.data() + s.sh_offset + off, sizeof d);
+      memcpy(&d, dyn.data() + off, sizeof d);
       if (d.d_tag != DT_NEEDED || d.d_un.d_val >= strs.sh_size)
         continue;
-      std::string name(data.data() + strs.sh_offset + d.d_un.d_val,
-                       strnlen(data.data() + strs.sh_offset + d.d_un.d_val,
-                               strs.sh_size - d.d_un.d_val));
+      std::string name(
+          str.data() + d.d_un.d_val,
+          strnlen(str.data() + d.d_un.d_val, strs.sh_size - d.d_un.d_val));
       const char *rest = nullptr;
       if (name.rfind("libLLVM-", 0) == 0)
         rest = name.c_str() + 8;
@@ -121,6 +140,25 @@ int LinkedLLVMMajor(const std::string &program) {
     }
   }
   return 0;
+}
+
+// The LLVM major a program links against, read from its ELF DT_NEEDED
+// entries (libLLVM-14.so.1, libLLVM.so.19.1), or 0 when it cannot tell
+// (a script, a program that loads libLLVM with dlopen, not ELF). Only a
+// regular file is read, and only the headers and the dynamic section: a
+// device (/dev/zero) or a FIFO is left to execvp to refuse, as a shell
+// would.
+int LinkedLLVMMajor(const std::string &program) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer.
+  int fd = open(program.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
+    return 0;
+  struct stat st;
+  int major = 0;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+    major = LinkedLLVMMajorOfElf(fd, static_cast<uint64_t>(st.st_size));
+  close(fd);
+  return major;
 }
 
 // The file execvp would run for `cmd`.
