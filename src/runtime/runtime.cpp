@@ -2316,6 +2316,26 @@ void Runtime::WriteOut(const std::string &text) {
   }
 }
 
+namespace {
+// A live object the program was handed and has to dispose itself.
+bool CallerMustDispose(const ObjectRecord *r) {
+  bool owned =
+      (r->kind == ObjectKind::Context && !r->is_global_context &&
+       r->created_by == kFn_LLVMContextCreate) ||
+      r->kind == ObjectKind::Builder || r->kind == ObjectKind::MemoryBuffer ||
+      r->kind == ObjectKind::Opaque || r->kind == ObjectKind::Message ||
+      r->kind == ObjectKind::ErrorMessage ||
+      // a module is owned by the caller (a live context would
+      // dispose it, but only if the context is disposed)
+      r->kind == ObjectKind::Module;
+  if (!owned || r->created_by == kNoFn || r->owned_by_other)
+    return false;
+  // An object owned by another live object (an iterator of a binary) is
+  // that object's to free.
+  return !(r->kind == ObjectKind::Opaque && r->parent);
+}
+} // namespace
+
 void Runtime::ReportLeaks(std::string *out, size_t *leaked) {
   // Owned objects still alive: grouped by creating call and stack.
   struct Group {
@@ -2331,21 +2351,7 @@ void Runtime::ReportLeaks(std::string *out, size_t *leaked) {
   {
     MutexLock lock(&mu_);
     graph_.ForEachLive([&](ObjectRecord *r) {
-      bool owned = (r->kind == ObjectKind::Context && !r->is_global_context &&
-                    r->created_by == kFn_LLVMContextCreate) ||
-                   r->kind == ObjectKind::Builder ||
-                   r->kind == ObjectKind::MemoryBuffer ||
-                   r->kind == ObjectKind::Opaque ||
-                   r->kind == ObjectKind::Message ||
-                   r->kind == ObjectKind::ErrorMessage ||
-                   // a module is owned by the caller (a live context would
-                   // dispose it, but only if the context is disposed)
-                   r->kind == ObjectKind::Module;
-      if (!owned || r->created_by == kNoFn || r->owned_by_other)
-        return;
-      // An object owned by another live object (an iterator of a binary)
-      // is that object's to free.
-      if (r->kind == ObjectKind::Opaque && r->parent)
+      if (!CallerMustDispose(r) || inherited_.contains(r))
         return;
       auto [it, inserted] =
           index.try_emplace({r->created_by, r->create_stack}, groups.size());
@@ -2527,6 +2533,14 @@ void Runtime::AfterForkInChild() ABSL_NO_THREAD_SAFETY_ANALYSIS {
   new (&mu_) Mutex;
   new (&quarantine_mu_) Mutex;
   new (&report_mu_) Mutex;
+  // What the parent made before the fork is the parent's to dispose (and to
+  // report): a child that exits reports only the objects it made itself.
+  inherited_.clear();
+  if (flags_.report_leaks)
+    graph_.ForEachLive([this](ObjectRecord *r) {
+      if (CallerMustDispose(r))
+        inherited_.insert(r);
+    });
   // The child is a new process: its own problems, its own log file.
   problems_.clear();
   problem_index_.clear();

@@ -250,6 +250,9 @@ private:
   /// Block/instruction record -> builders positioned at it.
   absl::flat_hash_map<ObjectRecord *, absl::flat_hash_set<ObjectRecord *>>
       positioned_at_ ABSL_GUARDED_BY(mu_);
+  /// In a fork() child with report_leaks: the objects to dispose that the
+  /// parent had made, not leaks of this process.
+  absl::flat_hash_set<const ObjectRecord *> inherited_ ABSL_GUARDED_BY(mu_);
   /// Per function: does it insert at a builder's position (LLVMBuild*...)?
   std::vector<bool> uses_insertion_point_;
   /// Per function: the arguments that take no part in the context checks

@@ -21,6 +21,12 @@ Cases:
                LLVM-C call on at the moment of the fork: no context-race
                (that thread does not exist in the child), the seeded bug
                reported.
+  leaks        report_leaks=1 with children that exit(): a child reports
+               only the objects it made itself and never disposed (one
+               module, made by child_leaky_make, exit status 1), not the
+               parent's context, module and builder it inherited; a child
+               that leaks nothing of its own exits 0 with no report; the
+               parent, which disposes its objects, reports nothing.
   exec         the preload reaches processes started by the program:
                posix_spawn() of `fork bug_only` from a multi-threaded
                parent, and `ownsan run -- sh -c 'fork bug_only; ...'`: the
@@ -44,6 +50,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "threads"))
 from rel_common import (case_main, clean_env, ownsan_lines,  # noqa: E402
                         parse_reports, run, sanitizer_errors)
+sys.path.insert(0, os.path.join(HERE, "..", "options"))
+from options_common import FormatError, parse_leak_reports  # noqa: E402
 
 CHILD_RE = re.compile(r"^fork: child (\d+) pid (\d+) (?:status (-?\d+)|"
                       r"(timeout))$", re.M)
@@ -175,6 +183,53 @@ def case_claimed(c, a):
     c.equal([x.kind for x in parse_reports(r.err) if x.kind ==
              "context-race"], [], "claimed: no context-race in the child "
             "(the claiming thread does not exist there)", r)
+
+
+def case_leaks(c, a):
+    r = ownsan(a, [a.program, "leaks"], options="report_leaks=1")
+    c.check(not r.timed_out and r.returncode == 0 and
+            "fork: parent done" in r.out,
+            "leaks: the parent finishes normally and exits 0", r)
+    kids = {int(m[1]): (int(m[2]), m[3]) for m in CHILD_RE.finditer(r.out)}
+    c.equal(sorted(kids), [0, 1], "leaks: two children waited for", r)
+    try:
+        leaks = {lr.pid: lr for lr in parse_leak_reports(r.err)}
+    except FormatError as e:
+        c.check(False, f"leaks: the leak reports follow the format ({e})", r)
+        leaks = {}
+    c.check(r.pid not in leaks, "leaks: no leak report from the parent", r)
+    subj = subjects(r.err)
+    for k, (pid, status) in sorted(kids.items()):
+        st = int(status) if status is not None else None
+        what = f"leaks: child {k} (pid {pid})"
+        if k == 1:
+            c.check(st is not None and os.WIFEXITED(st) and
+                    os.WEXITSTATUS(st) == 0, f"{what}, which made nothing "
+                    f"it kept, exits 0 (wait status {st})", r)
+            c.check(pid not in leaks, f"{what}: no leak report (the "
+                    "parent's objects are not its leaks)", r)
+            continue
+        c.check(st is not None and os.WIFEXITED(st) and
+                os.WEXITSTATUS(st) == 1, f"{what}: exit status 1 "
+                f"(exitcode) for its own leak (wait status {st})", r)
+        lr = leaks.get(pid)
+        if not c.check(lr is not None, f"{what}: a leak report from the "
+                       "child's pid", r):
+            continue
+        c.equal([(g.count, g.handle_type, g.fn) for g in lr.groups],
+                [(1, "LLVMModuleRef", "LLVMModuleCreateWithNameInContext")],
+                f"{what}: exactly one leaked object, its own module (not "
+                "the parent's context, module and builder)", r)
+        leaked = subj.get(pid, {}).get("leaked")
+        g = lr.groups[0] if lr.groups else None
+        c.check(g is not None and leaked is not None and
+                int(g.example, 16) == leaked, f"{what}: the leaked module is "
+                f"the one the child made ({leaked and hex(leaked)})", r)
+        c.check(g is not None and g.frames and
+                g.frames[0].function == "child_leaky_make",
+                f"{what}: created in child_leaky_make", r)
+        c.equal((lr.leaked, lr.sites), (1, 1), f"{what}: 'SUMMARY: OwnSan: "
+                "1 leaked object(s) from 1 allocation site(s)'", r)
 
 
 def case_exec(c, a):

@@ -25,6 +25,14 @@
  *                 main thread forks. The child uses that same context: the
  *                 worker does not exist there, so no context-race may be
  *                 reported; then the seeded bug must be.
+ *   leaks         For OWNSAN_OPTIONS=report_leaks=1. The parent makes a
+ *                 context, a module "parent" and a builder, then forks two
+ *                 children one after the other; both use the inherited
+ *                 objects and leave them to the parent. Child 0 also makes a
+ *                 module of its own (child_leaky_make) and never disposes
+ *                 it ("fork: PID leaked = 0x..." on stderr); child 1 leaks
+ *                 nothing. Both end with exit(0). The parent disposes
+ *                 everything it made.
  *   bug_only      No fork: just the seeded use-after-free (for exec'ed and
  *                 spawned children).
  *   spawn PROG [ARGS...]
@@ -306,6 +314,46 @@ static int mode_claimed(void) {
   return 0;
 }
 
+/*===-- leaks -------------------------------------------------------------===*/
+
+STEP static LLVMModuleRef child_leaky_make(LLVMContextRef ctx) {
+  return LLVMModuleCreateWithNameInContext("child_leak", ctx);
+}
+
+static int mode_leaks(void) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef parent_module =
+      LLVMModuleCreateWithNameInContext("parent", ctx);
+  LLVMBuilderRef parent_builder = LLVMCreateBuilderInContext(ctx);
+  for (int k = 0; k < 2; ++k) {
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+      die("fork");
+    if (pid == 0) {
+      size_t len = 0;
+      if (!LLVMGetModuleIdentifier(parent_module, &len) || len != 6)
+        die("inherited module");
+      LLVMModuleRef own = LLVMModuleCreateWithNameInContext("child_own", ctx);
+      LLVMDisposeModule(own);
+      if (k == 0)
+        fprintf(stderr, "fork: %d leaked = %p\n", (int)getpid(),
+                (void *)child_leaky_make(ctx));
+      printf("fork: child %d ok\n", k);
+      exit(0);
+    }
+    int status = 0;
+    if (!wait_child(pid, 30, &status))
+      printf("fork: child %d pid %d timeout\n", k, (int)pid);
+    else
+      printf("fork: child %d pid %d status %d\n", k, (int)pid, status);
+  }
+  LLVMDisposeBuilder(parent_builder);
+  LLVMDisposeModule(parent_module);
+  LLVMContextDispose(ctx);
+  return 0;
+}
+
 /*===-- spawn -------------------------------------------------------------===*/
 
 static int mode_spawn(char **argv) {
@@ -329,7 +377,8 @@ static int mode_spawn(char **argv) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: fork bug|clean|single|from_thread|claimed|bug_only|"
+    fprintf(stderr, "usage: fork bug|clean|single|from_thread|claimed|leaks|"
+                    "bug_only|"
                     "spawn [N | PROG ARGS...]\n");
     return 2;
   }
@@ -363,6 +412,11 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(mode, "claimed")) {
     int rc = mode_claimed();
+    printf("fork: parent done\n");
+    return rc;
+  }
+  if (!strcmp(mode, "leaks")) {
+    int rc = mode_leaks();
     printf("fork: parent done\n");
     return rc;
   }
