@@ -199,15 +199,20 @@ std::string TestName() {
 }
 
 // Stable across processes and address layouts: kind, function and the
-// source locations (or module and function) of the frames of the use and
-// free stacks.
+// source locations (file:line:function, or without debug info module file
+// name:offset:function) of the frames of the use and free stacks. Without
+// the offset, two call sites in one function would be one problem.
 std::string ProblemId(const ResolvedReport &r) {
   std::string key = absl::StrCat(r.kind_name, "|", r.function, "|");
   auto add_stack = [&key](const ResolvedStack &s) {
     for (const ResolvedFrame &f : s) {
+      if (!f.file.empty()) {
+        absl::StrAppend(&key, f.file, ":", f.line, ":", f.function, ";");
+        continue;
+      }
       std::string module = f.module.substr(f.module.rfind('/') + 1);
-      absl::StrAppend(&key, f.file.empty() ? module : f.file, ":",
-                      f.file.empty() ? 0 : f.line, ":", f.function, ";");
+      absl::StrAppend(&key, module, ":0x", absl::Hex(f.offset), ":", f.function,
+                      ";");
     }
     key += "|";
   };

@@ -1,0 +1,226 @@
+#!/usr/bin/python3
+"""The runtime's reports through every output, for tests/report/report_prog.c.
+
+    check_runtime_reports.py --case CASE --ownsan OWNSAN --program REPORT_PROG
+
+Cases:
+  problem_ids  `report_prog two_sites` (no debug info): the two use-after-
+               frees of use_twice are two problems with two problem ids in
+               the JSON reports and the exit summary, the ids are the same
+               in a second run (module offsets, not addresses), and `ownsan
+               report` keeps them apart (two SARIF results, two JUnit
+               failures).
+  names        `report_prog names`: a function and a module whose names hold
+               a forged report line, terminal escapes, bytes that are not
+               UTF-8 and HTML. The text report has one ERROR and one SUMMARY
+               line, no escape byte and no invalid UTF-8, and shows the names
+               escaped (\\n, \\x1b, \\xff, \\u009b); every JSON line is valid
+               UTF-8 JSON whose label is that same escaped text; `ownsan
+               report`'s terminal summary, SARIF, JUnit and HTML carry it
+               with no control character, and the HTML has the markup
+               escaped.
+
+Prints one PASS/FAIL line per check and "N passed, M failed".
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "options"))
+from options_common import (Checker, clean_env, run,  # noqa: E402
+                            run_ownsan_report)
+
+ERROR_LINE = re.compile(rb"^==(\d+)==ERROR: OwnSan: ", re.M)
+SUMMARY_LINE = re.compile(rb"^SUMMARY: OwnSan: (?!\d+ distinct problem)", re.M)
+
+# What report_prog's names look like in a report: C escapes for control
+# characters and bytes that are not UTF-8, valid UTF-8 kept.
+FUNCTION_SHOWN = (
+    "f\\n==42==ERROR: OwnSan: use-after-free on LLVMValueRef 0x1 (forged)\\n"
+    "SUMMARY: OwnSan: forged\\x1b[31mred\\x1b]0;title\\x07\\u009b"
+    "\\xff\\xfe\\xe2\\x82 caf\u00e9 <script>alert(1)</script>")
+MODULE_SHOWN = "m\\r\\n==42==ERROR: OwnSan: forged module\\x1b[2J\\xff</td>&amp;"
+LABEL = f'function @{FUNCTION_SHOWN} in module "{MODULE_SHOWN}"'
+
+
+def ownsan_run(a, mode, options):
+    """`ownsan run -- REPORT_PROG MODE` (a Run, text decoded)."""
+    return run([a.ownsan, "run", "--", a.program, mode],
+               env=clean_env(OWNSAN_OPTIONS=options))
+
+
+def raw_run(a, mode, options):
+    """stdout and stderr as bytes (Run decodes with errors='replace')."""
+    p = subprocess.run([a.ownsan, "run", "--", a.program, mode],
+                       env=clean_env(OWNSAN_OPTIONS=options),
+                       stdin=subprocess.DEVNULL, capture_output=True,
+                       timeout=300)
+    return p
+
+
+def json_objects(c, data, what):
+    """Every line of `data` (bytes) decoded as strict UTF-8 and parsed."""
+    objs, bad = [], []
+    for line in data.splitlines():
+        try:
+            objs.append(json.loads(line.decode("utf-8")))
+        except ValueError as e:  # UnicodeDecodeError is a ValueError
+            bad.append(f"{e}: {line[:80]!r}")
+    c.equal(bad, [], f"{what}: every line is valid UTF-8 and one JSON "
+            "object")
+    return objs
+
+
+def log_bytes(d):
+    out = b""
+    for name in sorted(os.listdir(d)):
+        with open(os.path.join(d, name), "rb") as f:
+            out += f.read()
+    return out
+
+
+def case_problem_ids(c, a):
+    ids_by_run = []
+    for attempt in (1, 2):
+        d = tempfile.mkdtemp(prefix="ownsan-ids-")
+        r = ownsan_run(a, "two_sites", "halt_on_error=0:report_format=json:"
+                       f"log_path={d}/ownsan")
+        c.equal(r.returncode, 1, f"run {attempt}: exit status 1", r)
+        c.check("use_twice: done (NULL)" in r.out, f"run {attempt}: both "
+                "calls were made (and skipped)", r)
+        objs = json_objects(c, log_bytes(d), f"run {attempt}: the JSON log")
+        reps = [o for o in objs if "ownsan_report" in o]
+        sums = [o for o in objs if "ownsan_summary" in o]
+        c.equal(len(reps), 2, f"run {attempt}: two reports", r)
+        frames = [rep["use"]["stack"][0] for rep in reps
+                  if rep["use"]["stack"]]
+        c.check(len(frames) == 2 and
+                all(f["file"] is None and f["function"] == "use_twice"
+                    for f in frames) and frames[0]["pc"] != frames[1]["pc"],
+                f"run {attempt}: (no debug info: both use stacks start in "
+                f"use_twice, at two different pcs)", r)
+        ids = [rep["problem_id"] for rep in reps]
+        c.check(len(set(ids)) == 2, f"run {attempt}: two problem ids "
+                f"({ids})", r)
+        c.check(len(sums) == 1 and
+                sorted(p["problem_id"] for p in sums[0]["problems"]) ==
+                sorted(ids), f"run {attempt}: the exit summary lists the "
+                "same two ids", r)
+        ids_by_run.append(sorted(ids))
+        if attempt == 2:
+            out = tempfile.mkdtemp(prefix="ownsan-ids-report-")
+            rr, results, cases, pages = run_ownsan_report(c, a.ownsan, d,
+                                                          out)
+            c.equal(rr.returncode, 1, "ownsan report: exit 1 (problems)",
+                    rr)
+            c.equal(len(results), 2, "ownsan report: two SARIF results "
+                    "(the problems are not merged)", rr)
+            failures = [tc for tc in cases if tc.find("failure") is not None]
+            c.equal(len(failures), 2, "ownsan report: two JUnit failures",
+                    rr)
+            c.check(re.search(r"\b2 distinct problems in 2 reports", rr.out),
+                    "ownsan report: '2 distinct problems in 2 reports'", rr)
+    c.equal(ids_by_run[0], ids_by_run[1], "the ids are the same in both runs "
+            "(module offsets, not addresses)")
+
+
+def check_text(c, err, what):
+    """`err`: bytes of a text report on stderr."""
+    try:
+        text = err.decode("utf-8")
+        c.check(True, f"{what}: valid UTF-8")
+    except UnicodeDecodeError as e:
+        c.check(False, f"{what}: valid UTF-8 ({e})", err)
+        text = err.decode("utf-8", errors="replace")
+    c.equal(len(ERROR_LINE.findall(err)), 1, f"{what}: one ==PID==ERROR "
+            "line (no forged one)", text)
+    c.equal(len(SUMMARY_LINE.findall(err)), 1, f"{what}: one report "
+            "SUMMARY line (no forged one)", text)
+    c.check(b"\x1b" not in err and b"\x07" not in err and
+            "\u009b" not in text and b"\r" not in err,
+            f"{what}: no ESC, BEL, CSI or CR byte", text)
+    c.check(f"({LABEL})" in text, f"{what}: the header names the object "
+            "with its names escaped", text)
+
+
+def check_no_controls(c, text, what, allow="\n"):
+    bad = sorted({ch for ch in text if (ord(ch) < 0x20 or 0x7f <= ord(ch) <=
+                                        0x9f) and ch not in allow})
+    c.equal(bad, [], f"{what}: no control characters", None)
+
+
+def case_names(c, a):
+    p = raw_run(a, "names", "halt_on_error=0")
+    c.equal(p.returncode, 1, "text: exit status 1 (one problem)", p.stderr)
+    check_text(c, p.stderr, "text report")
+
+    d = tempfile.mkdtemp(prefix="ownsan-names-")
+    p = raw_run(a, "names", f"halt_on_error=0:report_format=json:"
+                f"log_path={d}/ownsan")
+    c.equal(p.returncode, 1, "json: exit status 1", p.stderr)
+    objs = json_objects(c, log_bytes(d), "json log")
+    reps = [o for o in objs if "ownsan_report" in o]
+    if c.equal(len(reps), 1, "json: one report"):
+        rep = reps[0]
+        c.equal(rep["object"]["label"], LABEL, "json: the label is the "
+                "escaped text, as in the text report")
+        c.equal([link["label"] for link in rep["chain"]][-2:],
+                [f'module "{MODULE_SHOWN}"', f"function @{FUNCTION_SHOWN}"],
+                "json: the chain carries the escaped names")
+        check_text(c, rep["text"].encode("utf-8"), "json: the text field")
+
+    out = tempfile.mkdtemp(prefix="ownsan-names-report-")
+    rr, results, cases, pages = run_ownsan_report(c, a.ownsan, d, out)
+    c.equal(rr.returncode, 1, "ownsan report: exit 1", rr)
+    check_no_controls(c, rr.out, "ownsan report terminal summary")
+    c.check(FUNCTION_SHOWN in rr.out and not
+            re.search(r"^==42==", rr.out, re.M),
+            "ownsan report terminal summary: the escaped name, no forged "
+            "line", rr)
+    msgs = [res.get("message", {}).get("text", "") for res in results]
+    c.check(len(msgs) == 1 and FUNCTION_SHOWN in msgs[0] and
+            MODULE_SHOWN in msgs[0], "SARIF: the result's message names the "
+            "escaped function and module", rr)
+    check_no_controls(c, json.dumps(results, ensure_ascii=False), "SARIF")
+    with open(os.path.join(out, "ownsan-junit.xml"), encoding="utf-8") as f:
+        junit = f.read()
+    check_no_controls(c, junit, "JUnit", allow="\n")
+    case_text = ("".join(cases[0].itertext()) +
+                 " ".join(cases[0].attrib.values())) if cases else ""
+    c.check(len(cases) == 1 and FUNCTION_SHOWN in case_text,
+            "JUnit: the test case carries the escaped name", junit)
+    html_text = ""
+    for name in pages:
+        with open(os.path.join(out, "html", name), encoding="utf-8") as f:
+            html_text += f.read()
+    c.check(pages and "<script>alert(1)" not in html_text and
+            "</td>&amp;" not in html_text.replace("&lt;/td&gt;&amp;amp;", ""),
+            "HTML: the names' markup is not markup", rr)
+    c.check("&lt;script&gt;alert(1)&lt;/script&gt;" in html_text and
+            "&lt;/td&gt;&amp;amp;" in html_text,
+            "HTML: the names appear HTML-escaped", rr)
+    check_no_controls(c, html_text, "HTML")
+
+
+CASES = {"problem_ids": case_problem_ids, "names": case_names}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--case", required=True, choices=sorted(CASES))
+    p.add_argument("--ownsan", required=True)
+    p.add_argument("--program", required=True)
+    a = p.parse_args()
+    c = Checker(f"runtime reports: {a.case}")
+    CASES[a.case](c, a)
+    return c.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
