@@ -69,8 +69,8 @@ ResolvedStack ResolveStack(StackId id, const ReportContext &ctx) {
     PythonFrame pf = GetPythonFrame(f);
     ResolvedFrame rf;
     rf.python = true;
-    rf.function = pf.function;
-    rf.file = pf.file;
+    rf.function = PrintableText(pf.function);
+    rf.file = PrintableText(pf.file);
     rf.line = pf.line;
     out.push_back(std::move(rf));
   }
@@ -83,11 +83,11 @@ ResolvedStack ResolveStack(StackId id, const ReportContext &ctx) {
     if (f.module.empty())
       continue;
     ResolvedFrame rf;
-    rf.function = f.function;
-    rf.file = f.file;
+    rf.function = PrintableText(f.function);
+    rf.file = PrintableText(f.file);
     rf.line = f.line;
     rf.column = f.column;
-    rf.module = f.module;
+    rf.module = PrintableText(f.module);
     rf.pc = f.pc;
     rf.offset = f.offset;
     out.push_back(std::move(rf));
@@ -165,7 +165,9 @@ ResolvedEvent ResolveFree(const ObjectRecord *obj, const ReportContext &ctx,
     }
   } else if (by) {
     e.during = absl::StrCat(
-        by, !*ev->detail ? "" : absl::StrCat("(\"", ev->detail, "\")"));
+        by, !*ev->detail
+                ? ""
+                : absl::StrCat("(\"", PrintableText(ev->detail), "\")"));
     absl::StrAppend(&line, " during ", e.during, " on thread ",
                     ThreadName(ev->thread), ", by LLVM itself");
   } else {
@@ -271,9 +273,94 @@ void AppendJsonEvent(std::string *out, const ResolvedEvent &e, bool is_free) {
 
 } // namespace
 
+namespace {
+
+// The length of the valid UTF-8 sequence at s[i] and its code point in
+// *cp; 0 for a byte that starts none (stray continuation bytes, overlong
+// forms, surrogates, beyond U+10FFFF, cut short).
+size_t Utf8SequenceAt(absl::string_view s, size_t i, uint32_t *cp) {
+  unsigned char c = s[i];
+  if (c < 0x80) {
+    *cp = c;
+    return 1;
+  }
+  size_t n;
+  uint32_t min;
+  if ((c & 0xe0) == 0xc0) {
+    n = 2, *cp = c & 0x1f, min = 0x80;
+  } else if ((c & 0xf0) == 0xe0) {
+    n = 3, *cp = c & 0x0f, min = 0x800;
+  } else if ((c & 0xf8) == 0xf0) {
+    n = 4, *cp = c & 0x07, min = 0x10000;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size())
+    return 0;
+  for (size_t k = 1; k < n; ++k) {
+    unsigned char cc = s[i + k];
+    if ((cc & 0xc0) != 0x80)
+      return 0;
+    *cp = (*cp << 6) | (cc & 0x3f);
+  }
+  if (*cp < min || *cp > 0x10ffff || (*cp >= 0xd800 && *cp <= 0xdfff))
+    return 0;
+  return n;
+}
+
+} // namespace
+
+std::string PrintableText(absl::string_view s) {
+  bool plain = true;
+  for (unsigned char c : s)
+    plain &= c >= 0x20 && c < 0x7f && c != '\\';
+  if (plain)
+    return std::string(s);
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    uint32_t cp = 0;
+    size_t n = Utf8SequenceAt(s, i, &cp);
+    if (n == 0) {
+      absl::StrAppend(
+          &out, "\\x",
+          absl::Hex(static_cast<unsigned char>(s[i]), absl::kZeroPad2));
+      ++i;
+      continue;
+    }
+    if (cp == '\\')
+      out += "\\\\";
+    else if (cp == '\n')
+      out += "\\n";
+    else if (cp == '\t')
+      out += "\\t";
+    else if (cp == '\r')
+      out += "\\r";
+    else if (cp < 0x20 || cp == 0x7f)
+      absl::StrAppend(&out, "\\x", absl::Hex(cp, absl::kZeroPad2));
+    else if (cp >= 0x80 && cp <= 0x9f) // C1 controls (0x9b: CSI)
+      absl::StrAppend(&out, "\\u", absl::Hex(cp, absl::kZeroPad4));
+    else
+      out.append(s.data() + i, n);
+    i += n;
+  }
+  return out;
+}
+
 std::string JsonEscape(const std::string &s) {
   std::string out = "\"";
-  for (unsigned char c : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = s[i];
+    if (c >= 0x80) {
+      uint32_t cp = 0;
+      size_t n = Utf8SequenceAt(s, i, &cp);
+      if (n == 0) {
+        out += "\xef\xbf\xbd"; // U+FFFD REPLACEMENT CHARACTER
+      } else {
+        out.append(s, i, n);
+        i += n - 1;
+      }
+      continue;
+    }
     switch (c) {
     case '"':
       out += "\\\"";
@@ -291,7 +378,7 @@ std::string JsonEscape(const std::string &s) {
       out += "\\r";
       break;
     default:
-      if (c < 0x20)
+      if (c < 0x20 || c == 0x7f)
         absl::StrAppend(&out, absl::StrFormat("\\u%04x", c));
       else
         out += static_cast<char>(c);
@@ -329,7 +416,7 @@ ResolvedReport Resolve(const ErrorReport &rep, const ReportContext &ctx) {
   r.function = ctx.fn_name(rep.fn);
   r.argument = rep.arg + 1;
   r.thread = rep.thread;
-  r.test = TestName();
+  r.test = PrintableText(TestName());
   r.use = ResolveStack(rep.use_stack, ctx);
 
   if (rep.kind == ErrorKind::DanglingInsertionPoint && rep.related) {

@@ -23,6 +23,7 @@
 #include "report/stack_depot.h"
 
 #include "absl/functional/function_ref.h"
+#include "absl/strings/string_view.h"
 
 #include <string>
 #include <vector>
@@ -103,7 +104,15 @@ void AppendJsonStack(std::string *out, const ResolvedStack &s);
 std::string RenderText(const ResolvedReport &r);
 /// One line of JSON (no trailing newline), see docs/reports.md.
 std::string RenderJson(const ResolvedReport &r);
+/// A JSON string literal of `s`; always valid UTF-8: a byte that is not
+/// part of a valid UTF-8 sequence becomes U+FFFD.
 std::string JsonEscape(const std::string &s);
+/// `s` (a name or path from the program) safe to print as part of a report
+/// line: valid UTF-8 is kept, but control characters (C0, DEL, C1) become
+/// `\n`, `\t`, `\r`, `\xNN` or `\uNNNN`, other bytes that are not valid
+/// UTF-8 `\xNN`, and a backslash `\\`. So no name can start a line of its
+/// own (a forged `==PID==ERROR:`) or send a terminal escape sequence.
+std::string PrintableText(absl::string_view s);
 
 /// The full label: `instruction %sum in block %entry of function @foo in
 /// module "m"` (walks the parent chain up to the module).

@@ -2110,6 +2110,10 @@ std::string Runtime::ShortLabel(const ObjectRecord *r) {
   // they were when they died.
   if (r->state == ObjectState::Live && IsValueKind(r->kind))
     name = SnapshotName(r);
+  // A name is the program's bytes: escaped, so it cannot forge report lines
+  // or reach the terminal as an escape sequence (messages: CEscape below).
+  std::string raw_name = name;
+  name = PrintableText(name);
   std::string addr =
       absl::StrCat("0x", absl::Hex(reinterpret_cast<uintptr_t>(r->addr)));
   switch (r->kind) {
@@ -2139,7 +2143,7 @@ std::string Runtime::ShortLabel(const ObjectRecord *r) {
       return absl::StrCat("message ", addr, " (not NUL-terminated)");
     return absl::StrCat(r->kind == ObjectKind::ErrorMessage ? "error message "
                                                             : "message ",
-                        addr, " \"", absl::CEscape(name), "\"");
+                        addr, " \"", absl::CEscape(raw_name), "\"");
   default:
     return absl::StrCat(KindNoun(r->kind), " ", addr);
   }

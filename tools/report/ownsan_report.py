@@ -128,7 +128,7 @@ class PartlyMalformed(Exception):
 # --- small helpers -----------------------------------------------------------
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
-_CONTROL = re.compile("[\x00-\x1f\x7f]")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _XML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
