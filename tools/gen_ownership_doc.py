@@ -2,11 +2,11 @@
 """Generate docs/ownership.md from the ownership spec.
 
 One table, one row per entry of src/spec/ownership.spec: what the function
-does to ownership (in words, from its effects), the LLVM versions among 14,
-19 and 22 it applies to, and the entry's `# why (source)` comment. Rows are
-in spec order, under the spec's `# --- Section ---` headings. A second table
-lists the arguments exempt from the cross-context check (data_only effects),
-one row per argument.
+does to ownership (in words, from its effects), the LLVM versions among the
+supported ones (scripts/llvm-majors.txt) it applies to, and the entry's
+`# why (source)` comment. Rows are in spec order, under the spec's
+`# --- Section ---` headings. A second table lists the arguments exempt from
+the cross-context check (data_only effects), one row per argument.
 
 A version is listed when the entry's since=/until= range includes it AND the
 function is declared in that version's llvm-c headers
@@ -28,6 +28,7 @@ import sys
 from typing import Dict, List, Optional, Sequence, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check_spec_versions  # noqa: E402
 import gen_wrappers as gw  # noqa: E402
 
 REPO_ROOT = gw.REPO_ROOT
@@ -35,8 +36,10 @@ DEFAULT_SPEC = os.path.join(REPO_ROOT, "src", "spec", "ownership.spec")
 DEFAULT_OUT = os.path.join(REPO_ROOT, "docs", "ownership.md")
 DEFAULT_INCLUDE = "/usr/lib/llvm-{major}/include"
 
-# The versions the project tests (README, scripts/test.sh).
-MAJORS = (14, 19, 22)
+# The versions the project supports and tests (scripts/test.sh reads the
+# same file).
+MAJORS = tuple(check_spec_versions.read_majors(
+    check_spec_versions.DEFAULT_MAJORS))
 
 # Printed in the page and by --check; the path is repo-relative on purpose
 # so that the page does not depend on where the checkout lives.
@@ -504,8 +507,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         help="do not write: exit 1 with a diff if --out"
                         " differs, 77 if headers are missing")
     parser.add_argument("--include-dir", default=DEFAULT_INCLUDE,
-                        help="llvm-c include dir, {major} replaced by 14, 19"
-                        f" and 22 (default: {DEFAULT_INCLUDE})")
+                        help="llvm-c include dir, {major} replaced by each"
+                        f" supported major (default: {DEFAULT_INCLUDE})")
     parser.add_argument("--libclang", default=gw.DEFAULT_LIBCLANG,
                         help=f"libclang (default: {gw.DEFAULT_LIBCLANG})")
     args = parser.parse_args(argv)

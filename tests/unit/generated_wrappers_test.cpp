@@ -518,10 +518,10 @@ TEST(GeneratedClassification, KeyFunctionsFollowTheSpec) {
 
   EXPECT_EQ(field("LLVMDisposeModule", "effects"), "[free(0)]");
   EXPECT_EQ(field("LLVMDisposeModule", "args"), "[0:Module]");
-  if (kLLVMMajor >= 19) {
+  if (kLLVMMajor >= 15) {
     EXPECT_EQ(field("LLVMDeleteInstruction", "effects"), "[free_detached(0)]");
   } else {
-    // Not declared before 19 (spec: since=19), so not wrapped at all.
+    // Not declared before 15 (spec: since=15), so not wrapped at all.
     EXPECT_EQ(cls.count("LLVMDeleteInstruction"), 0u)
         << "LLVMDeleteInstruction is classified in LLVM " << kLLVMMajor;
   }

@@ -880,7 +880,7 @@ class RealLLVMEndToEndBase:
 
 
 class RealLLVM19Test(RealLLVMEndToEndBase, unittest.TestCase):
-    """LLVM 19: has LLVMDeleteInstruction (spec since=19)."""
+    """LLVM 19: has LLVMDeleteInstruction (spec since=15)."""
 
     MAJOR = 19
 
@@ -892,7 +892,7 @@ class RealLLVM19Test(RealLLVMEndToEndBase, unittest.TestCase):
 
 
 class RealLLVM14Test(RealLLVMEndToEndBase, unittest.TestCase):
-    """LLVM 14: the since=19 entry is skipped, not an error."""
+    """LLVM 14: the since=15 entry is skipped, not an error."""
 
     MAJOR = 14
 

@@ -1,0 +1,98 @@
+#!/usr/bin/python3
+"""Tests for tools/check_spec_versions.py: the range rule on made-up
+versions, and the majors file (no LLVM needed).
+
+Run from the repository root:
+    /usr/bin/python3 -m unittest tests/unit/test_check_spec_versions.py
+"""
+
+import os
+import sys
+import tempfile
+import unittest
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO_ROOT, "tools"))
+import check_spec_versions as csv  # noqa: E402
+import gen_wrappers as gw  # noqa: E402
+
+# Three supported majors; LLVMNew appears in 15, LLVMOld goes after 15,
+# LLVMHalf is declared everywhere but exported from 16 on.
+DECLARED = {14: {"LLVMOld", "LLVMAll", "LLVMHalf"},
+            15: {"LLVMOld", "LLVMNew", "LLVMAll", "LLVMHalf"},
+            16: {"LLVMNew", "LLVMAll", "LLVMHalf"}}
+EXPORTED = {14: {"LLVMOld", "LLVMAll"},
+            15: {"LLVMOld", "LLVMNew", "LLVMAll"},
+            16: {"LLVMNew", "LLVMAll", "LLVMHalf"}}
+
+
+def problems(spec_text):
+    entries = gw.parse_spec_text(spec_text, "test.spec")
+    return csv.range_problems(entries, DECLARED, EXPORTED)
+
+
+class RangeRule(unittest.TestCase):
+    def test_exact_ranges_pass(self):
+        self.assertEqual(problems(
+            "LLVMNew free(0) since=15\n"
+            "LLVMOld free(0) until=15\n"
+            "LLVMAll free(0)\n"
+            "LLVMHalf free(0) since=16\n"), [])
+
+    def test_since_too_high_leaves_a_present_version_out(self):
+        found = problems("LLVMNew free(0) since=16\n")
+        self.assertEqual(len(found), 1)
+        self.assertIn("test.spec:1: LLVMNew (since=16) excludes LLVM 15",
+                      found[0])
+
+    def test_until_too_low_leaves_a_present_version_out(self):
+        found = problems("LLVMOld free(0) until=14\n")
+        self.assertEqual(len(found), 1)
+        self.assertIn("LLVMOld (until=14) excludes LLVM 15", found[0])
+
+    def test_since_too_low_names_what_is_missing(self):
+        found = problems("LLVMNew free(0) since=14\n")
+        self.assertEqual(found, [
+            "test.spec:1: LLVMNew (since=14) applies to LLVM 14, which does"
+            " not declare or export it"])
+
+    def test_declared_but_not_exported_is_absent(self):
+        found = problems("LLVMHalf free(0) since=15\n")
+        self.assertEqual(found, [
+            "test.spec:1: LLVMHalf (since=15) applies to LLVM 15, which does"
+            " not export it"])
+
+    def test_no_range_must_be_everywhere(self):
+        found = problems("LLVMNew free(0)\n")
+        self.assertEqual(len(found), 1)
+        self.assertIn("LLVMNew (no since=/until=) applies to LLVM 14", found[0])
+
+
+class MajorsFile(unittest.TestCase):
+    def read(self, text):
+        with tempfile.NamedTemporaryFile("w", suffix=".txt",
+                                         delete=False) as f:
+            f.write(text)
+        self.addCleanup(os.unlink, f.name)
+        return csv.read_majors(f.name)
+
+    def test_comments_and_blank_lines(self):
+        self.assertEqual(self.read("# supported\n14\n\n19  # newest\n"),
+                         [14, 19])
+
+    def test_rejects_a_non_number(self):
+        with self.assertRaises(gw.GenError):
+            self.read("14\nnineteen\n")
+
+    def test_rejects_an_empty_list(self):
+        with self.assertRaises(gw.GenError):
+            self.read("# nothing\n")
+
+    def test_repository_list_is_sorted_without_repeats(self):
+        majors = csv.read_majors(csv.DEFAULT_MAJORS)
+        self.assertEqual(majors, sorted(set(majors)))
+
+
+if __name__ == "__main__":
+    unittest.main()
