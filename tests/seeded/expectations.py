@@ -22,6 +22,7 @@ BLOCK = r'block %entry of function @foo in module "m"'
 INSTRUCTION = r'instruction %sum in block %entry of function @foo in module "m"'
 CONTEXT = r"context {CONTEXT}"
 BUILDER = r"builder {SUBJECT}"
+PASS_MANAGER_BUILDER = r"pass manager builder {SUBJECT}"
 TYPE_I32 = r"type i32\b.*"  # the contract allows more after "type i32"
 
 # Ownership chains ("context 0x... -> module "m" -> ...").
@@ -272,5 +273,23 @@ EXPECTATIONS = {
         c=Stacks("use_block_name", "delete_the_bar_function", "make_entry_block"),
         python=Stacks("use_block_name", "delete_the_bar_function",
                       "make_entry_block"),
+    ),
+    # LLVM 14 to 16: the legacy pass manager builder belongs to no context.
+    "use_after_pass_manager_builder_dispose": Expectation(
+        kind="use-after-free",
+        handle_type="LLVMPassManagerBuilderRef",
+        call="LLVMPassManagerBuilderSetOptLevel",
+        arg=1,
+        label=PASS_MANAGER_BUILDER,
+        free_call="LLVMPassManagerBuilderDispose",
+        free_label=PASS_MANAGER_BUILDER,
+        because=None,
+        create_call="LLVMPassManagerBuilderCreate",
+        chain=PASS_MANAGER_BUILDER,
+        note=None,
+        c=Stacks("set_the_opt_level", "dispose_the_pass_manager_builder",
+                 "make_pass_manager_builder"),
+        python=Stacks("set_the_opt_level", "dispose_the_pass_manager_builder",
+                      "make_pass_manager_builder"),
     ),
 }

@@ -141,6 +141,7 @@ EXPECT = {
     "remark_next_arg": ("use-after-free", "LLVMRemarkArgGetValue", r"freed by LLVMRemarkEntryDispose", r"created by LLVMRemarkEntryGetNextArg"),
     "remark_arg_value": ("use-after-free", "LLVMRemarkStringGetData", r"freed by LLVMRemarkEntryDispose", r"created by LLVMRemarkArgGetValue"),
     "pass_manager_builder": ("double-free", "LLVMPassManagerBuilderDispose", r"freed by LLVMPassManagerBuilderDispose", r"created by LLVMPassManagerBuilderCreate"),
+    "pass_manager_builder_use": ("use-after-free", "LLVMPassManagerBuilderSetSizeLevel", r"freed by LLVMPassManagerBuilderDispose", r"on LLVMPassManagerBuilderRef (?s:.*)created by LLVMPassManagerBuilderCreate"),
     "mcjit_memory_manager": ("double-free", "LLVMDisposeMCJITMemoryManager", r"freed by LLVMDisposeMCJITMemoryManager", r"created by LLVMCreateSimpleMCJITMemoryManager"),
     "mcjit_owns_memory_manager": ("invalid-free", "LLVMDisposeMCJITMemoryManager", None, "owns it since LLVMCreateMCJITCompilerForModule"),
     "mcjit_failed_memory_manager": ("use-after-consume", "LLVMDisposeMCJITMemoryManager", r"consumed during LLVMCreateMCJITCompilerForModule", None),
@@ -349,7 +350,7 @@ COVERAGE = {
     "LLVMRemarkEntryGetNextArg": ["remark_next_arg"],
     "LLVMRemarkArgGetValue": ["remark_arg_value"],
     "LLVMPassManagerBuilderCreate": ["pass_manager_builder"],
-    "LLVMPassManagerBuilderDispose": ["pass_manager_builder"],
+    "LLVMPassManagerBuilderDispose": ["pass_manager_builder", "pass_manager_builder_use"],
     "LLVMCreateSimpleMCJITMemoryManager": ["mcjit_memory_manager"],
     "LLVMDisposeMCJITMemoryManager": ["mcjit_memory_manager", "mcjit_owns_memory_manager"],
     # ORC v2

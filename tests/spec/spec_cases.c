@@ -29,7 +29,7 @@
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <llvm/Config/llvm-config.h>
-#if LLVM_VERSION_MAJOR <= 14
+#if LLVM_VERSION_MAJOR <= 16
 #include <llvm-c/Transforms/PassManagerBuilder.h>
 #endif
 
@@ -286,7 +286,7 @@ CASE(instruction_erase) {
   return 0;
 }
 CASE(delete_instruction) {
-#if LLVM_VERSION_MAJOR >= 19
+#if LLVM_VERSION_MAJOR >= 15
   struct ir t = make_ir("m");
   if (!bad) { say("LLVMInstructionRemoveFromParent(%sum)"); LLVMInstructionRemoveFromParent(t.sum); }
   say("LLVMDeleteInstruction(%sum)");
@@ -1440,14 +1440,26 @@ CASE(remark_first_arg) { return remark_entry_case(bad, 4); }
 CASE(remark_next_arg) { return remark_entry_case(bad, 5); }
 CASE(remark_arg_value) { return remark_entry_case(bad, 6); }
 
-/* Legacy pass manager builder (LLVM 14 only). */
+/* Legacy pass manager builder (LLVM 14 to 16; removed in 17). */
 CASE(pass_manager_builder) {
-#if LLVM_VERSION_MAJOR <= 14
+#if LLVM_VERSION_MAJOR <= 16
   LLVMPassManagerBuilderRef pmb = LLVMPassManagerBuilderCreate();
   LLVMPassManagerBuilderSetOptLevel(pmb, 2);
   say("LLVMPassManagerBuilderDispose(builder)");
   LLVMPassManagerBuilderDispose(pmb);
   if (bad) { say("LLVMPassManagerBuilderDispose(builder) again"); LLVMPassManagerBuilderDispose(pmb); }
+  return 0;
+#else
+  (void)bad; return EXIT_NOT_AVAILABLE;
+#endif
+}
+CASE(pass_manager_builder_use) {
+#if LLVM_VERSION_MAJOR <= 16
+  LLVMPassManagerBuilderRef pmb = LLVMPassManagerBuilderCreate();
+  if (!bad) { say("LLVMPassManagerBuilderSetSizeLevel(builder, 1)"); LLVMPassManagerBuilderSetSizeLevel(pmb, 1); }
+  say("LLVMPassManagerBuilderDispose(builder)");
+  LLVMPassManagerBuilderDispose(pmb);
+  if (bad) { say("LLVMPassManagerBuilderSetSizeLevel(builder, 1) after dispose"); LLVMPassManagerBuilderSetSizeLevel(pmb, 1); }
   return 0;
 #else
   (void)bad; return EXIT_NOT_AVAILABLE;
@@ -1682,7 +1694,7 @@ static const struct entry kCases[] = {
   E(temp_global_variable_fwd_decl) E(remark_parser) E(remark_parser_bitstream)
   E(remark_entry) E(remark_pass_name) E(remark_remark_name)
   E(remark_function_name) E(remark_debug_loc) E(remark_first_arg)
-  E(remark_next_arg) E(remark_arg_value) E(pass_manager_builder)
+  E(remark_next_arg) E(remark_arg_value) E(pass_manager_builder) E(pass_manager_builder_use)
   E(mcjit_memory_manager) E(mcjit_owns_memory_manager)
   E(mcjit_failed_memory_manager)
 };

@@ -2,7 +2,8 @@
  *
  * Usage: seeded CASE [--fixed]
  *
- * Every case builds the same tiny module in a fresh context:
+ * Every case but the pass manager builder's builds the same tiny module in a
+ * fresh context:
  *
  *   ; module "m"
  *   define void @foo(i32 %x) {
@@ -29,7 +30,7 @@
  * A case that the LLVM version cannot express prints
  * "case not available in LLVM <major>" and exits 77.
  *
- * Build (N = 14 or 19):
+ * Build (N = 14, 15, 16, 19 or 22):
  *   cc -std=c11 -O0 -g -fno-omit-frame-pointer -Wall -Wextra \
  *      -I/usr/lib/llvm-N/include seeded.c -o seeded-llvmN \
  *      -L/usr/lib/llvm-N/lib -lLLVM-N -Wl,-rpath,/usr/lib/llvm-N/lib
@@ -38,6 +39,9 @@
 
 #include <llvm-c/Core.h>
 #include <llvm/Config/llvm-config.h>
+#if LLVM_VERSION_MAJOR <= 16
+#include <llvm-c/Transforms/PassManagerBuilder.h>
+#endif
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -214,7 +218,7 @@ STEP void delete_the_bar_function(LLVMValueRef fn) {
   LLVMDeleteFunction(fn);
 }
 
-#if LLVM_VERSION_MAJOR >= 19
+#if LLVM_VERSION_MAJOR >= 15
 STEP void delete_the_instruction(LLVMValueRef inst) {
   say(__func__, "LLVMDeleteInstruction(%%sum)");
   LLVMDeleteInstruction(inst);
@@ -444,13 +448,14 @@ STEP int case_double_dispose_builder(bool fixed) {
   return 0;
 }
 
-/* valgrind (19): nothing in LLVMDeleteInstruction itself (release builds skip
+/* LLVM 15 added LLVMDeleteInstruction.
+ * valgrind (19): nothing in LLVMDeleteInstruction itself (release builds skip
  * the "still linked" assertion); the damage shows later as invalid
  * reads/writes and an "Invalid free()" when LLVMDisposeModule walks %entry's
  * instruction list, which still links the freed %sum.
  * native: SIGSEGV in LLVMDisposeModule. */
 STEP int case_delete_attached_instruction(bool fixed) {
-#if LLVM_VERSION_MAJOR >= 19
+#if LLVM_VERSION_MAJOR >= 15
   struct foo f;
   build_foo(&f);
   dispose_the_builder(f.builder);
@@ -543,6 +548,45 @@ STEP int case_use_detached_block_after_function_delete(bool fixed) {
   return 0;
 }
 
+/*===-- The legacy pass manager builder (LLVM 14 to 16) -------------------===*/
+
+#if LLVM_VERSION_MAJOR <= 16
+STEP LLVMPassManagerBuilderRef make_pass_manager_builder(void) {
+  say(__func__, "LLVMPassManagerBuilderCreate()");
+  return LLVMPassManagerBuilderCreate();
+}
+
+STEP void dispose_the_pass_manager_builder(LLVMPassManagerBuilderRef pmb) {
+  say(__func__, "LLVMPassManagerBuilderDispose(pass manager builder)");
+  LLVMPassManagerBuilderDispose(pmb);
+}
+
+STEP void set_the_opt_level(LLVMPassManagerBuilderRef pmb) {
+  say(__func__, "LLVMPassManagerBuilderSetOptLevel(pass manager builder, 2)");
+  LLVMPassManagerBuilderSetOptLevel(pmb, 2);
+}
+#endif
+
+/* LLVM 14 to 16 (the legacy pass manager builder was removed in 17).
+ * native: the store lands in the freed PassManagerBuilder; the program exits
+ * 0 silently. */
+STEP int case_use_after_pass_manager_builder_dispose(bool fixed) {
+#if LLVM_VERSION_MAJOR <= 16
+  LLVMPassManagerBuilderRef pmb = make_pass_manager_builder();
+  note_handle("subject", pmb);
+  if (fixed)
+    set_the_opt_level(pmb);
+  dispose_the_pass_manager_builder(pmb);
+  if (!fixed)
+    set_the_opt_level(pmb); /* BUG: already disposed. */
+  return 0;
+#else
+  (void)fixed;
+  printf("case not available in LLVM %d\n", LLVM_VERSION_MAJOR);
+  return EXIT_CASE_NOT_AVAILABLE;
+#endif
+}
+
 static const struct {
   const char *name;
   int (*run)(bool fixed);
@@ -562,6 +606,8 @@ static const struct {
      case_use_reinserted_instruction_after_new_block_delete},
     {"use_detached_block_after_function_delete",
      case_use_detached_block_after_function_delete},
+    {"use_after_pass_manager_builder_dispose",
+     case_use_after_pass_manager_builder_dispose},
 };
 
 static int usage(const char *argv0) {

@@ -5,7 +5,7 @@ Usage: seeded.py CASE [--fixed]
 
 The Python twin of tests/seeded/c/seeded.c: the same cases, the same steps
 (one Python function each, named like the C function), the same stdout.
-Every case builds, in a fresh context:
+Every case but the pass manager builder's builds, in a fresh context:
 
     ; module "m"
     define void @foo(i32 %x) {
@@ -77,7 +77,11 @@ SIGNATURES = {
 }
 # Functions that only some LLVM versions export.
 OPTIONAL_SIGNATURES = {
-    "LLVMDeleteInstruction": (None, [Handle]),  # LLVM >= 19 (per our contract)
+    "LLVMDeleteInstruction": (None, [Handle]),  # LLVM >= 15
+    # The legacy pass manager builder: LLVM 14 to 16.
+    "LLVMPassManagerBuilderCreate": (Handle, []),
+    "LLVMPassManagerBuilderDispose": (None, [Handle]),
+    "LLVMPassManagerBuilderSetOptLevel": (None, [Handle, c_uint]),
     "LLVMGetVersion": (None, [POINTER(c_uint)] * 3),  # LLVM >= 16
 }
 
@@ -519,6 +523,37 @@ def case_use_detached_block_after_function_delete(fixed):
     return 0
 
 
+# --- The legacy pass manager builder (LLVM 14 to 16) ------------------------
+
+def make_pass_manager_builder():
+    say("LLVMPassManagerBuilderCreate()")
+    return llvm.LLVMPassManagerBuilderCreate()
+
+
+def dispose_the_pass_manager_builder(pmb):
+    say("LLVMPassManagerBuilderDispose(pass manager builder)")
+    llvm.LLVMPassManagerBuilderDispose(pmb)
+
+
+def set_the_opt_level(pmb):
+    say("LLVMPassManagerBuilderSetOptLevel(pass manager builder, 2)")
+    llvm.LLVMPassManagerBuilderSetOptLevel(pmb, 2)
+
+
+def case_use_after_pass_manager_builder_dispose(fixed):
+    if not llvm.has("LLVMPassManagerBuilderCreate"):
+        print(f"case not available in LLVM {llvm.major_version()}", flush=True)
+        return EXIT_CASE_NOT_AVAILABLE
+    pmb = make_pass_manager_builder()
+    note_handle("subject", pmb)
+    if fixed:
+        set_the_opt_level(pmb)
+    dispose_the_pass_manager_builder(pmb)
+    if not fixed:
+        set_the_opt_level(pmb)  # BUG: already disposed.
+    return 0
+
+
 CASES = {
     "use_after_module_dispose": case_use_after_module_dispose,
     "use_after_context_dispose": case_use_after_context_dispose,
@@ -534,6 +569,8 @@ CASES = {
         case_use_reinserted_instruction_after_new_block_delete,
     "use_detached_block_after_function_delete":
         case_use_detached_block_after_function_delete,
+    "use_after_pass_manager_builder_dispose":
+        case_use_after_pass_manager_builder_dispose,
 }
 
 
