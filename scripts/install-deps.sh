@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Installs every Debian package that building and testing ownsan needs.
-# Usage: scripts/install-deps.sh [LLVM_MAJOR...]   (default: 14 19 22)
+# Usage: scripts/install-deps.sh [LLVM_MAJOR...]
+#   (default: the supported majors, scripts/llvm-majors.txt)
 # Safe to re-run; needs root (or sudo) and Debian 12 (bookworm).
 set -euo pipefail
 
 versions=("$@")
-[ ${#versions[@]} -eq 0 ] && versions=(14 19 22)
+if [ ${#versions[@]} -eq 0 ]; then
+  mapfile -t versions < <(sed 's/#.*//; /^[[:space:]]*$/d' \
+    "$(dirname "$0")/llvm-majors.txt")
+fi
 
 SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO="sudo"
