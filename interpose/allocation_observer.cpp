@@ -17,6 +17,11 @@
 // The replacements allocate with malloc / posix_memalign and release with
 // free, exactly as libstdc++ does, so memory may cross between the two.
 //
+// The runtime's own allocations never throw: an exception would unwind
+// through its locks into the program. Out of memory there ends the process
+// with one line, and the program's new_handler is not called for memory
+// that is not the program's.
+//
 //===----------------------------------------------------------------------===//
 
 #include "wrapper_api.h"
@@ -26,6 +31,7 @@
 
 void OwnsanOnAllocation(const void *p, size_t n);
 bool OwnsanTakeIntoQuarantine(void *p);
+[[noreturn]] void OwnsanOutOfMemory(size_t n);
 
 namespace {
 
@@ -37,6 +43,8 @@ void *Allocate(std::size_t n) {
       OwnsanOnAllocation(p, n);
       return p;
     }
+    if (ownsan::CurrentThreadCallState().in_runtime)
+      OwnsanOutOfMemory(n);
     std::new_handler handler = std::get_new_handler();
     if (!handler)
       return nullptr;
@@ -55,6 +63,8 @@ void *AllocateAligned(std::size_t n, std::size_t align) {
       OwnsanOnAllocation(p, n);
       return p;
     }
+    if (ownsan::CurrentThreadCallState().in_runtime)
+      OwnsanOutOfMemory(n);
     std::new_handler handler = std::get_new_handler();
     if (!handler)
       return nullptr;

@@ -876,9 +876,10 @@ def _validate_effect(entry: SpecEntry, effect: Effect, fn: Function,
                               f" ({param.spelling}) is not a value or type")
         return
     if effect.kind == "renames":
-        if param.handle not in ("Value", "BasicBlock"):
+        if param.handle not in ("Value", "BasicBlock", "Module"):
             raise entry.error(f"{text}: parameter {effect.arg}"
-                              f" ({param.spelling}) is not a value or block")
+                              f" ({param.spelling}) is not a value, block or"
+                              f" module")
         return
     if effect.kind == "cause_text":
         if param.spelling.replace(" ", "") != "constchar*":

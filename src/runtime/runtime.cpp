@@ -45,11 +45,18 @@
 //                       deleted that way, and a block being released holds
 //                       no live object, so each watched record in the block
 //                       died.
+//   LIVE -> FREED       UnwatchedDied(): operator delete (or the sanitizer
+//                       free hook) releases a block holding an unwatched
+//                       live object (a module an execution engine built in
+//                       C++ deleted): it died, with its unwatched
+//                       descendants, under the running call (batched with
+//                       the values' deaths inside a wrapped call).
 //   FREED -> expired    OnAllocation(): operator new returned memory that
 //                       covers the address; or Register() saw LLVM hand the
 //                       address out again.
-//   LIVE -> dropped     OnAllocation() over an unwatched LIVE object: it was
-//                       freed by code the runtime does not see.
+//   LIVE -> dropped     OnAllocation() over an unwatched LIVE object: it
+//                       died where the runtime could not see (its memory was
+//                       not released through operator delete).
 //
 // INVARIANTS
 //
@@ -60,6 +67,12 @@
 //     never a false positive.
 //   * No lock is held while calling into LLVM (LLVM calls back into the
 //     runtime from ~Value).
+//   * LLVM is only asked about objects that are alive: handles the running
+//     call was given or returned, and, when an object dies, the names of
+//     its values (whose deaths operator delete shows) and of its context's
+//     types. Module names are kept from registration and renames.
+//   * No exception leaves the runtime: its allocations end the process
+//     with one line when memory runs out (OwnsanOutOfMemory).
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,6 +86,7 @@
 #include "runtime/crash_handler.h"
 #include "runtime/preload_env.h"
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 
@@ -1009,7 +1023,8 @@ bool Runtime::TakeIntoQuarantine(void *p) {
   if (!size)
     size = 1;
   bool values = live_values_.MaybeOverlaps(p, size);
-  if (!values && !tracked_pages_.MaybeOverlaps(p, size))
+  bool tracked = tracked_pages_.MaybeOverlaps(p, size);
+  if (!values && !tracked)
     return false;
   RuntimeSection section;
   // Case: a block that may hold live values, released inside a wrapped
@@ -1018,7 +1033,12 @@ bool Runtime::TakeIntoQuarantine(void *p) {
     return true;
   // Case: the block held live values: they died, and their freed records
   // now match addresses in it (no need to ask the shadow map).
-  if (!(values && ValuesDied(p, size)) && !HoldsFreeTarget(p, size)) {
+  bool died = values && ValuesDied(p, size);
+  // Case: the block held an unwatched object ownsan believed live (a module
+  // an execution engine built in C++ deleted): it died here.
+  if (tracked && UnwatchedDied(p, size))
+    died = true;
+  if (!died && !HoldsFreeTarget(p, size)) {
     MutexLock lock(&mu_);
     // Case: memory that holds no freed object's address: free it now.
     if (!shadow_.AnyInRange(p, size))
@@ -1247,11 +1267,12 @@ void Runtime::After(FnId fn, const void *const *args, const void *ret,
       continue;
     switch (e.kind) {
     case EffectKind::Renames: {
-      // Case: a value got a new name: the one to report once it is freed.
+      // Case: a value or module got a new name: the one to report once it
+      // is freed.
       ObjectRecord *r = LookupLive(h);
-      if (r && IsValueKind(r->kind)) {
+      if (r && (IsValueKind(r->kind) || r->kind == ObjectKind::Module)) {
         RuntimeSection section;
-        std::string name = ValueName(h);
+        std::string name = IsValueKind(r->kind) ? ValueName(h) : ModuleName(h);
         MutexLock lock(&mu_);
         r->name = std::move(name);
       }
@@ -1318,6 +1339,12 @@ void Runtime::After(FnId fn, const void *const *args, const void *ret,
         // The call has returned: LLVM may have destroyed the object already
         // (a failed engine constructor does), so its name is not read.
         FreeWithDescendants(r, ev, /*intact=*/false);
+      } else if (FreeEvent *ev = CurrentCall().event) {
+        // Case: operator delete showed LLVM destroying it during this call
+        // (a failed engine constructor): that death was the consumption.
+        MutexLock lock(&mu_);
+        if (ObjectRecord *f = shadow_.Find(h); f && f->freed == ev)
+          ev->consumed = true;
       }
       break;
     }
@@ -1549,6 +1576,39 @@ bool Runtime::ValuesDied(const void *p, size_t size) {
   return true;
 }
 
+bool Runtime::UnwatchedDied(const void *p, size_t size) {
+  if (exiting_.load(std::memory_order_relaxed))
+    return false; // (see RegisterImpl)
+  {
+    ReaderMutexLock lock(&mu_);
+    bool any = false;
+    graph_.ForEachUnwatchedIn(p, size, [&](ObjectRecord *) { any = true; });
+    if (!any)
+      return false;
+  }
+  // (The event is taken without the lock: it captures a stack.)
+  FreeEvent *ev = CurrentFreeEvent(nullptr);
+  MutexLock lock(&mu_);
+  absl::InlinedVector<ObjectRecord *, 4> dying;
+  graph_.ForEachUnwatchedIn(p, size,
+                            [&](ObjectRecord *r) { dying.push_back(r); });
+  for (ObjectRecord *r : dying)
+    UnwatchedDiedLocked(r, ev);
+  return !dying.empty();
+}
+
+void Runtime::UnwatchedDiedLocked(ObjectRecord *r, FreeEvent *ev) {
+  // Case: already taken by the death of an ancestor in the same block; or
+  // the process is exiting (see RegisterImpl).
+  if (r->state != ObjectState::Live || exiting_.load(std::memory_order_relaxed))
+    return;
+  // Its unwatched descendants (a context's modules and types) died with it
+  // if C++ code did not free them first; their names are the ones recorded
+  // earlier: the memory is gone.
+  for (ObjectRecord *d : graph_.Remove(r))
+    MarkFreed(d, ev);
+}
+
 namespace {
 // Blocks operator delete released during this thread's running call, whose
 // value deaths are not recorded yet (ThreadCallState::pending_deaths of
@@ -1602,6 +1662,7 @@ void Runtime::FlushDeaths() {
     ObjectRecord *found[kBatch];
     uint16_t block_of[kBatch];
     size_t n_found = 0;
+    absl::InlinedVector<std::pair<ObjectRecord *, uint16_t>, 2> unwatched;
     auto die = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
       // The usual value (no unwatched children) leaves the live index and
       // enters the shadow map with the rest of the batch, in address order:
@@ -1610,8 +1671,13 @@ void Runtime::FlushDeaths() {
       size_t n_dead = 0;
       for (size_t k = 0; k < n_found; ++k) {
         ObjectRecord *r = found[k];
-        if (!OwnershipGraph::IsWatched(r->kind))
+        if (!OwnershipGraph::IsWatched(r->kind)) {
+          // Case: an unwatched object in a block with values (a module
+          // C++ code deleted, next to one of its values): it died too,
+          // recorded once the index is no longer being walked.
+          unwatched.push_back({r, block_of[k]});
           continue;
+        }
         any[block_of[k]] = true;
         if (r->state != ObjectState::Live)
           continue; // (see ValueDied)
@@ -1639,6 +1705,10 @@ void Runtime::FlushDeaths() {
                       });
     }
     die();
+    for (auto [r, block] : unwatched) {
+      UnwatchedDiedLocked(r, pending.event);
+      any[block] = true;
+    }
     for (size_t i = 0; i < n; ++i) {
       auto [p, size] = pending.blocks[i];
       // As in TakeIntoQuarantine: hold the block if a freed record matches
@@ -1658,10 +1728,17 @@ void Runtime::OnSanitizerFree(const void *p) {
   if (CurrentThreadCallState().in_runtime)
     return;
   size_t size = malloc_usable_size(const_cast<void *>(p));
-  if (!size || !live_values_.MaybeOverlaps(p, size))
+  if (!size)
+    return;
+  bool values = live_values_.MaybeOverlaps(p, size);
+  bool tracked = tracked_pages_.MaybeOverlaps(p, size);
+  if (!values && !tracked)
     return;
   RuntimeSection section;
-  ValuesDied(p, size);
+  if (values)
+    ValuesDied(p, size);
+  if (tracked)
+    UnwatchedDied(p, size);
 }
 
 void Runtime::OnAllocation(const void *p, size_t n) {
@@ -1834,7 +1911,13 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
     const void *global = global_context_.load(std::memory_order_acquire);
     if (!global) {
       global = Real<LLVMContextRef (*)()>(kFn_LLVMGetGlobalContext)();
-      global_context_.store(global, std::memory_order_release);
+      // The global context is a static LLVM destroys at exit, with the
+      // modules left in it: those are leaks, not deaths C++ code caused.
+      // (Registered after the static's destructor, so it runs before it.)
+      if (!global_context_.exchange(global, std::memory_order_acq_rel))
+        atexit([] {
+          Runtime::Get().exiting_.store(true, std::memory_order_relaxed);
+        });
     }
     is_global = h == global;
   }
@@ -1844,11 +1927,9 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
     // gone by the time ownsan learns of the death); renames update it.
     name = ValueName(h);
   } else if (c.kind == ObjectKind::Module) {
-    size_t len = 0;
-    const char *id = Real<const char *(*)(LLVMModuleRef, size_t *)>(
-        kFn_LLVMGetModuleIdentifier)(
-        static_cast<LLVMModuleRef>(const_cast<void *>(h)), &len);
-    name.assign(id ? id : "", id ? len : 0);
+    // Kept from now on (and after LLVMSetModuleIdentifier): never read when
+    // the module dies, since C++ code may have freed it by then.
+    name = ModuleName(h);
   }
   // Adopted objects (depth > 0: parents) were not created by this call.
   bool created_here = depth == 0;
@@ -2063,11 +2144,10 @@ ObjectRecord *Runtime::FindOrAdopt(FnId fn, const void *h, HandleType type) {
 // Labels
 //===----------------------------------------------------------------------===//
 
-// Does SnapshotName ask LLVM (values, modules, types), or is the name the
-// one recorded at creation?
+// Does SnapshotName ask LLVM (values, types), or is the name the one
+// recorded at registration (modules: see RegisterImpl)?
 bool Runtime::NameComesFromLLVM(const ObjectRecord *r) {
-  return IsValueKind(r->kind) || r->kind == ObjectKind::Module ||
-         r->kind == ObjectKind::Type;
+  return IsValueKind(r->kind) || r->kind == ObjectKind::Type;
 }
 
 std::string Runtime::ValueName(const void *h) {
@@ -2078,17 +2158,19 @@ std::string Runtime::ValueName(const void *h) {
   return std::string(s ? s : "", s ? len : 0);
 }
 
+std::string Runtime::ModuleName(const void *h) {
+  size_t len = 0;
+  const char *s = Real<const char *(*)(LLVMModuleRef, size_t *)>(
+      kFn_LLVMGetModuleIdentifier)(
+      static_cast<LLVMModuleRef>(const_cast<void *>(h)), &len);
+  return std::string(s ? s : "", s ? len : 0);
+}
+
 std::string Runtime::SnapshotName(const ObjectRecord *r) {
   void *h = const_cast<void *>(r->addr);
   if (IsValueKind(r->kind))
     return ValueName(h);
   switch (r->kind) {
-  case ObjectKind::Module: {
-    size_t len = 0;
-    const char *s = Real<const char *(*)(LLVMModuleRef, size_t *)>(
-        kFn_LLVMGetModuleIdentifier)(static_cast<LLVMModuleRef>(h), &len);
-    return std::string(s ? s : "", s ? len : 0);
-  }
   case ObjectKind::Type: {
     char *s = Real<char *(*)(LLVMTypeRef)>(kFn_LLVMPrintTypeToString)(
         static_cast<LLVMTypeRef>(h));
@@ -2763,6 +2845,18 @@ void OwnsanOnAllocation(const void *p, size_t n) {
   // cannot cover anything it tracks.
   if (ownsan::g_runtime_ready.load(std::memory_order_relaxed))
     ownsan::Runtime::Get().OnAllocation(p, n);
+}
+
+// operator new (interpose/allocation_observer.cpp) calls this when malloc
+// fails for the runtime's own work: no exception may leave the runtime.
+void OwnsanOutOfMemory(size_t n) {
+  char line[160];
+  int len = snprintf(line, sizeof line,
+                     "==%d==ERROR: OwnSan: out of memory: ownsan could not "
+                     "allocate %zu bytes for its own records\n",
+                     static_cast<int>(getpid()), n);
+  (void)!write(2, line, len > 0 ? std::min<size_t>(len, sizeof line - 1) : 0);
+  _exit(1);
 }
 
 // operator delete (interpose/allocation_observer.cpp) asks this.

@@ -167,6 +167,16 @@ private:
   /// address lies in the block [p, p + size) being released died. True if
   /// there were any (their freed records now match addresses in the block).
   bool ValuesDied(const void *p, size_t size);
+  /// operator delete (or the sanitizer free hook) released [p, p + size),
+  /// which held unwatched objects ownsan believed live: a module an
+  /// execution engine built in C++ deleted, a context or builder C++ code
+  /// deleted. They died (with their unwatched descendants) and their freed
+  /// records now match; nothing of them may be read any more. True if there
+  /// were any.
+  bool UnwatchedDied(const void *p, size_t size);
+  /// UnwatchedDied() under mu_, with the call's free event taken already.
+  void UnwatchedDiedLocked(ObjectRecord *r, FreeEvent *ev)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   /// ValuesDied() for a block released inside a wrapped call: recorded with
   /// the next FlushDeaths() (at the latest when the call returns), under one
   /// lock with the other blocks of the call. The block is held until then.
@@ -182,6 +192,8 @@ private:
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   /// The value's name as LLVM has it now (calls into LLVM: no lock held).
   static std::string ValueName(const void *h);
+  /// The module's identifier as LLVM has it now (likewise).
+  static std::string ModuleName(const void *h);
   void SetPosition(ObjectRecord *builder, ObjectRecord *block,
                    ObjectRecord *before) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   /// A live record dies with `ev` (under mu_): into the shadow map.
@@ -289,6 +301,9 @@ private:
   // The C++ helper (libownsan_observer.so).
   void *(*observer_copy_)(void *) = nullptr; ///< copies a MemoryBuffer
   std::atomic<const void *> global_context_{nullptr};
+  /// exit() has begun (LLVM's statics are being destroyed): unwatched
+  /// objects whose memory goes now are not recorded as freed.
+  std::atomic<bool> exiting_{false};
 };
 
 uint32_t CurrentThreadNumber();

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Checks the lifetime cases (lifetime.c, unseen.cpp) under `ownsan run`.
+"""Checks the lifetime cases (lifetime.c, unseen.cpp, cxx_freed.cpp) under
+`ownsan run`.
 
 For each case: the buggy run must stop with exactly one report whose lines
 match the case's expectations, and the --fixed run must exit 0 with no
@@ -43,6 +44,37 @@ EXPECT = {
         r"created outside the LLVM-C API \(first seen in a call to "
         r"LLVMParseIRInContext\)",
         r"SUMMARY: OwnSan: use-after-consume in LLVMGetBufferSize"],
+    # cxx_freed.cpp: objects made through LLVM-C, freed by C++ code.
+    "cxx_engine_dispose": [
+        r'ERROR: OwnSan: use-after-free on LLVMValueRef 0x[0-9a-f]+ '
+        r'\(function @answer in module "jitted"\)',
+        r"passed as argument 1 of LLVMGetValueName2",
+        r"#0 .* in case_engine_dispose",
+        r"freed during LLVMDisposeExecutionEngine on thread T0, by LLVM "
+        r"itself:",
+        r"#0 .* in case_engine_dispose",
+        r"created by LLVMAddFunction",
+        r'ownership chain when freed: context 0x[0-9a-f]+ -> module "jitted" '
+        r"-> function @answer",
+        r"SUMMARY: OwnSan: use-after-free in LLVMGetValueName2"],
+    "cxx_engine_dispose_module": [
+        r'ERROR: OwnSan: use-after-free on LLVMModuleRef 0x[0-9a-f]+ '
+        r'\(module "jitted"\)',
+        r"passed as argument 1 of LLVMGetModuleIdentifier",
+        r"freed during LLVMDisposeExecutionEngine on thread T0, by LLVM "
+        r"itself:",
+        r"#0 .* in case_engine_dispose",
+        r"created by LLVMModuleCreateWithNameInContext",
+        r"SUMMARY: OwnSan: use-after-free in LLVMGetModuleIdentifier"],
+    "cxx_bitcode_owned": [
+        r'ERROR: OwnSan: use-after-free on LLVMValueRef 0x[0-9a-f]+ '
+        r'\(function @lib0 in module "library.bc"\)',
+        r"passed as argument 1 of LLVMGetValueName2",
+        r"#0 .* in case_bitcode_owned",
+        r"freed outside any LLVM-C call on thread T0:",
+        r"#0 .* in inline_in_cxx",
+        r"created by LLVMGetNamedFunction",
+        r"SUMMARY: OwnSan: use-after-free in LLVMGetValueName2"],
     "pass_dce": [
         r"ERROR: OwnSan: use-after-free on LLVMValueRef 0x[0-9a-f]+ "
         r"\(instruction %dead in block %entry of " + LABEL_F + r"\)",

@@ -14,6 +14,7 @@
  * prerequisites are missing (no X86 target) prints why and exits 77 too.
  *===----------------------------------------------------------------------===*/
 #include <llvm-c/Analysis.h>
+#include <llvm-c/BitReader.h>
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/DebugInfo.h>
@@ -264,6 +265,31 @@ static int rename_case(int bad, int with_length) {
   LLVMDeleteBasicBlock(t.entry);
   if (bad) { say("LLVMGetInstructionOpcode(%total)"); LLVMGetInstructionOpcode(t.sum); }
   drop_ir(&t);
+  return 0;
+}
+/* A module renamed through the C API is reported under its new name. */
+CASE(set_module_identifier) {
+  struct ir t = make_ir("m");
+  LLVMDisposeBuilder(t.b);
+  say("LLVMSetModuleIdentifier(module, \"renamed\")");
+  LLVMSetModuleIdentifier(t.mod, "renamed", 7);
+  LLVMDisposeModule(t.mod);
+  if (bad) { say("LLVMGetModuleIdentifier(module)"); size_t n; LLVMGetModuleIdentifier(t.mod, &n); }
+  LLVMContextDispose(t.ctx);
+  return 0;
+}
+/* A lazy bitcode module owns its buffer: disposing it too is a misuse. */
+CASE(get_bitcode_module) {
+  struct ir t = make_ir("m");
+  LLVMDisposeBuilder(t.b);
+  LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(t.mod);
+  LLVMDisposeModule(t.mod);
+  LLVMModuleRef lazy = NULL;
+  say("LLVMGetBitcodeModuleInContext2(context, buffer)");
+  if (LLVMGetBitcodeModuleInContext2(t.ctx, bc, &lazy)) return 1;
+  if (bad) { say("LLVMDisposeMemoryBuffer(buffer)"); LLVMDisposeMemoryBuffer(bc); }
+  LLVMDisposeModule(lazy);
+  LLVMContextDispose(t.ctx);
   return 0;
 }
 CASE(set_value_name2) { return rename_case(bad, 1); }
@@ -1686,7 +1712,8 @@ static const struct entry kCases[] = {
   E(pass_builder_options) E(dibuilder) E(dibuilder_disallow_unresolved)
   E(generic_value_int) E(generic_value_pointer) E(generic_value_float)
   E(operand_bundle) E(operand_bundle_at_index) E(relocation_type_name) E(relocation_symbol)
-  E(set_value_name2) E(set_value_name)
+  E(set_value_name2) E(set_value_name) E(set_module_identifier)
+  E(get_bitcode_module)
   E(object_file) E(object_file_failed) E(object_file_sections) E(object_file_iterator_twice)
   E(object_file_symbols) E(disasm) E(disasm_cpu) E(disasm_cpu_features)
   E(module_flags) E(global_metadata) E(instruction_metadata)

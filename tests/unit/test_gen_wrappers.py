@@ -260,9 +260,9 @@ class SpecResolutionTest(unittest.TestCase):
         effects = self.resolve("LLVMAttach attach(1,builder=0) renames(1)\n")
         self.assertEqual(effects["LLVMAttach"][1], gw.Effect("renames", 1))
 
-    def test_renames_needs_value(self):
+    def test_renames_needs_value_block_or_module(self):
         self.assertResolveError("LLVMAttach renames(0)",
-                                "is not a value or block")
+                                "is not a value, block or module")
 
     def test_data_only_value(self):
         effects = self.resolve("LLVMAttach data_only(1)\n")
