@@ -2290,6 +2290,25 @@ ErrorReport Runtime::NewReport(ErrorKind kind, const ObjectRecord *object,
   return rep;
 }
 
+bool Runtime::SuppressedCallHarms(const ErrorReport &rep) {
+  switch (rep.kind) {
+  case ErrorKind::DoubleFree:             // LLVM would free the object again
+  case ErrorKind::InvalidFree:            // ... free what its owner frees later
+  case ErrorKind::InvalidTransfer:        // ... give one object two owners
+  case ErrorKind::DanglingInsertionPoint: // ... insert into freed memory
+    return true;
+  case ErrorKind::UseAfterFree:
+  case ErrorKind::UseAfterConsume:
+    // A dispose of what is gone frees it again; a read of freed memory the
+    // quarantine still holds is what the user chose to let happen.
+    return rep.fn < kFnCount && FreesArg(rep.fn, rep.arg);
+  case ErrorKind::ContextRace:
+  case ErrorKind::CrossContext:
+    return false; // every object is alive: the call is the program's own
+  }
+  return true;
+}
+
 bool Runtime::Report(ErrorReport rep) {
   RuntimeSection section;
   std::string text, kind;
@@ -2322,10 +2341,11 @@ bool Runtime::Report(ErrorReport rep) {
                         short_label};
       ctx.symbolizer_timeout_ms = flags_.symbolizer_timeout_ms;
       ResolvedReport resolved = Resolve(rep, ctx);
-      // Case: the user's suppression file names this report: say nothing,
-      // let the call through unchanged.
+      // Case: the user's suppression file names this report: say nothing.
+      // The call goes through unchanged, unless making it would free memory
+      // twice or corrupt it: then it is skipped, as in continue mode.
       if (suppressions_.Match(resolved))
-        return false;
+        return SuppressedCallHarms(rep);
       Problem p;
       p.problem_id = resolved.problem_id;
       p.kind = resolved.kind_name;

@@ -221,6 +221,9 @@ private:
   /// halt_on_error=0 or a binding installed an error callback; then returns
   /// true: the offending call is skipped.
   bool Report(ErrorReport report);
+  /// Would the call a suppressed report let through free memory twice or
+  /// corrupt it (a double dispose)? Then it is skipped all the same.
+  static bool SuppressedCallHarms(const ErrorReport &rep);
   /// A report of `kind` on `object`, passed as argument `arg` of `fn` on
   /// this thread, with this call's stack.
   ErrorReport NewReport(ErrorKind kind, const ObjectRecord *object,

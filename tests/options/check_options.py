@@ -746,6 +746,43 @@ def case_suppressions(x):
             "halt_on_error=1: the rule is listed at exit", r)
     check_clean_unchanged(x, f"suppressions={path}",
                           "suppressions, clean program")
+    # A suppressed double dispose is skipped, as in continue mode: LLVM does
+    # not free twice, the program runs to its end and the exit summaries
+    # are written (the forwarded dispose aborted in glibc before).
+    path = supp_file(x, "double.txt", "fun:dispose_*_again\n")
+    for fmt in ("text", "json"):
+        r = x.prog("multi", f"halt_on_error=0:report_format={fmt}:"
+                   f"suppressions={path}")
+        what = f"suppressed double disposes ({fmt})"
+        c.check(r.returncode == 1 and "multi: done" in r.out,
+                f"{what}: the program runs to its end, exit 1 (bugs A and B "
+                "reported)", r)
+        if fmt == "text":
+            kinds = [rep.kind for rep in x.reports(r.err, what, r)]
+            c.equal(kinds, ["use-after-free", "use-after-free"],
+                    f"{what}: only the two uses are reported", r)
+            c.equal(parse_suppressions_used(r.err),
+                    [(r.pid, [(2, "fun:dispose_*_again")])],
+                    f"{what}: both double disposes matched the rule", r)
+        else:
+            objs = parse_json_lines(x.c, r.err, what, r)
+            sums = [o for o in objs if "ownsan_summary" in o]
+            c.check(len(sums) == 1 and sums[0]["suppressed"] ==
+                    [{"pattern": "fun:dispose_*_again", "count": 2}] and
+                    len(sums[0]["problems"]) == 2,
+                    f"{what}: the JSON summary lists 2 problems and the "
+                    "rule used twice", sums)
+    path = supp_file(x, "all_multi.txt", "fun:use_name\nfun:use_block_count"
+                     "\nfun:dispose_*_again\n")
+    r = x.prog("multi", f"suppressions={path}")
+    c.check(r.returncode == 0 and "multi: done" in r.out,
+            "halt_on_error=1, every problem suppressed (two double disposes "
+            "among them): the program runs to its end, exit 0", r)
+    c.equal(parse_suppressions_used(r.err),
+            [(r.pid, [(3, "fun:use_name"), (1, "fun:use_block_count"),
+                      (2, "fun:dispose_*_again")])],
+            "halt_on_error=1, every problem suppressed: the rules are listed "
+            "at exit", r)
 
 
 def case_max_reports(x):
