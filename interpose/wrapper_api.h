@@ -172,6 +172,12 @@ struct CallContext {
   /// Where the program called the wrapper from (its return address): what a
   /// race report shows of a thread whose stack was not recorded.
   const void *caller_pc = nullptr;
+  /// The call's CallScope (in the wrapper's stack frame) and the nesting
+  /// depth it was entered at. A jump (longjmp) out of the call never runs
+  /// its destructor; the frame tells that the scope was left (see
+  /// CallScope::CloseJumpedScopes).
+  const void *frame = nullptr;
+  unsigned level = 0;
 };
 extern __thread CallContext tls_call __attribute__((tls_model("initial-exec")));
 
@@ -193,7 +199,13 @@ inline bool LiveAt(const ObjectRecord *record, const void *h) {
 
 /// RAII scope of one wrapped call. Calls made while the runtime itself is
 /// working are plain forwards; calls nested in another wrapped call come from
-/// the program's callbacks and are checked on a saved call context.
+/// the program's callbacks (or its signal handlers) and are checked on a
+/// saved call context.
+///
+/// A signal handler's wrapped call may interrupt this code anywhere: the
+/// call context is published with its `fn` written last and retired with
+/// `fn` cleared first (compiler fences keep that order), so a nested call
+/// finds either no call or a whole one, which it saves and restores.
 class CallScope {
 public:
   /// `caller_pc`: the wrapper's return address (__builtin_return_address).
@@ -202,45 +214,50 @@ public:
     // (diagnostic handlers, ORC materializers): libLLVM binds its own C API
     // calls internally. They are checked too, on a saved call context.
     ThreadCallState &state = tls_call_state;
-    nested_ = state.depth++ != 0;
+    level_ = state.depth;
+    state.depth = level_ + 1;
+    nested_ = level_ != 0;
     checking_ = !state.in_runtime && g_enabled.load(std::memory_order_relaxed);
     if (checking_) {
       uint64_t calls = state.calls.load(std::memory_order_relaxed) + 1;
       state.calls.store(calls, std::memory_order_relaxed);
       if (__builtin_expect(calls == 1, 0))
         NoteFirstCall();
-      if (nested_) {
-        checking_ = EnterNested(fn);
-        tls_call.caller_pc = caller_pc;
-      } else {
-        CallContext &call = tls_call;
-        call.fn = fn;
-        call.stack = 0;
-        call.event = nullptr;
-        call.orphan_event = nullptr;
-        call.caller_pc = caller_pc;
-      }
+      if (nested_)
+        checking_ = EnterNested(caller_pc);
+      else
+        Publish(caller_pc);
     }
   }
   ~CallScope() {
     if (checking_) {
+      CallContext &call = tls_call;
+      // Case: calls inside this one were left by a jump (their scopes are
+      // still open), or this scope was closed already.
+      if (__builtin_expect(call.frame != this || call.fn == 0xffff, 0) &&
+          !CloseScopesInside()) {
+        tls_call_state.depth = level_;
+        return;
+      }
       if (tls_call_state.pending_deaths)
         FlushDeaths();
-      CallContext &call = tls_call;
+      call.fn = 0xffff;
+      std::atomic_signal_fence(std::memory_order_seq_cst);
       // Release the context this call claimed (see Runtime::CheckContext).
       if (call.entered) {
         call.entered->store(0, std::memory_order_release);
         call.entered = nullptr;
       }
       call.context = nullptr;
-      call.fn = 0xffff;
       call.stack = 0;
       call.event = nullptr;
       call.cause_text = nullptr;
       if (nested_)
         LeaveNested();
     }
-    --tls_call_state.depth;
+    // (Absolute, not a decrement: scopes a jump left inside this one count
+    // no more.)
+    tls_call_state.depth = level_;
   }
   CallScope(const CallScope &) = delete;
   CallScope &operator=(const CallScope &) = delete;
@@ -285,12 +302,34 @@ public:
 
   FnId fn() const { return fn_; }
 
+  /// longjmp & co. (interpose/jump_entry.c) are about to resume at stack
+  /// pointer `target` from `here` (the interposer's frame): closes the
+  /// scopes of the calls the jump leaves, as their destructors would have.
+  static void BeforeJump(uintptr_t target, uintptr_t here);
+
 private:
-  /// A call from a callback: saves the outer call's context (false: nested
-  /// too deep, forwarded unchecked).
-  static bool EnterNested(FnId fn);
+  /// Makes this (outermost) call the thread's current call.
+  void Publish(const void *caller_pc) {
+    CallContext &call = tls_call;
+    call.stack = 0;
+    call.event = nullptr;
+    call.orphan_event = nullptr;
+    call.caller_pc = caller_pc;
+    call.frame = this;
+    call.level = level_;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    call.fn = fn_;
+  }
+  /// A call from a callback: first closes scopes a jump left (the call may
+  /// then be the outermost after all), then saves the outer call's context
+  /// (false: nested too deep, forwarded unchecked).
+  bool EnterNested(const void *caller_pc);
   /// Restores the outer call's context.
   static void LeaveNested();
+  /// The destructor found another call's context current: closes the
+  /// scopes opened inside this one (a jump left them). False if this scope
+  /// is not open any more.
+  bool CloseScopesInside();
   /// Runtime::CheckHandle / Runtime::Register on the process's runtime.
   static bool CheckHandleArg(FnId fn, unsigned arg, const void *h,
                              HandleType type);
@@ -302,6 +341,7 @@ private:
   bool nested_;
   bool checking_;
   bool skip_ = false;
+  unsigned level_; ///< the thread's nesting depth when the call began
 };
 
 } // namespace ownsan

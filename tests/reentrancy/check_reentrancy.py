@@ -13,6 +13,15 @@ Cases (see tests/reentrancy/reentrancy.c):
                 call, the three stacks, the labels).
   diag_dispose  the handler disposes a module created before the call; the
                 context is disposed later: nothing reported, no crash.
+  jump          a diagnostic handler leaves LLVMParseBitcodeInContext2 with
+                longjmp, _longjmp, siglongjmp or __longjmp_chk, 100 times
+                (every fifth from a parse inside the handler's parse); then
+                another thread uses the context, properly sequenced: no
+                context-race, exit 0.
+  jump_builtin  the same with __builtin_longjmp, which no libc function sees.
+  jump_bug, jump_builtin_bug
+                jump / jump_builtin, then a seeded double dispose of a
+                module: reported once, with the right calls and stacks.
   orc           LLVM-C calls from an ORC materialization callback running
                 inside LLVMOrcLLJITLookup (LLJIT + custom materialization
                 unit + IR transform layer): answer() returns 42.
@@ -72,6 +81,59 @@ def case_diag_threads(c, a):
 def case_diag_dispose(c, a):
     check_clean(c, a, ["diag_dispose"],
                 "module disposed inside the handler, context disposed later")
+
+
+def case_jump(c, a):
+    check_clean(c, a, ["jump"], "100 jumps out of wrapped calls")
+
+
+def case_jump_builtin(c, a):
+    check_clean(c, a, ["jump_builtin"],
+                "100 jumps out of wrapped calls by __builtin_longjmp")
+
+
+def check_jump_bug(c, a, mode):
+    """After the jumps, checks still happen: a double dispose is reported
+    as one, naming the calls and functions involved."""
+    r = run([a.ownsan, "run", "--", a.program, mode],
+            env=clean_env(REENTRANCY_SEEDED_BUG="1"), timeout=a.timeout)
+    reps = parse_reports(r.err)
+    c.check(not r.timed_out and r.returncode not in (0, None),
+            f"{mode}: ownsan stops the program", r)
+    c.check(f"{mode}: 100 jumps, then the context used by another thread"
+            in r.out, f"{mode}: the jumps and the hand-off ran", r)
+    c.equal([rep.kind for rep in reps], ["double-free"],
+            f"{mode}: exactly one report, a double-free", r)
+    c.equal(sanitizer_errors(r.err), [], f"{mode}: no sanitizer diagnostic",
+            r)
+    if len(reps) != 1:
+        return
+    rep = reps[0]
+    subj = handles(r.err, "reentrancy").get("subject")
+    c.check(subj is not None and rep.handle == subj and
+            rep.label == 'module "victim"',
+            f"{mode}: about the module disposed twice", rep.text)
+    use = rep.section("passed as argument")
+    c.check(use is not None and use.heading ==
+            "passed as argument 1 of LLVMDisposeModule on thread T0" and
+            use.functions()[:2] == ["dispose_victim_again", "mode_jump"],
+            f"{mode}: the second dispose (dispose_victim_again)", rep.text)
+    free = rep.section("freed by")
+    c.check(free is not None and free.heading ==
+            'freed by LLVMDisposeModule(module "victim") on thread T0' and
+            free.functions()[:2] == ["dispose_victim", "mode_jump"],
+            f"{mode}: the first dispose (dispose_victim)", rep.text)
+    c.check(rep.summary is not None and rep.summary.startswith(
+        "SUMMARY: OwnSan: double-free in LLVMDisposeModule "),
+            f"{mode}: the summary names LLVMDisposeModule", rep.text)
+
+
+def case_jump_bug(c, a):
+    check_jump_bug(c, a, "jump")
+
+
+def case_jump_builtin_bug(c, a):
+    check_jump_bug(c, a, "jump_builtin")
 
 
 def case_orc(c, a):

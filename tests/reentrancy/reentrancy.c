@@ -27,6 +27,18 @@
  *                 the module (its calls are outermost calls, fully checked)
  *                 while the main thread waits inside LLVMOrcLLJITLookup.
  *
+ *   jump [N]      A diagnostic handler leaves LLVMParseBitcodeInContext2 with
+ *                 a jump, N (100) times, by longjmp, _longjmp, siglongjmp and
+ *                 __longjmp_chk in turn; every fifth time from a handler
+ *                 called inside a parse the first handler started (a jump
+ *                 out of two calls). Then another thread uses the context
+ *                 (properly sequenced: the main thread makes no call until it
+ *                 has joined it), then a seeded double dispose of a module.
+ *   jump_builtin [N]
+ *                 The same with __builtin_setjmp/__builtin_longjmp, which no
+ *                 libc function sees (as a language runtime's own jumps); the
+ *                 main thread makes one call of its own before the hand-off.
+ *
  * Prints "MODE: done" at the end. Every wait has a timeout; a watchdog
  * (alarm) ends a stuck run with exit status 124.
  *
@@ -45,6 +57,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -204,6 +217,115 @@ static int mode_diag_dispose(void) {
   return 0;
 }
 
+/*===-- Jumps out of wrapped calls ---------------------------------------===*/
+
+/* What _FORTIFY_SOURCE turns longjmp into; glibc exports it. */
+extern void __longjmp_chk(sigjmp_buf env, int val) __attribute__((noreturn));
+
+static struct {
+  sigjmp_buf env;
+  void *builtin_env[5]; /* __builtin_setjmp's buffer */
+  int builtin;
+  int iteration;
+  LLVMContextRef outer, inner;
+  LLVMMemoryBufferRef junk;
+  int escapes; /* handler calls that jumped */
+} jump_state;
+
+STEP static void parse_junk(LLVMContextRef ctx) {
+  LLVMModuleRef m = NULL;
+  LLVMParseBitcodeInContext2(ctx, jump_state.junk, &m);
+  die("LLVMParseBitcodeInContext2 returned: the handler did not jump");
+}
+
+/* Leaves through the libc function of this iteration, or
+ * __builtin_longjmp (never inlined into the function that set it up). */
+__attribute__((noinline, noreturn)) static void jump_back(void) {
+  jump_state.escapes++;
+  if (jump_state.builtin)
+    __builtin_longjmp(jump_state.builtin_env, 1);
+  switch (jump_state.iteration % 4) {
+  case 0:
+    longjmp(jump_state.env, 1);
+  case 1:
+    _longjmp(jump_state.env, 1);
+  case 2:
+    siglongjmp(jump_state.env, 1);
+  default:
+    __longjmp_chk(jump_state.env, 1);
+  }
+}
+
+static void jumping_handler(LLVMDiagnosticInfoRef di, void *user) {
+  (void)di;
+  /* Every fifth time, first a parse on the other context, whose handler
+   * jumps out of both calls. */
+  if (user == jump_state.outer && jump_state.iteration % 5 == 4)
+    parse_junk(jump_state.inner);
+  jump_back();
+}
+
+STEP static void jump_once(void) {
+  if (jump_state.builtin) {
+    if (__builtin_setjmp(jump_state.builtin_env) == 0)
+      parse_junk(jump_state.outer);
+    return;
+  }
+  if (sigsetjmp(jump_state.env, 1) == 0)
+    parse_junk(jump_state.outer);
+}
+
+static void *use_outer_on_thread(void *arg) {
+  (void)arg;
+  LLVMModuleRef m =
+      LLVMModuleCreateWithNameInContext("other_thread", jump_state.outer);
+  LLVMAddFunction(
+      m, "t",
+      LLVMFunctionType(LLVMVoidTypeInContext(jump_state.outer), NULL, 0, 0));
+  LLVMDisposeModule(m);
+  return NULL;
+}
+
+STEP static void dispose_victim(LLVMModuleRef m) { LLVMDisposeModule(m); }
+STEP static void dispose_victim_again(LLVMModuleRef m) { LLVMDisposeModule(m); }
+
+static int mode_jump(int n, int builtin) {
+  jump_state.builtin = builtin;
+  jump_state.outer = LLVMContextCreate();
+  jump_state.inner = LLVMContextCreate();
+  static const char junk[] = "definitely not bitcode";
+  jump_state.junk =
+      LLVMCreateMemoryBufferWithMemoryRangeCopy(junk, sizeof junk - 1, "junk");
+  LLVMContextSetDiagnosticHandler(jump_state.outer, jumping_handler,
+                                  jump_state.outer);
+  LLVMContextSetDiagnosticHandler(jump_state.inner, jumping_handler,
+                                  jump_state.inner);
+  for (jump_state.iteration = 0; jump_state.iteration < n;
+       ++jump_state.iteration)
+    jump_once();
+  if (jump_state.escapes != n)
+    die("not every handler call jumped");
+  /* (a call of this thread's own: the first after the last jump) */
+  if (builtin && LLVMGetTypeKind(LLVMInt32Type()) != LLVMIntegerTypeKind)
+    die("LLVMGetTypeKind");
+  pthread_t t;
+  if (pthread_create(&t, NULL, use_outer_on_thread, NULL))
+    die("pthread_create");
+  pthread_join(t, NULL);
+  printf("%s: %d jumps, then the context used by another thread\n",
+         builtin ? "jump_builtin" : "jump", jump_state.escapes);
+  LLVMModuleRef victim =
+      LLVMModuleCreateWithNameInContext("victim", jump_state.outer);
+  fprintf(stderr, "reentrancy: subject = %p\n", (void *)victim);
+  dispose_victim(victim);
+  if (getenv("REENTRANCY_SEEDED_BUG"))
+    dispose_victim_again(victim);
+  LLVMDisposeMemoryBuffer(jump_state.junk);
+  LLVMContextDispose(jump_state.inner);
+  LLVMContextDispose(jump_state.outer);
+  return 0;
+}
+
 /*===-- ORC ---------------------------------------------------------------===*/
 
 struct orc_state {
@@ -325,8 +447,9 @@ static int mode_orc(int on_thread) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: reentrancy diag|diag_threads|diag_bug|"
-                    "diag_dispose|orc|orc_thread [N]\n");
+    fprintf(stderr,
+            "usage: reentrancy diag|diag_threads|diag_bug|"
+            "diag_dispose|jump|jump_builtin|orc|orc_thread [N]\n");
     return 2;
   }
   setvbuf(stdout, NULL, _IOLBF, 0);
@@ -344,6 +467,10 @@ int main(int argc, char **argv) {
     rc = mode_diag_threads(n);
   else if (!strcmp(mode, "diag_dispose"))
     rc = mode_diag_dispose();
+  else if (!strcmp(mode, "jump"))
+    rc = mode_jump(argc > 2 ? n : 100, 0);
+  else if (!strcmp(mode, "jump_builtin"))
+    rc = mode_jump(argc > 2 ? n : 100, 1);
   else if (!strcmp(mode, "orc"))
     rc = mode_orc(0);
   else if (!strcmp(mode, "orc_thread"))

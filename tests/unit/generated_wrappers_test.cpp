@@ -326,6 +326,12 @@ bool IsOperatorNewOrDelete(const std::string &name) {
   return false;
 }
 
+// longjmp and its siblings (interpose/jump_entry.c).
+bool IsJumpInterposer(const std::string &name) {
+  return name == "longjmp" || name == "_longjmp" || name == "siglongjmp" ||
+         name == "__longjmp_chk";
+}
+
 // The functions of include/ownsan/ownsan.h.
 bool IsPublicApi(const std::string &name) {
   return name == "ownsan_handle_state" || name == "ownsan_describe_handle" ||
@@ -340,8 +346,8 @@ TEST(RuntimeExports, OnlyLLVMFunctionsDlsymAndOperatorNewDelete) {
   for (const DynamicSymbol &s : syms) {
     names.insert(s.name);
     bool allowed = StartsWith(s.name, "LLVM") || s.name == "dlsym" ||
-                   s.name == "dlvsym" || IsPublicApi(s.name) ||
-                   IsOperatorNewOrDelete(s.name);
+                   s.name == "dlvsym" || IsJumpInterposer(s.name) ||
+                   IsPublicApi(s.name) || IsOperatorNewOrDelete(s.name);
     if (!allowed)
       problems.push_back("exports " + s.name + " (nm type " +
                          std::string(1, s.type) + ")");
@@ -350,11 +356,13 @@ TEST(RuntimeExports, OnlyLLVMFunctionsDlsymAndOperatorNewDelete) {
                          std::string(1, s.type) + ", not a function (T)");
   }
   // The interposers themselves must be there.
-  for (const char *required : {"dlsym", "dlvsym", "_Znwm", "_Znam"})
+  for (const char *required :
+       {"dlsym", "dlvsym", "longjmp", "siglongjmp", "_Znwm", "_Znam"})
     if (!names.count(required))
       problems.push_back("does not export " + std::string(required));
   EXPECT_TRUE(NoProblems(problems))
-      << kRuntime << " may export only LLVM*, dlsym, dlvsym, the "
+      << kRuntime
+      << " may export only LLVM*, dlsym, dlvsym, longjmp & co., the "
       << "include/ownsan/ownsan.h API and operator new/delete (see "
       << kVersionScript << ")";
 }
