@@ -117,6 +117,23 @@ struct FnInfo {
 extern const FnInfo kFnInfo[];
 extern const unsigned kFnCount;
 
+/// The kinds of value a handle argument must name (one row of
+/// src/spec/handle_kinds.spec): a bit per ObjectKind, and how a report says
+/// it ("a function"). Entry 0 is "no expectation".
+struct KindExpectation {
+  uint32_t kinds;
+  const char *description;
+};
+extern const KindExpectation kKindExpectations[];
+
+/// What checking one argument decided.
+enum class ArgVerdict : uint8_t {
+  Ok,
+  Skip,       ///< reported: the call must not happen
+  Unverified, ///< the kind could not be checked (unknown handle): forward
+              ///< the call, but do not trust what it returns
+};
+
 /// The real entry points, resolved from the libLLVM actually loaded.
 extern std::atomic<void *> g_real_fns[];
 void *ResolveReal(FnId fn); // never returns nullptr (dies with a message)
@@ -265,11 +282,30 @@ public:
   bool Checking() const { return checking_; }
   /// The runtime decided the real call must not happen.
   bool Skipped() const { return skip_; }
+  /// An argument's kind could not be checked (ArgVerdict::Unverified).
+  bool Unverified() const { return unverified_; }
 
   /// Checks one handle argument before it reaches LLVM.
   void CheckHandle(unsigned arg, const void *h, HandleType type) {
     if (h && CheckHandleArg(fn_, arg, h, type))
       skip_ = true;
+  }
+  /// The same for an argument that must name a value of the kinds in
+  /// kKindExpectations[expected].
+  void CheckHandle(unsigned arg, const void *h, HandleType type,
+                   uint8_t expected) {
+    if (!h || skip_)
+      return;
+    switch (CheckKindedArg(fn_, arg, h, type, expected)) {
+    case ArgVerdict::Ok:
+      break;
+    case ArgVerdict::Skip:
+      skip_ = true;
+      break;
+    case ArgVerdict::Unverified:
+      unverified_ = true;
+      break;
+    }
   }
   /// Checks an input array of `n` handles.
   void CheckArray(unsigned arg, const void *const *hs, size_t n,
@@ -286,7 +322,9 @@ public:
   void OutArray(unsigned arg, const void *const *hs, size_t n, HandleType type);
   /// Registers a handle LLVM returned.
   void Returned(const void *h, HandleType type) {
-    if (!h)
+    // (After a call with an argument of unverified kind the result may be
+    // garbage: LLVM read the argument as another kind. It is not classified.)
+    if (!h || unverified_)
       return;
     const LastReturned &last = tls_last_returned;
     if (last.handle == h && last.type == type && LiveAt(last.record, h))
@@ -333,6 +371,8 @@ private:
   /// Runtime::CheckHandle / Runtime::Register on the process's runtime.
   static bool CheckHandleArg(FnId fn, unsigned arg, const void *h,
                              HandleType type);
+  static ArgVerdict CheckKindedArg(FnId fn, unsigned arg, const void *h,
+                                   HandleType type, uint8_t expected);
   static void RegisterResult(FnId fn, const void *h, HandleType type);
   /// Records the value deaths the call left pending.
   static void FlushDeaths();
@@ -341,7 +381,8 @@ private:
   bool nested_;
   bool checking_;
   bool skip_ = false;
-  unsigned level_; ///< the thread's nesting depth when the call began
+  bool unverified_ = false; ///< see ArgVerdict::Unverified
+  unsigned level_;          ///< the thread's nesting depth when the call began
 };
 
 } // namespace ownsan

@@ -300,6 +300,10 @@ class Classification:
     out_unregistered: List[HandleOut]  # Out* handle params not registered
     unchecked_ptrs: List[HandleOut]  # other LLVMXRef * params: no checks
     effects: List[Effect]  # from the spec, in spec order
+    # Argument -> (index into kKindExpectations, its KindSet): the kinds of
+    # value the argument must name (src/spec/handle_kinds.spec).
+    expects: Dict[int, Tuple[int, "KindSet"]] = dataclasses.field(
+        default_factory=dict)
 
     @property
     def has_hooks(self) -> bool:
@@ -1015,6 +1019,219 @@ def field_value_expr(fn: Function, e: Effect) -> str:
 
 
 # --------------------------------------------------------------------------
+# Expected handle kinds (src/spec/handle_kinds.spec)
+# --------------------------------------------------------------------------
+
+# Base kinds of the kinds spec -> ownsan::ObjectKind enumerator (how the
+# runtime classifies a value, with LLVMGetValueKind), and the words a report
+# uses for one.
+BASE_KINDS = {
+    "function": ("Function", "a function"),
+    "global_variable": ("GlobalVariable", "a global variable"),
+    "global_alias": ("GlobalAlias", "a global alias"),
+    "global_ifunc": ("GlobalIFunc", "an ifunc"),
+    "block": ("BasicBlock", "a basic block"),
+    "instruction": ("Instruction", "an instruction"),
+    "argument": ("Argument", "a function argument"),
+    "constant_data": ("Constant", "a constant that is not a global value"),
+    "other_value": ("OtherValue", "inline asm or metadata"),
+}
+# Parameter types a kind expectation may apply to.
+KIND_PARAM_TYPES = {"LLVMValueRef", "LLVMBasicBlockRef"}
+
+_KINDS_SET_RE = re.compile(r'^kinds\s+(\w+)\s*=\s*([\w|]+)\s+"([^"]+)"$')
+_KINDS_TYPE_RE = re.compile(r"^(LLVM\w+Ref)\s*=\s*([\w|]+)$")
+_KINDS_ARG_RE = re.compile(r"^(\d+)=([\w|]+)$")
+
+
+@dataclasses.dataclass(frozen=True)
+class KindSet:
+    """A set of base kinds and how a report says it ("a function")."""
+
+    name: str
+    kinds: Tuple[str, ...]  # base kinds, sorted
+    description: str
+
+
+@dataclasses.dataclass
+class KindsEntry:
+    """One function line of the kinds spec: argument -> kind set."""
+
+    function: str
+    args: Dict[int, KindSet]
+    since: Optional[int]
+    until: Optional[int]
+    path: str
+    line_no: int
+    reason: str
+
+    def applies_to(self, major: int) -> bool:
+        return SpecEntry.applies_to(self, major)  # (same since/until rule)
+
+    def error(self, message: str) -> SpecError:
+        return SpecError(self.path, self.line_no,
+                         f"{self.function}: {message}")
+
+
+@dataclasses.dataclass
+class KindsSpec:
+    """The whole kinds spec."""
+
+    sets: Dict[str, KindSet]
+    type_rules: Dict[str, KindSet]  # C type -> kinds, for every parameter
+    type_reasons: Dict[str, str]
+    entries: List[KindsEntry]
+    set_reasons: Dict[str, str] = dataclasses.field(default_factory=dict)
+
+
+def _kind_set(text: str, sets: Dict[str, KindSet], path: str,
+              line_no: int) -> KindSet:
+    """`function|global_variable` or a set name -> a KindSet."""
+    if text in sets:
+        return sets[text]
+    kinds: Set[str] = set()
+    for name in text.split("|"):
+        if name in BASE_KINDS:
+            kinds.add(name)
+        elif name in sets:
+            kinds.update(sets[name].kinds)
+        else:
+            raise SpecError(path, line_no, f"unknown kind '{name}'")
+    ordered = tuple(sorted(kinds))
+    description = " or ".join(BASE_KINDS[k][1] for k in ordered)
+    return KindSet(text, ordered, description)
+
+
+def parse_kinds_text(text: str, path: str = "<kinds>") -> KindsSpec:
+    """Parses the kinds spec; errors raise SpecError naming the line."""
+    spec = KindsSpec(sets={}, type_rules={}, type_reasons={}, entries=[])
+    seen: Dict[str, int] = {}
+    for line_no, line in enumerate(text.splitlines(), start=1):
+        body, _, reason = line.partition("#")
+        body = body.strip()
+        if not body:
+            continue
+        reason = reason.strip()
+        if not reason:
+            raise SpecError(path, line_no, "no `# why (source)` comment")
+        m = _KINDS_SET_RE.match(body)
+        if m:
+            name = m.group(1)
+            if name in BASE_KINDS or name in spec.sets:
+                raise SpecError(path, line_no, f"kind '{name}' defined twice")
+            base = _kind_set(m.group(2), spec.sets, path, line_no)
+            spec.sets[name] = KindSet(name, base.kinds, m.group(3))
+            spec.set_reasons[name] = reason
+            continue
+        m = _KINDS_TYPE_RE.match(body)
+        if m:
+            if m.group(1) not in KIND_PARAM_TYPES:
+                raise SpecError(path, line_no,
+                                f"{m.group(1)}: kinds apply to "
+                                f"{' and '.join(sorted(KIND_PARAM_TYPES))}")
+            spec.type_rules[m.group(1)] = _kind_set(m.group(2), spec.sets,
+                                                    path, line_no)
+            spec.type_reasons[m.group(1)] = reason
+            continue
+        tokens = body.split()
+        function = tokens[0]
+        if not _FUNCTION_NAME_RE.match(function):
+            raise SpecError(path, line_no,
+                            f"expected a function name, got '{function}'")
+        entry = KindsEntry(function, {}, None, None, path, line_no, reason)
+        for token in tokens[1:]:
+            m = _VERSION_RE.match(token)
+            if m:
+                setattr(entry, m.group(1), int(m.group(2)))
+                continue
+            m = _KINDS_ARG_RE.match(token)
+            if not m:
+                raise entry.error(f"expected ARG=KINDS, got '{token}'")
+            entry.args[int(m.group(1))] = _kind_set(m.group(2), spec.sets,
+                                                    path, line_no)
+        if not entry.args:
+            raise entry.error("no ARG=KINDS")
+        key = function
+        if key in seen and entry.since is None and entry.until is None:
+            raise entry.error(f"duplicate entry (also on line {seen[key]})")
+        seen.setdefault(key, line_no)
+        spec.entries.append(entry)
+    return spec
+
+
+def parse_kinds_file(path: str) -> KindsSpec:
+    """Reads and parses the kinds spec file."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise GenError(f"cannot read kinds spec {path}: {e}")
+    return parse_kinds_text(text, path)
+
+
+def _param_typedef(param: Param) -> str:
+    return param.spelling.replace("const", "").strip()
+
+
+def resolve_kinds(spec: KindsSpec, major: int,
+                  declared: Dict[str, Function]
+                  ) -> Dict[str, Dict[int, KindSet]]:
+    """Function name -> argument -> expected kinds, for this LLVM major:
+    the type rules for every parameter of their type, then the entries.
+
+    An applicable entry for an undeclared function, an argument out of
+    range, or an argument that is not an LLVMValueRef/LLVMBasicBlockRef is a
+    SpecError; so is a second applicable entry for one function."""
+    result: Dict[str, Dict[int, KindSet]] = {}
+    for name, fn in declared.items():
+        for p in fn.params:
+            rule = spec.type_rules.get(_param_typedef(p))
+            if rule is not None:
+                result.setdefault(name, {})[p.index] = rule
+    first_line: Dict[str, int] = {}
+    for entry in spec.entries:
+        if not entry.applies_to(major):
+            continue
+        fn = declared.get(entry.function)
+        if fn is None:
+            raise entry.error(f"not declared in the LLVM {major} headers")
+        if entry.function in first_line:
+            raise entry.error("duplicate entry (also on line"
+                              f" {first_line[entry.function]})")
+        first_line[entry.function] = entry.line_no
+        for arg, kinds in entry.args.items():
+            if arg >= len(fn.params):
+                raise entry.error(f"argument {arg} out of range")
+            if _param_typedef(fn.params[arg]) not in KIND_PARAM_TYPES:
+                raise entry.error(f"argument {arg} is not an LLVMValueRef or"
+                                  " LLVMBasicBlockRef")
+            result.setdefault(entry.function, {})[arg] = kinds
+    return result
+
+
+def kind_set_table(expects: Dict[str, Dict[int, KindSet]]) -> List[KindSet]:
+    """The distinct kind sets, in a stable order; index 0 is reserved for
+    "no expectation" (the runtime's kKindExpectations[0])."""
+    return sorted({k for args in expects.values() for k in args.values()},
+                  key=lambda k: (k.name, k.kinds))
+
+
+def render_kind_expectations(table: Sequence[KindSet]) -> str:
+    """kKindExpectations[]: a bit per ObjectKind, and the words."""
+    lines = ["namespace ownsan {", "",
+             "const KindExpectation kKindExpectations[] = {",
+             "    {0, nullptr},"]
+    for ks in table:
+        bits = " | ".join(
+            f"(1u << unsigned(ObjectKind::{BASE_KINDS[k][0]}))"
+            for k in ks.kinds)
+        description = ks.description.replace('"', '\\"')
+        lines.append(f'    {{{bits}, "{description}"}},')
+    lines += ["};", "", "} // namespace ownsan", ""]
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------
 # Classification
 # --------------------------------------------------------------------------
 
@@ -1138,7 +1355,11 @@ def _checks_before_call(fn: Function, cls: Classification,
     lines = []
     for param in fn.params:
         i = param.index
-        if param.handle is not None:
+        if param.handle is not None and i in cls.expects:
+            lines.append(f"call.CheckHandle({i}, p{i}, "
+                         f"{handle_enum(param.handle)}, "
+                         f"{cls.expects[i][0]});")
+        elif param.handle is not None:
             lines.append(f"call.CheckHandle({i}, p{i}, "
                          f"{handle_enum(param.handle)});")
         elif i in arrays:
@@ -1175,8 +1396,14 @@ def _checks_after_call(fn: Function, cls: Classification, hook_args: str,
         i = effect.arg
         count = render_count_expr(fn, effect, declared)
         elem = handle_enum(fn.params[i].elem_handle)
-        lines.append(f"call.OutArray({i}, (const void *const *)p{i}, "
-                     f"{count}, {elem});")
+        if cls.expects:
+            # (An argument of unverified kind: the count may be garbage.)
+            lines.append("if (!call.Unverified())")
+            lines.append(f"  call.OutArray({i}, (const void *const *)p{i}, "
+                         f"{count}, {elem});")
+        else:
+            lines.append(f"call.OutArray({i}, (const void *const *)p{i}, "
+                         f"{count}, {elem});")
     if fn.ret_handle is not None:
         lines.append(f"call.Returned(r, {handle_enum(fn.ret_handle)});")
     for out in cls.outs:
@@ -1392,7 +1619,8 @@ def render_fn_info(functions: Sequence[Function],
 def render_wrappers_cpp(functions: Sequence[Function], headers: Sequence[str],
                         classes: Dict[str, Classification],
                         declared: Dict[str, Function], major: int,
-                        spec_label: str) -> str:
+                        spec_label: str,
+                        kind_sets: Sequence["KindSet"] = ()) -> str:
     """The whole of wrappers.cpp."""
     parts = [generated_banner(major, spec_label, "//"),
              "//\n"
@@ -1409,6 +1637,7 @@ def render_wrappers_cpp(functions: Sequence[Function], headers: Sequence[str],
         parts.append(render_wrapper(fn, classes[fn.name], declared))
         parts.append("\n")
     parts.append(render_fn_info(functions, classes))
+    parts.append("\n" + render_kind_expectations(kind_sets))
     return "".join(parts)
 
 
@@ -1529,6 +1758,9 @@ def classification_line(fn: Function, cls: Classification) -> str:
             f" out_unregistered={_format_items(out_unregistered)}"
             f" unchecked_ptrs={_format_items(unchecked)}"
             f" effects={_format_items(effects)}")
+    if cls.expects:
+        kinds = [f"{i}:{cls.expects[i][1].name}" for i in sorted(cls.expects)]
+        line += f" kinds={_format_items(kinds)}"
     return line
 
 
@@ -1548,6 +1780,8 @@ def render_classification(functions: Sequence[Function],
         "# unchecked_ptrs=[i:H]  other LLVMXRef * arguments: neither checked"
         " nor registered",
         "# effects=[...]  spec effects (src/spec/ownership.spec)",
+        "# kinds=[i:K]  argument i must name a value of kinds K"
+        " (src/spec/handle_kinds.spec; only listed when there are some)",
     ]
     lines += [classification_line(fn, classes[fn.name]) for fn in functions]
     return "\n".join(lines) + "\n"
@@ -1597,13 +1831,17 @@ class Result:
 
 
 def generate(include_dir: str, lib: str, major: int, spec_path: str,
-             out_dir: str, libclang: str = DEFAULT_LIBCLANG) -> Result:
+             out_dir: str, libclang: str = DEFAULT_LIBCLANG,
+             kinds_path: Optional[str] = None) -> Result:
     """Runs all steps and writes the six output files."""
     header_major = header_llvm_major(include_dir)
     if header_major is not None and header_major != major:
         raise GenError(f"--llvm-major {major} but {include_dir} holds the"
                        f" LLVM {header_major} headers")
     entries = parse_spec_file(spec_path)  # syntax errors before slow work
+    kinds_spec = (parse_kinds_file(kinds_path) if kinds_path else
+                  KindsSpec(sets={}, type_rules={}, type_reasons={},
+                            entries=[]))
     headers = list_headers(include_dir)
     declared = parse_headers(include_dir, headers, libclang)
     nm_text = run_nm(lib)
@@ -1617,6 +1855,13 @@ def generate(include_dir: str, lib: str, major: int, spec_path: str,
     effects = resolve_spec(entries, major, declared, set(wrapped_names))
     classes = {fn.name: classify(fn, effects.get(fn.name, ()))
                for fn in functions}
+    expects = resolve_kinds(kinds_spec, major, declared)
+    expects = {name: args for name, args in expects.items()
+               if name in classes}
+    kind_sets = kind_set_table(expects)
+    for name, args in expects.items():
+        classes[name].expects = {
+            arg: (kind_sets.index(ks) + 1, ks) for arg, ks in args.items()}
     spec_not_wrapped = sorted(set(effects) - set(wrapped_names))
 
     label = spec_label_for(spec_path)
@@ -1624,7 +1869,8 @@ def generate(include_dir: str, lib: str, major: int, spec_path: str,
     outputs = {
         "fn_ids.h": render_fn_ids(functions, major, label),
         "wrappers.cpp": render_wrappers_cpp(functions, headers, classes,
-                                            declared, major, label),
+                                            declared, major, label,
+                                            kind_sets),
         "symbols.c": render_symbols_c(functions, major, label),
         "coverage.txt": render_coverage(major, exported, declared, functions,
                                         spec_not_wrapped),
@@ -1650,6 +1896,9 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
                         help="LLVM major version of the headers and library")
     parser.add_argument("--spec", required=True,
                         help="ownership spec (src/spec/ownership.spec)")
+    parser.add_argument("--kinds",
+                        help="expected-kind table"
+                        " (src/spec/handle_kinds.spec); none if absent")
     parser.add_argument("--out-dir", required=True,
                         help="where the generated files go")
     parser.add_argument("--libclang", default=DEFAULT_LIBCLANG,
@@ -1663,7 +1912,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse_args(argv)
     try:
         result = generate(args.include_dir, args.lib, args.llvm_major,
-                          args.spec, args.out_dir, args.libclang)
+                          args.spec, args.out_dir, args.libclang,
+                          args.kinds)
     except GenError as e:
         print(f"gen_wrappers.py: error: {e}", file=sys.stderr)
         return 1

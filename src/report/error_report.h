@@ -23,7 +23,8 @@ namespace ownsan {
   X(ContextRace, "context-race")                                               \
   X(CrossContext, "cross-context")                                             \
   X(UseAfterConsume, "use-after-consume")                                      \
-  X(InvalidTransfer, "invalid-transfer")
+  X(InvalidTransfer, "invalid-transfer")                                       \
+  X(WrongHandleKind, "wrong-handle-kind")
 
 enum class ErrorKind {
 #define OWNSAN_ERROR_ENUM(Id, Text) Id,
@@ -50,6 +51,8 @@ struct ErrorReport {
   uint32_t other_thread = 0;
   StackId other_stack = 0; ///< 0 when it was not recorded
   FnIndex other_fn = kNoFn;
+  /// WrongHandleKind: what the function expects ("a function").
+  const char *expected = nullptr;
 };
 
 } // namespace ownsan

@@ -413,6 +413,8 @@ ResolvedReport Resolve(const ErrorReport &rep, const ReportContext &ctx) {
   r.object_label = FullLabel(obj, ctx);
   r.identity = absl::StrCat(Hex(obj->addr), "#", obj->generation());
   r.note = rep.note;
+  if (rep.expected)
+    r.expected = rep.expected;
   r.function = ctx.fn_name(rep.fn);
   r.argument = rep.arg + 1;
   r.thread = rep.thread;
@@ -535,6 +537,7 @@ std::string RenderJson(const ResolvedReport &r) {
       ",\"call\":{\"function\":", JsonEscape(r.function),
       ",\"argument\":", r.argument, "}", ",\"thread\":", r.thread,
       ",\"test\":", JsonOrNull(r.test), ",\"note\":", JsonOrNull(r.note),
+      ",\"expected\":", JsonOrNull(r.expected),
       ",\"use\":{\"thread\":", r.thread, ",\"stack\":");
   AppendJsonStack(&out, r.use);
   out += "},\"free\":";

@@ -74,6 +74,7 @@ struct ResolvedReport {
   std::string handle_type; ///< "LLVMValueRef"
   std::string object_kind, object_label, identity;
   std::string note;
+  std::string expected;  ///< wrong-handle-kind: "a function"; else ""
   std::string function;  ///< the LLVM-C function the handle was passed to
   unsigned argument = 0; ///< 1-based
   uint32_t thread = 0;

@@ -1060,6 +1060,41 @@ bool Runtime::ReportContextRace(FnId fn, unsigned arg, ObjectRecord *r,
   return Report(std::move(rep));
 }
 
+namespace {
+bool KindExpected(uint8_t expected, ObjectKind k) {
+  return (kKindExpectations[expected].kinds >> static_cast<unsigned>(k)) & 1;
+}
+} // namespace
+
+ArgVerdict Runtime::CheckKindedHandle(FnId fn, unsigned arg, const void *h,
+                                      HandleType type, uint8_t expected) {
+  if (CheckHandle(fn, arg, h, type))
+    return ArgVerdict::Skip;
+  ObjectRecord *r = LookupLive(h);
+  // Case: a handle ownsan never saw handed out (made by C++ code, or not
+  // an LLVM object at all), or a record of an unwatched kind, which may
+  // have died unseen: nothing is known. The call goes ahead.
+  if (!r || !IsValueKind(r->kind))
+    return ArgVerdict::Unverified;
+  if (KindExpected(expected, r->kind))
+    return ArgVerdict::Ok;
+  return ReportWrongKind(fn, arg, h, r, expected);
+}
+
+ArgVerdict Runtime::ReportWrongKind(FnId fn, unsigned arg, const void *h,
+                                    ObjectRecord *r, uint8_t expected) {
+  // Case: a live value of another kind: LLVM would cast it unchecked and
+  // read the wrong object's fields (undefined behaviour).
+  RuntimeSection section;
+  ErrorReport rep = NewReport(ErrorKind::WrongHandleKind, r, h, fn, arg);
+  rep.expected = kKindExpectations[expected].description;
+  rep.note = absl::StrCat(FnName(fn), " expects ", rep.expected,
+                          " as argument ", arg + 1, ", but it is ",
+                          ShortLabel(r), "; the C API casts it unchecked");
+  // (A suppressed report lets the call through: its result is not trusted.)
+  return Report(std::move(rep)) ? ArgVerdict::Skip : ArgVerdict::Unverified;
+}
+
 void Runtime::RecordClaimStack(ContextUse *use) {
   RuntimeSection section;
   use->active_stack.store(CurrentCallStack(), std::memory_order_relaxed);
@@ -2436,6 +2471,8 @@ bool Runtime::SuppressedCallHarms(const ErrorReport &rep) {
   case ErrorKind::ContextRace:
   case ErrorKind::CrossContext:
     return false; // every object is alive: the call is the program's own
+  case ErrorKind::WrongHandleKind:
+    return false; // as natively; its (garbage) result is not registered
   }
   return true;
 }
@@ -2867,6 +2904,12 @@ bool CallScope::CheckHandleArg(FnId fn, unsigned arg, const void *h,
       ->CheckHandle(fn, arg, h, type);
 }
 
+ArgVerdict CallScope::CheckKindedArg(FnId fn, unsigned arg, const void *h,
+                                     HandleType type, uint8_t expected) {
+  return g_runtime.load(std::memory_order_relaxed)
+      ->CheckKindedHandle(fn, arg, h, type, expected);
+}
+
 void CallScope::RegisterResult(FnId fn, const void *h, HandleType type) {
   g_runtime.load(std::memory_order_relaxed)->Register(fn, h, type);
 }
@@ -2903,8 +2946,8 @@ void CallScope::FlushDeaths() { Runtime::Get().FlushDeaths(); }
 
 void CallScope::OutArray(unsigned, const void *const *hs, size_t n,
                          HandleType type) {
-  if (!hs)
-    return;
+  if (!hs || unverified_)
+    return; // (see Returned)
   for (size_t i = 0; i < n; ++i)
     Runtime::Get().Register(fn_, hs[i], type);
 }

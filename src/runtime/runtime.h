@@ -45,6 +45,10 @@ public:
   /// Checks one handle argument; true if the call must be skipped (a
   /// report was made and the run continues).
   bool CheckHandle(FnId fn, unsigned arg, const void *h, HandleType type);
+  /// CheckHandle, then whether the handle names a value of the kinds in
+  /// kKindExpectations[expected] (src/spec/handle_kinds.spec).
+  ArgVerdict CheckKindedHandle(FnId fn, unsigned arg, const void *h,
+                               HandleType type, uint8_t expected);
   /// Applies the spec's before-effects; true if the real call must be
   /// skipped (the runtime holds a freed memory buffer in quarantine).
   bool Before(FnId fn, const void *const *args, void *const *slots);
@@ -153,6 +157,10 @@ private:
                                                    ContextUse *use,
                                                    uint32_t active);
   __attribute__((noinline)) void RecordClaimStack(ContextUse *use);
+  __attribute__((noinline)) ArgVerdict ReportWrongKind(FnId fn, unsigned arg,
+                                                       const void *h,
+                                                       ObjectRecord *r,
+                                                       uint8_t expected);
   /// CheckHandle when the per-thread record cache cannot decide.
   bool CheckHandleSlow(FnId fn, unsigned arg, const void *h, HandleType type);
   /// The live record at `h` (the thread's record cache first), or nullptr.

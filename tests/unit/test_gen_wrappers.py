@@ -308,6 +308,88 @@ class SpecResolutionTest(unittest.TestCase):
         self.assertIn("duplicate entry (also on line 1)", str(ctx.exception))
 
 
+# Declarations for the expected-kind tests.
+KINDS_DECLARED = {
+    f.name: f for f in [
+        make_fn("LLVMFirst", [("Fn", "LLVMValueRef", "Value", None)],
+                ret="LLVMValueRef", ret_handle="Value"),
+        make_fn("LLVMBlockParent", [("BB", "LLVMBasicBlockRef", "BasicBlock",
+                                     None)], ret="LLVMValueRef",
+                ret_handle="Value"),
+        make_fn("LLVMNamed", [("M", "LLVMModuleRef", "Module", None),
+                              ("Name", "const char *", None, None)],
+                ret="LLVMValueRef", ret_handle="Value"),
+    ]
+}
+
+
+class KindsSpecTest(unittest.TestCase):
+    """parse_kinds_text / resolve_kinds: the expected-kind table."""
+
+    def resolve(self, text, major=19):
+        return gw.resolve_kinds(gw.parse_kinds_text(text, "k.spec"), major,
+                                KINDS_DECLARED)
+
+    def assertKindsError(self, text, fragment, line=1):
+        with self.assertRaises(gw.SpecError) as ctx:
+            self.resolve(text)
+        message = str(ctx.exception)
+        self.assertTrue(message.startswith(f"k.spec:{line}: "), message)
+        self.assertIn(fragment, message)
+
+    def test_sets_types_and_entries(self):
+        expects = self.resolve(
+            'kinds gv = function|global_variable "a global"  # why\n'
+            "LLVMBasicBlockRef = block  # why\n"
+            "LLVMFirst 0=gv  # why\n")
+        self.assertEqual(expects["LLVMFirst"][0].kinds,
+                         ("function", "global_variable"))
+        self.assertEqual(expects["LLVMFirst"][0].description, "a global")
+        # The type rule reaches every LLVMBasicBlockRef parameter.
+        self.assertEqual(expects["LLVMBlockParent"][0].kinds, ("block",))
+        self.assertEqual(expects["LLVMBlockParent"][0].description,
+                         "a basic block")
+        self.assertNotIn("LLVMNamed", expects)
+
+    def test_version_range(self):
+        self.assertEqual(self.resolve("LLVMFirst 0=function until=14  # w\n"),
+                         {})
+        self.assertEqual(self.resolve("LLVMGone 0=function until=14  # w\n"),
+                         {})
+
+    def test_errors(self):
+        self.assertKindsError("LLVMFirst 0=function\n", "no `# why")
+        self.assertKindsError("LLVMFirst 0=functon  # w\n",
+                              "unknown kind 'functon'")
+        self.assertKindsError("LLVMFirst 1=function  # w\n",
+                              "argument 1 out of range")
+        self.assertKindsError("LLVMNamed 0=function  # w\n",
+                              "is not an LLVMValueRef")
+        self.assertKindsError("LLVMGone 0=function  # w\n",
+                              "not declared in the LLVM 19 headers")
+        self.assertKindsError("LLVMFirst 0=function  # w\n"
+                              "LLVMFirst 0=block  # w\n", "duplicate entry",
+                              line=2)
+        self.assertKindsError("LLVMModuleRef = function  # w\n",
+                              "kinds apply to")
+
+    def test_rendered_check_and_table(self):
+        expects = self.resolve("LLVMFirst 0=function  # w\n")
+        table = gw.kind_set_table(expects)
+        cls = gw.classify(KINDS_DECLARED["LLVMFirst"], ())
+        cls.expects = {0: (1, expects["LLVMFirst"][0])}
+        text = gw.render_wrapper(KINDS_DECLARED["LLVMFirst"], cls,
+                                 KINDS_DECLARED)
+        self.assertIn("call.CheckHandle(0, p0, ownsan::HandleType::Value, 1);",
+                      text)
+        self.assertIn("kinds=[0:function]", gw.classification_line(
+            KINDS_DECLARED["LLVMFirst"], cls))
+        rendered = gw.render_kind_expectations(table)
+        self.assertIn("{0, nullptr},", rendered)
+        self.assertIn('{(1u << unsigned(ObjectKind::Function)), '
+                      '"a function"},', rendered)
+
+
 class NmParsingTest(unittest.TestCase):
     """parse_nm_output: versions stripped, only LLVM* functions kept."""
 
