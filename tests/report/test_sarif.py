@@ -202,7 +202,7 @@ def main():
         c.equal(run["tool"]["driver"]["name"], "ownsan", "driver name")
         rules = {r["id"]: r for r in run["tool"]["driver"]["rules"]}
         for kind in ("use-after-free", "double-free", "invalid-free",
-                     "dangling-insertion-point"):
+                     "dangling-insertion-point", "wrong-handle-kind"):
             c.check(kind in rules and rules[kind]["shortDescription"]["text"],
                     f"rule {kind} listed with a short description")
         results = by_id(doc)

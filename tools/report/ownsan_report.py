@@ -97,6 +97,17 @@ KINDS = {
         "Position the builder again (LLVMPositionBuilderAtEnd, "
         "LLVMPositionBuilderBefore) after deleting the block or instruction "
         "it pointed at, or clear its position (LLVMClearInsertionPosition)."),
+    "wrong-handle-kind": (
+        "WrongHandleKind",
+        "An LLVM-C function was given a value of the wrong kind.",
+        "A handle naming one kind of value (a global, a constant, an "
+        "instruction) was passed where the function expects another (a "
+        "function, a basic block): the C API casts it unchecked, so LLVM "
+        "would read the object as the wrong class (undefined behaviour; "
+        "natively it returns garbage).",
+        "Check the kind before the call (LLVMIsAFunction, LLVMIsAGlobalVariable, "
+        "LLVMIsAInstruction, LLVMValueIsBasicBlock), or keep the kind in the "
+        "binding's wrapper types so a global cannot reach a function API."),
 }
 
 # Background colour of each kind of object in the ownership chain drawing.
