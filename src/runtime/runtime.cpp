@@ -41,7 +41,8 @@
 //                       a wrapped call the block is held and the deaths are
 //                       recorded in a batch (DeferDeaths) at the latest when
 //                       the call returns, before its after-effects and
-//                       before a callback's nested call. Every Value is
+//                       before a callback's nested call (which leaves the
+//                       blocks to the call that deferred them). Every Value is
 //                       deleted that way, and a block being released holds
 //                       no live object, so each watched record in the block
 //                       died.
@@ -125,12 +126,21 @@ namespace {
 
 // Marks the runtime's own work on this thread: nested wrapped calls are not
 // checked and the allocation hook ignores the runtime's own allocations.
+// A signal handler's wrapped call that interrupts the work is forwarded
+// unchecked too, so the per-thread state the runtime changes (batches,
+// caches, call contexts) and the locks it holds are never re-entered: every
+// change to them happens inside a section (the fences keep the compiler from
+// moving it out).
 class RuntimeSection {
 public:
   RuntimeSection() : state_(CurrentThreadCallState()), was_(state_.in_runtime) {
     state_.in_runtime = true;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
   }
-  ~RuntimeSection() { state_.in_runtime = was_; }
+  ~RuntimeSection() {
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    state_.in_runtime = was_;
+  }
 
 private:
   ThreadCallState &state_;
@@ -256,6 +266,7 @@ uint64_t g_exited_thread_calls ABSL_GUARDED_BY(g_thread_calls_mu) = 0;
 void ForgetThreadCalls(void *counter) {
   // (Runs on the exiting thread: the counter is its own.)
   auto *c = static_cast<std::atomic<uint64_t> *>(counter);
+  RuntimeSection section;
   MutexLock lock(&g_thread_calls_mu);
   auto &v = *g_thread_calls;
   v.erase(std::remove(v.begin(), v.end(), c), v.end());
@@ -300,6 +311,11 @@ void NoteFirstCall() {
     MutexLock lock(&g_thread_calls_mu);
     if (!g_thread_calls)
       g_thread_calls = new std::vector<const std::atomic<uint64_t> *>;
+    // Case: a signal handler's first call came between this thread's first
+    // call's count and its listing: both saw the count 1.
+    if (std::find(g_thread_calls->begin(), g_thread_calls->end(), c) !=
+        g_thread_calls->end())
+      return;
     g_thread_calls->push_back(c);
   }
   ReleaseAtThreadExit<ForgetThreadCalls>(c);
@@ -310,12 +326,16 @@ uint32_t CurrentThreadNumber() {
   // number + 1; 0 until first asked (a trivial thread_local: no guard).
   static thread_local uint32_t number_plus_one
       __attribute__((tls_model("initial-exec"))) = 0;
-  if (__builtin_expect(number_plus_one == 0, 0))
-    number_plus_one = (static_cast<uint32_t>(syscall(SYS_gettid)) ==
-                               static_cast<uint32_t>(getpid())
-                           ? 0u
-                           : next.fetch_add(1)) +
-                      1;
+  if (__builtin_expect(number_plus_one == 0, 0)) {
+    uint32_t n = (static_cast<uint32_t>(syscall(SYS_gettid)) ==
+                          static_cast<uint32_t>(getpid())
+                      ? 0u
+                      : next.fetch_add(1)) +
+                 1;
+    // (A signal handler's call may have numbered the thread meanwhile.)
+    if (number_plus_one == 0)
+      number_plus_one = n;
+  }
   return number_plus_one - 1;
 }
 
@@ -552,6 +572,7 @@ StackId Runtime::CurrentCallStack() {
 }
 
 FreeEvent *Runtime::CurrentFreeEvent(ObjectRecord *target) {
+  RuntimeSection section; // (events come from a per-thread bump allocator)
   CallContext &call = CurrentCall();
   if (call.fn == kNoFn) {
     if (!call.orphan_event)
@@ -673,9 +694,11 @@ bool CallScope::EnterNested(const void *caller_pc) {
     state.depth = level_ + 1;
   }
   // The outer call's deaths are recorded under its own event, before the
-  // callback's call looks at any handle.
+  // callback's call looks at any handle; their blocks stay held until the
+  // outer call releases them (this call may come from a signal handler that
+  // interrupted free()).
   if (state.pending_deaths)
-    FlushDeaths();
+    Runtime::Get().FlushDeaths(/*release=*/false);
   SavedCalls &s = CurrentSavedCalls();
   if (s.depth == kMaxNesting)
     return false; // too deep: forwarded unchecked
@@ -886,6 +909,7 @@ ObjectRecord *Runtime::LookupLive(const void *h) {
     return r;
   if (!MaybeLive(h))
     return nullptr; // (no filter bit: never registered)
+  RuntimeSection section;
   ObjectRecord *r;
   {
     ReaderMutexLock lock(&mu_);
@@ -1780,9 +1804,16 @@ namespace {
 // value deaths are not recorded yet (ThreadCallState::pending_deaths of
 // them). A module's dispose releases its values one by one: recording them
 // in batches takes the locks once per batch, not three times per value.
+//
+// The batch belongs to one call (`owner`, its scope's frame). A call nested
+// in it (a callback's, or a signal handler's, which may have interrupted
+// malloc or free) records the outer call's deaths but leaves its blocks to
+// the outer call to release, and records its own deaths at once.
 constexpr size_t kMaxPendingDeaths = 32;
 struct PendingDeaths {
-  FreeEvent *event; ///< the call's free event, taken at the first death
+  FreeEvent *event;  ///< the call's free event, taken at the first death
+  const void *owner; ///< CallContext::frame of the call
+  size_t recorded;   ///< blocks whose deaths are recorded (held still)
   struct Block {
     void *p;
     size_t size;
@@ -1795,27 +1826,40 @@ __thread PendingDeaths tls_pending_deaths
 bool Runtime::DeferDeaths(void *p, size_t size) {
   // Case: outside any wrapped call (the program's C++ code, exit-time
   // destructors): nothing would flush the batch soon.
-  if (CurrentCall().fn == kNoFn)
+  const CallContext &call = CurrentCall();
+  if (call.fn == kNoFn)
     return false;
   ThreadCallState &state = CurrentThreadCallState();
   PendingDeaths &pending = tls_pending_deaths;
-  // The stack is taken here, inside LLVM, as for a death recorded at once.
-  if (state.pending_deaths == 0)
+  if (state.pending_deaths == 0) {
+    // The stack is taken here, inside LLVM, as for a death recorded at once.
     pending.event = CurrentFreeEvent(nullptr);
+    pending.owner = call.frame;
+    pending.recorded = 0;
+  } else if (pending.owner != call.frame) {
+    return false; // Case: the batch is an outer call's (see PendingDeaths).
+  }
   pending.blocks[state.pending_deaths++] = {p, size};
   if (state.pending_deaths == kMaxPendingDeaths)
     FlushDeaths();
   return true;
 }
 
-void Runtime::FlushDeaths() {
+void Runtime::FlushDeaths(bool release) {
   ThreadCallState &state = CurrentThreadCallState();
-  size_t n = state.pending_deaths;
-  if (n == 0)
+  if (state.pending_deaths == 0)
     return;
-  state.pending_deaths = 0;
+  // Before the batch is read: a signal handler's call that interrupts the
+  // flush is forwarded unchecked instead of flushing the same blocks.
   RuntimeSection section; // (nothing is deferred while it runs)
-  const PendingDeaths &pending = tls_pending_deaths;
+  PendingDeaths &pending = tls_pending_deaths;
+  // Case: a call nested in the batch's call: the blocks are the outer
+  // call's to release.
+  if (pending.owner != CurrentCall().frame)
+    release = false;
+  size_t n = state.pending_deaths, from = pending.recorded;
+  if (from == n && !release)
+    return;
   bool any[kMaxPendingDeaths] = {}; // block i held a watched value
   Quarantine::Chunk held[kMaxPendingDeaths];
   void *unheld[kMaxPendingDeaths];
@@ -1860,7 +1904,7 @@ void Runtime::FlushDeaths() {
       graph_.RemoveWatchedSorted(dead, n_dead);
       MarkFreedSorted(dead, n_dead, pending.event);
     };
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = from; i < n; ++i) {
       ForEachRecordIn(pending.blocks[i].p, pending.blocks[i].size,
                       [&](ObjectRecord *r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
                         __builtin_prefetch(r, 1);
@@ -1875,6 +1919,9 @@ void Runtime::FlushDeaths() {
       UnwatchedDiedLocked(r, pending.event);
       any[block] = true;
     }
+    pending.recorded = n;
+    if (!release)
+      return;
     for (size_t i = 0; i < n; ++i) {
       auto [p, size] = pending.blocks[i];
       // As in TakeIntoQuarantine: hold the block if a freed record matches
@@ -1884,6 +1931,8 @@ void Runtime::FlushDeaths() {
       else
         unheld[n_unheld++] = p;
     }
+    state.pending_deaths = 0;
+    pending.recorded = 0;
   }
   for (size_t i = 0; i < n_unheld; ++i)
     free(unheld[i]);
@@ -1941,7 +1990,15 @@ void Runtime::Register(FnId fn, const void *h, HandleType type) {
   if (r && type != HandleType::Error &&
       IsValueKind(r->kind) ==
           (type == HandleType::Value || type == HandleType::BasicBlock)) {
-    tls_last_returned = {h, r, type}; // (see CallScope::Returned)
+    // (See CallScope::Returned.) The handle goes last: a signal handler's
+    // call that finds it finds its record and type too.
+    LastReturned &last = tls_last_returned;
+    last.handle = nullptr;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    last.record = r;
+    last.type = type;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    last.handle = h;
     return;
   }
   RegisterSlow(fn, h, type);
@@ -2837,6 +2894,7 @@ int Runtime::HandleState(const void *h) {
   if (!h)
     return 0;
   FlushDeaths(); // (called from a callback inside a call)
+  RuntimeSection section;
   MutexLock lock(&mu_);
   if (graph_.Find(h))
     return 1;
@@ -2977,6 +3035,9 @@ void CallScope::BorrowedString(const char *s, const void *a0, const void *a1,
                                const void *a2, RegetFn reget) {
   if (!s)
     return;
+  // (A section: a signal handler's getter call that interrupts the write is
+  // forwarded unchecked rather than mix its entry into this one.)
+  RuntimeSection section;
   LentStrings &lent = CurrentLentStrings();
   lent.ring[lent.next++ % 16] = {s, fn_, {a0, a1, a2}, reget};
 }

@@ -70,9 +70,9 @@ public:
   /// Hold() for several chunks, with one lock.
   void HoldAll(const Quarantine::Chunk *chunks, size_t n);
   /// Records the value deaths in the blocks operator delete released during
-  /// this thread's running call (see DeferDeaths), then holds or frees the
-  /// blocks.
-  void FlushDeaths();
+  /// this thread's running call (see DeferDeaths), then (`release`) holds or
+  /// frees the blocks. Only the call that deferred them releases them.
+  void FlushDeaths(bool release = true);
   /// Quarantine statistics (verbosity=1 prints them at exit).
   void PrintExitStatistics();
 

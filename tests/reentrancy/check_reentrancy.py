@@ -22,6 +22,10 @@ Cases (see tests/reentrancy/reentrancy.c):
   jump_bug, jump_builtin_bug
                 jump / jump_builtin, then a seeded double dispose of a
                 module: reported once, with the right calls and stacks.
+  signals       a signal handler makes read-only LLVM-C calls on its own
+                context while the main thread builds and disposes 2000
+                modules; signals every few microseconds. Also with the
+                quarantine off (a block freed twice is freed at once).
   orc           LLVM-C calls from an ORC materialization callback running
                 inside LLVMOrcLLJITLookup (LLJIT + custom materialization
                 unit + IR transform layer): answer() returns 42.
@@ -143,6 +147,15 @@ def case_jump_bug(c, a):
 
 def case_jump_builtin_bug(c, a):
     check_jump_bug(c, a, "jump_builtin")
+
+
+def case_signals(c, a):
+    for options in (None, "quarantine_size_mb=0"):
+        r = check_clean(c, a, ["signals"], "LLVM-C calls in a signal handler",
+                        options=options)
+        m = re.search(r"^reentrancy: (\d+) handler calls$", r.err, re.M)
+        c.check(m is not None and int(m[1]) >= 100,
+                "signals: the handler ran at least 100 times", r)
 
 
 def case_orc(c, a):

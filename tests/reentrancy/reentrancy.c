@@ -38,6 +38,11 @@
  *                 The same with __builtin_setjmp/__builtin_longjmp, which no
  *                 libc function sees (as a language runtime's own jumps); the
  *                 main thread makes one call of its own before the hand-off.
+ *   signals [N]   A timer signals the main thread every 50 us; the handler
+ *                 makes read-only LLVM-C calls on a context of its own while
+ *                 the main thread builds and disposes a module of 20
+ *                 functions N (2000) times, and until the handler ran 100
+ *                 times.
  *
  * Prints "MODE: done" at the end. Every wait has a timeout; a watchdog
  * (alarm) ends a stuck run with exit status 124.
@@ -326,6 +331,99 @@ static int mode_jump(int n, int builtin) {
   return 0;
 }
 
+/*===-- Signal handlers ---------------------------------------------------===*/
+
+static struct {
+  LLVMContextRef ctx;
+  LLVMModuleRef m;
+  LLVMValueRef f;
+  volatile sig_atomic_t calls, bad;
+} sig_state;
+
+/* Read-only calls on the handler's own context (no allocation natively). */
+static void reading_handler(int sig) {
+  (void)sig;
+  int saved_errno = errno;
+  LLVMValueRef f = LLVMGetFirstFunction(sig_state.m);
+  size_t len = 0;
+  const char *name = LLVMGetValueName2(f, &len);
+  LLVMBasicBlockRef bb = LLVMGetEntryBasicBlock(f);
+  if (f != sig_state.f || LLVMGetModuleContext(sig_state.m) != sig_state.ctx ||
+      len != 4 || memcmp(name, "read", 4) || LLVMCountParams(f) != 1 ||
+      LLVMCountBasicBlocks(f) != 1 ||
+      LLVMGetTypeKind(LLVMTypeOf(LLVMGetParam(f, 0))) != LLVMIntegerTypeKind ||
+      LLVMGetInstructionOpcode(LLVMGetLastInstruction(bb)) != LLVMRet)
+    sig_state.bad++;
+  sig_state.calls++;
+  errno = saved_errno;
+}
+
+/* A module of 20 functions, each a block of a few instructions. */
+STEP static void build_and_dispose(LLVMContextRef ctx, int i) {
+  LLVMModuleRef m = LLVMModuleCreateWithNameInContext("work", ctx);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
+  LLVMTypeRef fty = LLVMFunctionType(i32, &i32, 1, 0);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  for (int k = 0; k < 20; ++k) {
+    LLVMValueRef f = LLVMAddFunction(m, "w", fty);
+    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, f, "e"));
+    LLVMValueRef v = LLVMGetParam(f, 0);
+    for (int j = 0; j < 4; ++j)
+      v = LLVMBuildMul(b, LLVMBuildAdd(b, v, LLVMConstInt(i32, i + j, 0), "a"),
+                       v, "m");
+    LLVMBuildRet(b, v);
+  }
+  LLVMDisposeBuilder(b);
+  LLVMDisposeModule(m);
+}
+
+static int mode_signals(int n) {
+  sig_state.ctx = LLVMContextCreate();
+  sig_state.m = LLVMModuleCreateWithNameInContext("handler", sig_state.ctx);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(sig_state.ctx);
+  sig_state.f =
+      LLVMAddFunction(sig_state.m, "read", LLVMFunctionType(i32, &i32, 1, 0));
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(sig_state.ctx);
+  LLVMPositionBuilderAtEnd(
+      b, LLVMAppendBasicBlockInContext(sig_state.ctx, sig_state.f, "e"));
+  LLVMBuildRet(b, LLVMGetParam(sig_state.f, 0));
+  LLVMDisposeBuilder(b);
+  reading_handler(0); /* once outside a handler: every handle seen */
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = reading_handler;
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGUSR1, &sa, NULL);
+  /* A high-resolution timer aimed at this thread: signals at random points
+   * of its work, every 50 us of wall-clock time. */
+  struct sigevent sev;
+  memset(&sev, 0, sizeof sev);
+  sev.sigev_notify = SIGEV_THREAD_ID;
+  sev.sigev_signo = SIGUSR1;
+  sev._sigev_un._tid = gettid(); /* (sigev_notify_thread_id) */
+  timer_t timer;
+  if (timer_create(CLOCK_MONOTONIC, &sev, &timer))
+    die("timer_create");
+  struct itimerspec period = {{0, 50000}, {0, 50000}};
+  if (timer_settime(timer, 0, &period, NULL))
+    die("timer_settime");
+  LLVMContextRef ctx = LLVMContextCreate();
+  /* (Until 100 signals at least, on a busy machine too.) */
+  for (int i = 0; i < n || sig_state.calls < 101; ++i)
+    build_and_dispose(ctx, i);
+  timer_delete(timer);
+  signal(SIGUSR1, SIG_IGN);
+  LLVMContextDispose(ctx);
+  if (sig_state.bad)
+    die("a handler call saw wrong values");
+
+  fprintf(stderr, "reentrancy: %d handler calls\n", (int)sig_state.calls);
+  printf("signals: %d modules built and disposed under signals\n", n);
+  LLVMDisposeModule(sig_state.m);
+  LLVMContextDispose(sig_state.ctx);
+  return 0;
+}
+
 /*===-- ORC ---------------------------------------------------------------===*/
 
 struct orc_state {
@@ -449,7 +547,7 @@ int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr,
             "usage: reentrancy diag|diag_threads|diag_bug|"
-            "diag_dispose|jump|jump_builtin|orc|orc_thread [N]\n");
+            "diag_dispose|jump|jump_builtin|signals|orc|orc_thread [N]\n");
     return 2;
   }
   setvbuf(stdout, NULL, _IOLBF, 0);
@@ -471,6 +569,8 @@ int main(int argc, char **argv) {
     rc = mode_jump(argc > 2 ? n : 100, 0);
   else if (!strcmp(mode, "jump_builtin"))
     rc = mode_jump(argc > 2 ? n : 100, 1);
+  else if (!strcmp(mode, "signals"))
+    rc = mode_signals(argc > 2 ? n : 2000);
   else if (!strcmp(mode, "orc"))
     rc = mode_orc(0);
   else if (!strcmp(mode, "orc_thread"))
