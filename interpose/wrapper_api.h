@@ -151,6 +151,10 @@ template <typename F> inline F Real(FnId fn) {
 struct ThreadCallState {
   unsigned depth = 0;      ///< nesting of wrapped calls on this thread
   bool in_runtime = false; ///< the runtime itself is running (no checks)
+  /// Nesting of the program's signal handlers running on this thread
+  /// (interpose/signal_entry.cpp): their calls are forwarded unchecked,
+  /// since checking may allocate and a handler may have interrupted malloc.
+  uint8_t signal_depth = 0;
   /// Blocks released during the running call whose value deaths the
   /// runtime has yet to record (Runtime::DeferDeaths).
   uint16_t pending_deaths = 0;
@@ -166,6 +170,8 @@ extern __thread ThreadCallState tls_call_state
     __attribute__((tls_model("initial-exec")));
 inline ThreadCallState &CurrentThreadCallState() { return tls_call_state; }
 extern std::atomic<bool> g_enabled;
+/// Wrapped calls made from the program's signal handlers (unchecked).
+extern std::atomic<uint64_t> g_signal_handler_calls;
 
 struct FreeEvent;
 struct ObjectRecord;
@@ -235,6 +241,10 @@ public:
     state.depth = level_ + 1;
     nested_ = level_ != 0;
     checking_ = !state.in_runtime && g_enabled.load(std::memory_order_relaxed);
+    if (checking_ && __builtin_expect(state.signal_depth != 0, 0)) {
+      g_signal_handler_calls.fetch_add(1, std::memory_order_relaxed);
+      checking_ = false;
+    }
     if (checking_) {
       uint64_t calls = state.calls.load(std::memory_order_relaxed) + 1;
       state.calls.store(calls, std::memory_order_relaxed);

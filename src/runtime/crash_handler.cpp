@@ -8,8 +8,8 @@
 //   installed      ownsan's handler is the disposition; the one it replaced
 //                  (program, sanitizer or SIG_DFL) is saved in `g_previous`.
 //   replaced       the program installed its own handler afterwards: ours is
-//                  simply gone (nothing intercepts sigaction), as the
-//                  program asked.
+//                  gone, as the program asked (interpose/signal_entry.cpp
+//                  wraps the program's handler, it does not keep ours).
 //
 // On a signal in the "installed" state:
 //   - the thread is inside a wrapped LLVM-C call: one line naming the call
@@ -26,6 +26,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/crash_handler.h"
+
+#include "interpose/signal_entry.h"
 
 #include <atomic>
 #include <cerrno>
@@ -198,7 +200,7 @@ void OnCrashSignal(int sig, siginfo_t *info, void *ucontext) {
   // Case: default action (SIG_IGN does not apply to a synchronous fault:
   // the kernel kills the process either way). Reinstate it and return; the
   // instruction faults again and the kernel takes the default action.
-  sigaction(sig, &previous, nullptr);
+  RealSigaction(sig, &previous, nullptr);
 }
 
 } // namespace
@@ -220,8 +222,8 @@ void InstallCrashHandler(int fd, const char *log_prefix) {
   // SA_ONSTACK: a program with an alternate signal stack keeps using it.
   action.sa_flags = SA_SIGINFO | SA_ONSTACK;
   sigemptyset(&action.sa_mask);
-  sigaction(SIGSEGV, &action, &g_previous_segv);
-  sigaction(SIGBUS, &action, &g_previous_bus);
+  RealSigaction(SIGSEGV, &action, &g_previous_segv);
+  RealSigaction(SIGBUS, &action, &g_previous_bus);
 }
 
 } // namespace ownsan

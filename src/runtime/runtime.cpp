@@ -81,6 +81,7 @@
 
 #include "fn_ids.h"
 #include "interpose/real_llvm.h"
+#include "interpose/signal_entry.h"
 #include "observer/value_observer.h"
 #include "report/python_frames.h"
 #include "report/report_writer.h"
@@ -113,6 +114,7 @@
 namespace ownsan {
 
 std::atomic<bool> g_enabled{false};
+std::atomic<uint64_t> g_signal_handler_calls{0};
 std::atomic<bool> g_runtime_ready{false};
 
 __thread ThreadCallState tls_call_state
@@ -2737,6 +2739,14 @@ void Runtime::ReportLeaks(std::string *out, size_t *leaked) {
 
 void Runtime::OnExit() {
   RuntimeSection section;
+  // Not checked, so said (as for another major's calls): one line.
+  if (uint64_t n = g_signal_handler_calls.load(std::memory_order_relaxed)) {
+    std::string line = absl::StrCat(
+        "==", getpid(), "==OwnSan: note: ", n,
+        " LLVM-C call(s) made in signal handlers were not checked (checking "
+        "may allocate, and a handler may have interrupted malloc)\n");
+    (void)!write(2, line.data(), line.size());
+  }
   std::string out;
   size_t leaked = 0;
   if (flags_.report_leaks)
@@ -3096,6 +3106,7 @@ bool Runtime::ReportLentStringFree(FnId fn, unsigned arg, const void *s) {
 
 // longjmp & co. (interpose/jump_entry.c) call this before they jump.
 extern "C" void ownsan_before_jump(uintptr_t target, uintptr_t here) {
+  ownsan::LeaveSignalFramesBelow(target);
   ownsan::CallScope::BeforeJump(target, here);
 }
 

@@ -2,9 +2,9 @@
  *
  * Usage: reentrancy MODE [N]
  *
- *   diag [N]      A context's diagnostic handler (LLVMContextSetDiagnosticHandler)
- *                 makes LLVM-C calls on that same context while LLVM is inside
- *                 LLVMParseBitcodeInContext2 (garbage bytes), N (50) times:
+ *   diag [N]      A context's diagnostic handler
+ *(LLVMContextSetDiagnosticHandler) makes LLVM-C calls on that same context
+ *while LLVM is inside LLVMParseBitcodeInContext2 (garbage bytes), N (50) times:
  *                 reads the diagnostic, creates types, a module with a
  *                 function and a block, disposes most of it; the module of
  *                 the first call is kept and used after the handler returned.
@@ -42,7 +42,19 @@
  *                 makes read-only LLVM-C calls on a context of its own while
  *                 the main thread builds and disposes a module of 20
  *                 functions N (2000) times, and until the handler ran 100
- *                 times.
+ *                 times. The handler is installed with sigaction; reading
+ *                 the action back, and signal(), give it back as installed.
+ *   signals_unseen [N]
+ *                 The same with the handler installed by glibc's __sigaction
+ *                 (as handlers ownsan cannot see: installed before it was
+ *                 loaded, or by a runtime's own system calls).
+ *   signals_fresh [N]
+ *                 signals, but each handler call walks 20 instructions of a
+ *                 parsed function of 200,000 the program never touched:
+ *                 handles the handler sees first (native: no allocation).
+ *   signals_jump  A SIGUSR2 handler leaves itself by siglongjmp, 20 times
+ *                 (raise), then a seeded double dispose of a module when
+ *                 REENTRANCY_SEEDED_BUG is set.
  *
  * Prints "MODE: done" at the end. Every wait has a timeout; a watchdog
  * (alarm) ends a stuck run with exit status 124.
@@ -54,6 +66,7 @@
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Error.h>
+#include <llvm-c/IRReader.h>
 #include <llvm-c/LLJIT.h>
 #include <llvm-c/Orc.h>
 #include <llvm-c/Target.h>
@@ -104,8 +117,8 @@ static void diag_handler(LLVMDiagnosticInfoRef di, void *user) {
   LLVMValueRef f = LLVMAddFunction(m, "h", LLVMFunctionType(i32, &i32, 1, 0));
   LLVMBuilderRef b = LLVMCreateBuilderInContext(s->ctx);
   LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(s->ctx, f, "e"));
-  LLVMBuildRet(b, LLVMBuildAdd(b, LLVMGetParam(f, 0),
-                               LLVMConstInt(i32, 1, 0), "r"));
+  LLVMBuildRet(
+      b, LLVMBuildAdd(b, LLVMGetParam(f, 0), LLVMConstInt(i32, 1, 0), "r"));
   LLVMDisposeBuilder(b);
   if (LLVMVerifyFunction(f, LLVMReturnStatusAction))
     die("handler's function does not verify");
@@ -122,8 +135,8 @@ static void diag_handler(LLVMDiagnosticInfoRef di, void *user) {
 
 STEP static void trigger_diagnostic(LLVMContextRef ctx) {
   static const char junk[] = "definitely not bitcode";
-  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(
-      junk, sizeof junk - 1, "junk");
+  LLVMMemoryBufferRef buf =
+      LLVMCreateMemoryBufferWithMemoryRangeCopy(junk, sizeof junk - 1, "junk");
   LLVMModuleRef m = NULL;
   if (!LLVMParseBitcodeInContext2(ctx, buf, &m))
     die("garbage parsed as bitcode");
@@ -340,6 +353,50 @@ static struct {
   volatile sig_atomic_t calls, bad;
 } sig_state;
 
+/* glibc's exported alias of sigaction, which an LD_PRELOAD interposer of
+ * sigaction does not see (not declared by the headers). */
+int __sigaction(int, const struct sigaction *, struct sigaction *);
+
+/* signals_fresh: the handler's walk over a function nobody touched. */
+static struct {
+  LLVMValueRef fn, at;
+  volatile sig_atomic_t steps;
+} walk_state;
+
+static void walking_handler(int sig) {
+  (void)sig;
+  int saved_errno = errno;
+  for (int k = 0; k < 20; ++k) {
+    walk_state.at =
+        walk_state.at
+            ? LLVMGetNextInstruction(walk_state.at)
+            : LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(walk_state.fn));
+    walk_state.steps++;
+  }
+  sig_state.calls++;
+  errno = saved_errno;
+}
+
+/* A function of `n` adds, parsed from text: its instructions are handles
+ * the program never got through the C API. */
+static LLVMValueRef parse_long_function(LLVMContextRef ctx, int n) {
+  size_t cap = (size_t)n * 40 + 128, len = 0;
+  char *ir = malloc(cap);
+  len += (size_t)snprintf(ir + len, cap - len, "define i32 @long(i32 %%x) {\n");
+  for (int i = 0; i < n; ++i)
+    len += (size_t)snprintf(ir + len, cap - len, "  %%v%d = add i32 %%x, %d\n",
+                            i, i);
+  len += (size_t)snprintf(ir + len, cap - len, "  ret i32 %%v0\n}\n");
+  LLVMMemoryBufferRef buf =
+      LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, len, "long");
+  free(ir);
+  LLVMModuleRef m = NULL;
+  char *err = NULL;
+  if (LLVMParseIRInContext(ctx, buf, &m, &err))
+    die("LLVMParseIRInContext");
+  return LLVMGetNamedFunction(m, "long");
+}
+
 /* Read-only calls on the handler's own context (no allocation natively). */
 static void reading_handler(int sig) {
   (void)sig;
@@ -377,7 +434,9 @@ STEP static void build_and_dispose(LLVMContextRef ctx, int i) {
   LLVMDisposeModule(m);
 }
 
-static int mode_signals(int n) {
+enum signals_variant { kSeen, kUnseen, kFresh };
+
+static int mode_signals(int n, enum signals_variant variant) {
   sig_state.ctx = LLVMContextCreate();
   sig_state.m = LLVMModuleCreateWithNameInContext("handler", sig_state.ctx);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(sig_state.ctx);
@@ -389,11 +448,20 @@ static int mode_signals(int n) {
   LLVMBuildRet(b, LLVMGetParam(sig_state.f, 0));
   LLVMDisposeBuilder(b);
   reading_handler(0); /* once outside a handler: every handle seen */
-  struct sigaction sa;
+  if (variant == kFresh)
+    walk_state.fn = parse_long_function(sig_state.ctx, 200000);
+  struct sigaction sa, back;
   memset(&sa, 0, sizeof sa);
-  sa.sa_handler = reading_handler;
+  sa.sa_handler = variant == kFresh ? walking_handler : reading_handler;
   sa.sa_flags = SA_RESTART;
-  sigaction(SIGUSR1, &sa, NULL);
+  if ((variant == kUnseen ? __sigaction : sigaction)(SIGUSR1, &sa, NULL))
+    die("sigaction");
+  /* The program reads back what it installed. */
+  if (sigaction(SIGUSR1, NULL, &back) || back.sa_handler != sa.sa_handler ||
+      (back.sa_flags & SA_SIGINFO) || !(back.sa_flags & SA_RESTART))
+    die("sigaction read back another handler");
+  if (variant != kUnseen && signal(SIGUSR1, sa.sa_handler) != sa.sa_handler)
+    die("signal() returned another handler");
   /* A high-resolution timer aimed at this thread: signals at random points
    * of its work, every 50 us of wall-clock time. */
   struct sigevent sev;
@@ -419,6 +487,45 @@ static int mode_signals(int n) {
 
   fprintf(stderr, "reentrancy: %d handler calls\n", (int)sig_state.calls);
   printf("signals: %d modules built and disposed under signals\n", n);
+  if (walk_state.fn)
+    LLVMDisposeModule(LLVMGetGlobalParent(walk_state.fn));
+  LLVMDisposeModule(sig_state.m);
+  LLVMContextDispose(sig_state.ctx);
+  return 0;
+}
+
+/* signals_jump: a handler that leaves itself by siglongjmp. */
+static sigjmp_buf handler_exit;
+
+static void leaving_handler(int sig) {
+  (void)sig;
+  /* A call inside the handler, before it leaves. */
+  if (LLVMGetModuleContext(sig_state.m) != sig_state.ctx)
+    sig_state.bad++;
+  sig_state.calls++;
+  siglongjmp(handler_exit, 1);
+}
+
+static int mode_signals_jump(void) {
+  sig_state.ctx = LLVMContextCreate();
+  sig_state.m = LLVMModuleCreateWithNameInContext("handler", sig_state.ctx);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = leaving_handler;
+  if (sigaction(SIGUSR2, &sa, NULL))
+    die("sigaction");
+  for (int i = 0; i < 20; ++i)
+    if (!sigsetjmp(handler_exit, 1))
+      raise(SIGUSR2);
+  if (sig_state.calls != 20 || sig_state.bad)
+    die("the handler did not run 20 times");
+  printf("signals_jump: 20 handlers left by siglongjmp\n");
+  LLVMModuleRef victim =
+      LLVMModuleCreateWithNameInContext("victim", sig_state.ctx);
+  fprintf(stderr, "reentrancy: subject = %p\n", (void *)victim);
+  dispose_victim(victim);
+  if (getenv("REENTRANCY_SEEDED_BUG"))
+    dispose_victim_again(victim);
   LLVMDisposeModule(sig_state.m);
   LLVMContextDispose(sig_state.ctx);
   return 0;
@@ -461,8 +568,8 @@ STEP static LLVMOrcThreadSafeModuleRef build_answer(void) {
       LLVMAddFunction(m, "answer", LLVMFunctionType(i32, NULL, 0, 0));
   LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
   LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, f, "entry"));
-  LLVMValueRef t = LLVMBuildAdd(b, LLVMConstInt(i32, 40, 0),
-                                LLVMConstInt(i32, 2, 0), "t");
+  LLVMValueRef t =
+      LLVMBuildAdd(b, LLVMConstInt(i32, 40, 0), LLVMConstInt(i32, 2, 0), "t");
   LLVMBuildRet(b, t);
   LLVMDisposeBuilder(b);
   char *msg = NULL;
@@ -521,8 +628,7 @@ static int mode_orc(int on_thread) {
   check_error(LLVMOrcCreateLLJIT(&s.jit, NULL), "LLVMOrcCreateLLJIT");
   LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(s.jit);
   LLVMJITSymbolFlags flags = {
-      LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable,
-      0};
+      LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable, 0};
   LLVMOrcCSymbolFlagsMapPair sym = {
       LLVMOrcLLJITMangleAndIntern(s.jit, "answer"), flags};
   LLVMOrcMaterializationUnitRef mu = LLVMOrcCreateCustomMaterializationUnit(
@@ -545,9 +651,9 @@ static int mode_orc(int on_thread) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr,
-            "usage: reentrancy diag|diag_threads|diag_bug|"
-            "diag_dispose|jump|jump_builtin|signals|orc|orc_thread [N]\n");
+    fprintf(stderr, "usage: reentrancy diag|diag_threads|diag_bug|"
+                    "diag_dispose|jump|jump_builtin|signals|signals_unseen|"
+                    "signals_fresh|signals_jump|orc|orc_thread [N]\n");
     return 2;
   }
   setvbuf(stdout, NULL, _IOLBF, 0);
@@ -570,7 +676,13 @@ int main(int argc, char **argv) {
   else if (!strcmp(mode, "jump_builtin"))
     rc = mode_jump(argc > 2 ? n : 100, 1);
   else if (!strcmp(mode, "signals"))
-    rc = mode_signals(argc > 2 ? n : 2000);
+    rc = mode_signals(argc > 2 ? n : 2000, kSeen);
+  else if (!strcmp(mode, "signals_unseen"))
+    rc = mode_signals(argc > 2 ? n : 2000, kUnseen);
+  else if (!strcmp(mode, "signals_fresh"))
+    rc = mode_signals(argc > 2 ? n : 2000, kFresh);
+  else if (!strcmp(mode, "signals_jump"))
+    rc = mode_signals_jump();
   else if (!strcmp(mode, "orc"))
     rc = mode_orc(0);
   else if (!strcmp(mode, "orc_thread"))

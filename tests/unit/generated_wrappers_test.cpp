@@ -332,6 +332,12 @@ bool IsJumpInterposer(const std::string &name) {
          name == "__longjmp_chk";
 }
 
+// sigaction and the signal() family (interpose/signal_entry.cpp).
+bool IsSignalInterposer(const std::string &name) {
+  return name == "sigaction" || name == "signal" || name == "bsd_signal" ||
+         name == "sysv_signal" || name == "__sysv_signal";
+}
+
 // The functions of include/ownsan/ownsan.h.
 bool IsPublicApi(const std::string &name) {
   return name == "ownsan_handle_state" || name == "ownsan_describe_handle" ||
@@ -347,7 +353,8 @@ TEST(RuntimeExports, OnlyLLVMFunctionsDlsymAndOperatorNewDelete) {
     names.insert(s.name);
     bool allowed = StartsWith(s.name, "LLVM") || s.name == "dlsym" ||
                    s.name == "dlvsym" || IsJumpInterposer(s.name) ||
-                   IsPublicApi(s.name) || IsOperatorNewOrDelete(s.name);
+                   IsSignalInterposer(s.name) || IsPublicApi(s.name) ||
+                   IsOperatorNewOrDelete(s.name);
     if (!allowed)
       problems.push_back("exports " + s.name + " (nm type " +
                          std::string(1, s.type) + ")");
@@ -356,13 +363,13 @@ TEST(RuntimeExports, OnlyLLVMFunctionsDlsymAndOperatorNewDelete) {
                          std::string(1, s.type) + ", not a function (T)");
   }
   // The interposers themselves must be there.
-  for (const char *required :
-       {"dlsym", "dlvsym", "longjmp", "siglongjmp", "_Znwm", "_Znam"})
+  for (const char *required : {"dlsym", "dlvsym", "longjmp", "siglongjmp",
+                               "sigaction", "signal", "_Znwm", "_Znam"})
     if (!names.count(required))
       problems.push_back("does not export " + std::string(required));
   EXPECT_TRUE(NoProblems(problems))
-      << kRuntime
-      << " may export only LLVM*, dlsym, dlvsym, longjmp & co., the "
+      << kRuntime << " may export only LLVM*, dlsym, dlvsym, longjmp & co., "
+      << "sigaction & co., the "
       << "include/ownsan/ownsan.h API and operator new/delete (see "
       << kVersionScript << ")";
 }
