@@ -399,7 +399,9 @@ std::string FullLabel(const ObjectRecord *r, const ReportContext &ctx) {
   return s;
 }
 
-ResolvedReport Resolve(const ErrorReport &rep, const ReportContext &ctx) {
+namespace {
+
+ResolvedReport ResolveOnce(const ErrorReport &rep, const ReportContext &ctx) {
   ResolvedReport r;
   const ObjectRecord *obj = rep.object;
   r.pid = ctx.pid;
@@ -476,6 +478,17 @@ ResolvedReport Resolve(const ErrorReport &rep, const ReportContext &ctx) {
                            first.empty() ? "" : " ", first);
   r.problem_id = ProblemId(r);
   return r;
+}
+
+} // namespace
+
+ResolvedReport Resolve(const ErrorReport &rep, const ReportContext &ctx) {
+  // Every stack of the report in one symbolizer run: a first pass collects
+  // their pcs.
+  SymbolizerBatch batch;
+  (void)ResolveOnce(rep, ctx);
+  batch.Run(ctx.symbolizer_path, ctx.symbolizer_timeout_ms);
+  return ResolveOnce(rep, ctx);
 }
 
 std::string RenderText(const ResolvedReport &r) {

@@ -212,9 +212,47 @@ bool RunSymbolizer(const std::string &path, const std::string &input,
 
 } // namespace
 
+namespace {
+// The batch open on this thread (SymbolizerBatch), if any.
+thread_local SymbolizerBatch *tls_batch = nullptr;
+} // namespace
+
+SymbolizerBatch::SymbolizerBatch() : outer_(tls_batch) { tls_batch = this; }
+
+SymbolizerBatch::~SymbolizerBatch() { tls_batch = outer_; }
+
+void SymbolizerBatch::Run(const std::string &symbolizer_path, int timeout_ms) {
+  std::vector<uintptr_t> pcs(wanted_.begin(), wanted_.end());
+  std::sort(pcs.begin(), pcs.end());
+  collecting_ = false; // (so that the call below runs the symbolizer)
+  std::vector<SymbolizedFrame> frames =
+      Symbolize(pcs, symbolizer_path, timeout_ms);
+  for (SymbolizedFrame &f : frames)
+    answers_.emplace(f.pc, std::move(f));
+  wanted_.clear();
+}
+
 std::vector<SymbolizedFrame> Symbolize(const std::vector<uintptr_t> &pcs,
                                        const std::string &symbolizer_path,
                                        int timeout_ms) {
+  if (SymbolizerBatch *batch = tls_batch) {
+    if (batch->collecting_) {
+      // First pass: note the pcs; the frames are thrown away.
+      batch->wanted_.insert(pcs.begin(), pcs.end());
+      return std::vector<SymbolizedFrame>(pcs.size());
+    }
+    // Second pass: answered from the batch's one run when it has them all.
+    bool all = !batch->answers_.empty();
+    for (size_t i = 0; all && i < pcs.size(); ++i)
+      all = batch->answers_.contains(pcs[i]);
+    if (all) {
+      std::vector<SymbolizedFrame> frames;
+      frames.reserve(pcs.size());
+      for (uintptr_t pc : pcs)
+        frames.push_back(batch->answers_.at(pc));
+      return frames;
+    }
+  }
   std::vector<SymbolizedFrame> frames(pcs.size());
   std::string input;
   for (size_t i = 0; i < pcs.size(); ++i) {

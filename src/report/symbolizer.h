@@ -11,6 +11,9 @@
 #ifndef OWNSAN_REPORT_SYMBOLIZER_H
 #define OWNSAN_REPORT_SYMBOLIZER_H
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -35,6 +38,30 @@ struct SymbolizedFrame {
 std::vector<SymbolizedFrame> Symbolize(const std::vector<uintptr_t> &pcs,
                                        const std::string &symbolizer_path,
                                        int timeout_ms);
+
+/// The stacks of one report in one symbolizer run (each run starts a
+/// process that loads every module again: ~0.15 s for libLLVM). While a
+/// batch is open on the thread, Symbolize first only collects the pcs it is
+/// asked for (returning empty frames); Run symbolizes them all at once;
+/// then Symbolize answers from that run. Usage: open a batch, build the
+/// report once (collect), Run, build it again.
+class SymbolizerBatch {
+public:
+  SymbolizerBatch();
+  ~SymbolizerBatch();
+  SymbolizerBatch(const SymbolizerBatch &) = delete;
+  SymbolizerBatch &operator=(const SymbolizerBatch &) = delete;
+
+  void Run(const std::string &symbolizer_path, int timeout_ms);
+
+private:
+  friend std::vector<SymbolizedFrame> Symbolize(const std::vector<uintptr_t> &,
+                                                const std::string &, int);
+  SymbolizerBatch *outer_;
+  bool collecting_ = true;
+  absl::flat_hash_set<uintptr_t> wanted_;
+  absl::flat_hash_map<uintptr_t, SymbolizedFrame> answers_;
+};
 
 } // namespace ownsan
 

@@ -85,6 +85,7 @@
 #include "observer/value_observer.h"
 #include "report/python_frames.h"
 #include "report/report_writer.h"
+#include "report/symbolizer.h"
 #include "runtime/crash_handler.h"
 #include "runtime/preload_env.h"
 
@@ -2712,6 +2713,11 @@ void Runtime::ReportLeaks(std::string *out, size_t *leaked) {
                    "==ERROR: OwnSan: detected leaks of owned LLVM objects\n");
   std::string js =
       absl::StrCat("{\"ownsan_leaks\":1,\"pid\":", getpid(), ",\"groups\":[");
+  // Every group's stack in one symbolizer run (see SymbolizerBatch).
+  SymbolizerBatch batch;
+  for (const Group &g : groups)
+    (void)ResolveStack(g.stack, ctx);
+  batch.Run(ctx.symbolizer_path, ctx.symbolizer_timeout_ms);
   for (size_t i = 0; i < groups.size(); ++i) {
     const Group &g = groups[i];
     *leaked += g.count;
