@@ -83,19 +83,13 @@ jump(int which, struct __jmp_buf_tag *env, int val) {
 
 #define OWNSAN_EXPORT __attribute__((visibility("default")))
 
-OWNSAN_NO_SANITIZE OWNSAN_EXPORT void longjmp(struct __jmp_buf_tag env[1],
-                                              int val) {
-  jump(kLongjmp, env, val);
-}
-OWNSAN_NO_SANITIZE OWNSAN_EXPORT void _longjmp(struct __jmp_buf_tag env[1],
-                                               int val) {
-  jump(kUnderscoreLongjmp, env, val);
-}
-OWNSAN_NO_SANITIZE OWNSAN_EXPORT void siglongjmp(struct __jmp_buf_tag env[1],
-                                                 int val) {
-  jump(kSiglongjmp, env, val);
-}
-OWNSAN_NO_SANITIZE OWNSAN_EXPORT void __longjmp_chk(struct __jmp_buf_tag env[1],
-                                                    int val) {
-  jump(kLongjmpChk, env, val);
-}
+/* One interposer per name of kJumpNames, each going on to its own next. */
+#define OWNSAN_JUMP_INTERPOSER(name, which)                                    \
+  OWNSAN_NO_SANITIZE OWNSAN_EXPORT void name(struct __jmp_buf_tag env[1],      \
+                                             int val) {                        \
+    jump(which, env, val);                                                     \
+  }
+OWNSAN_JUMP_INTERPOSER(longjmp, kLongjmp)
+OWNSAN_JUMP_INTERPOSER(_longjmp, kUnderscoreLongjmp)
+OWNSAN_JUMP_INTERPOSER(siglongjmp, kSiglongjmp)
+OWNSAN_JUMP_INTERPOSER(__longjmp_chk, kLongjmpChk)

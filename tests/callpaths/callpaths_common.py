@@ -70,11 +70,13 @@ def clean_env(**overrides):
     return env
 
 
-def run(cmd, env=None, timeout=DEFAULT_TIMEOUT):
-    """Runs `cmd` with stdin closed and stdout/stderr captured."""
+def run(cmd, env=None, timeout=DEFAULT_TIMEOUT, preexec_fn=None):
+    """Runs `cmd` with stdin closed and stdout/stderr captured
+    (`preexec_fn`: as subprocess's, run in the child before the exec)."""
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=clean_env() if env is None else env)
+                            env=clean_env() if env is None else env,
+                            preexec_fn=preexec_fn)
     try:
         out, err = proc.communicate(timeout=timeout)
         return Run(list(cmd), proc.pid, proc.returncode, out, err)

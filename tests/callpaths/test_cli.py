@@ -16,11 +16,10 @@ import os
 import re
 import resource
 import shutil
-import subprocess
 import sys
 import tempfile
 
-from callpaths_common import Checker, Run, clean_env, run
+from callpaths_common import Checker, clean_env, run
 
 
 def run_capped(cmd, timeout=20):
@@ -29,16 +28,7 @@ def run_capped(cmd, timeout=20):
     def cap():
         limit = 2 << 30
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=clean_env(), preexec_fn=cap)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-        return Run(list(cmd), proc.pid, proc.returncode, out, err)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, err = proc.communicate()
-        return Run(list(cmd), proc.pid, None, out, err)
+    return run(cmd, timeout=timeout, preexec_fn=cap)
 
 
 def lines(text):

@@ -307,6 +307,16 @@ static void *use_outer_on_thread(void *arg) {
 STEP static void dispose_victim(LLVMModuleRef m) { LLVMDisposeModule(m); }
 STEP static void dispose_victim_again(LLVMModuleRef m) { LLVMDisposeModule(m); }
 
+/* Module "victim": created, disposed, and with REENTRANCY_SEEDED_BUG set
+ * disposed again (the seeded double dispose after jumps). */
+STEP static void victim_lifecycle(LLVMContextRef ctx) {
+  LLVMModuleRef victim = LLVMModuleCreateWithNameInContext("victim", ctx);
+  fprintf(stderr, "reentrancy: subject = %p\n", (void *)victim);
+  dispose_victim(victim);
+  if (getenv("REENTRANCY_SEEDED_BUG"))
+    dispose_victim_again(victim);
+}
+
 static int mode_jump(int n, int builtin) {
   jump_state.builtin = builtin;
   jump_state.outer = LLVMContextCreate();
@@ -332,12 +342,7 @@ static int mode_jump(int n, int builtin) {
   pthread_join(t, NULL);
   printf("%s: %d jumps, then the context used by another thread\n",
          builtin ? "jump_builtin" : "jump", jump_state.escapes);
-  LLVMModuleRef victim =
-      LLVMModuleCreateWithNameInContext("victim", jump_state.outer);
-  fprintf(stderr, "reentrancy: subject = %p\n", (void *)victim);
-  dispose_victim(victim);
-  if (getenv("REENTRANCY_SEEDED_BUG"))
-    dispose_victim_again(victim);
+  victim_lifecycle(jump_state.outer);
   LLVMDisposeMemoryBuffer(jump_state.junk);
   LLVMContextDispose(jump_state.inner);
   LLVMContextDispose(jump_state.outer);
@@ -520,12 +525,7 @@ static int mode_signals_jump(void) {
   if (sig_state.calls != 20 || sig_state.bad)
     die("the handler did not run 20 times");
   printf("signals_jump: 20 handlers left by siglongjmp\n");
-  LLVMModuleRef victim =
-      LLVMModuleCreateWithNameInContext("victim", sig_state.ctx);
-  fprintf(stderr, "reentrancy: subject = %p\n", (void *)victim);
-  dispose_victim(victim);
-  if (getenv("REENTRANCY_SEEDED_BUG"))
-    dispose_victim_again(victim);
+  victim_lifecycle(sig_state.ctx);
   LLVMDisposeModule(sig_state.m);
   LLVMContextDispose(sig_state.ctx);
   return 0;
