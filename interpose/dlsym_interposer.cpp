@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "interpose/no_sanitize.h"
 #include "interpose/real_llvm.h"
 #include "wrapper_api.h"
 
@@ -37,10 +38,6 @@ struct ownsan_symbol {
 extern const struct ownsan_symbol ownsan_symbols[];
 extern const unsigned ownsan_symbol_count;
 }
-
-#define OWNSAN_NO_SANITIZE                                                     \
-  __attribute__((no_sanitize("address", "thread", "undefined"),                \
-                 disable_sanitizer_instrumentation))
 
 namespace ownsan {
 namespace {

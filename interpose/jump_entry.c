@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "interpose/no_sanitize.h"
+
 void *ownsan_real_dlsym_fn(void);
 void ownsan_before_jump(uintptr_t target, uintptr_t here);
 
@@ -43,16 +45,7 @@ __attribute__((constructor(102))) static void resolve_jumps(void) {
         real_dlsym ? (jump_fn)real_dlsym(RTLD_NEXT, kJumpNames[i]) : NULL;
 }
 
-/* The jump leaves these frames for good: no sanitizer bookkeeping (a
- * ThreadSanitizer function entry would never see its exit). */
-#if defined(__clang__)
-#define OWNSAN_NO_SANITIZE                                                     \
-  __attribute__((no_sanitize("address", "thread", "undefined"),                \
-                 disable_sanitizer_instrumentation))
-#else
-#define OWNSAN_NO_SANITIZE                                                     \
-  __attribute__((no_sanitize("address", "thread", "undefined")))
-#endif
+/* The jump leaves these frames for good: OWNSAN_NO_SANITIZE. */
 
 /* The stack pointer the jump resumes with, or 0 if unknown. */
 OWNSAN_NO_SANITIZE static uintptr_t

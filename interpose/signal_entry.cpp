@@ -29,9 +29,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "interpose/signal_entry.h"
+#include "interpose/no_sanitize.h"
 #include "interpose/wrapper_api.h"
 
-#include <atomic>
 #include <csignal>
 #include <cstdint>
 #include <dlfcn.h>
@@ -48,11 +48,13 @@ using HandlerFn = void (*)(int, siginfo_t *, void *);
 
 // The program's handler per signal (what the trampoline runs): its
 // sa_handler or sa_sigaction, either one, as a three-argument function.
-std::atomic<void *> g_program_handler[NSIG];
+void *g_program_handler[NSIG];
 // Whether the program installed it with SA_SIGINFO (what it reads back).
-std::atomic<bool> g_program_siginfo[NSIG];
+bool g_program_siginfo[NSIG];
 
-std::atomic<SigactionFn> g_next_sigaction{nullptr};
+// (Plain variables with __atomic builtins: a sanitizer runtime may call
+// sigaction before it can take instrumented std::atomic member calls.)
+SigactionFn g_next_sigaction = nullptr;
 
 // The trampolines' frames on this thread, innermost last; deeper nesting
 // than this is counted but not tracked for jumps.
@@ -60,20 +62,20 @@ constexpr unsigned kMaxTrackedHandlers = 8;
 __thread uintptr_t tls_handler_frames[kMaxTrackedHandlers]
     __attribute__((tls_model("initial-exec")));
 
-SigactionFn NextSigaction() {
-  SigactionFn next = g_next_sigaction.load(std::memory_order_acquire);
+OWNSAN_NO_SANITIZE SigactionFn NextSigaction() {
+  SigactionFn next = __atomic_load_n(&g_next_sigaction, __ATOMIC_ACQUIRE);
   if (!next) {
     using DlsymFn = void *(*)(void *, const char *);
     auto real_dlsym = reinterpret_cast<DlsymFn>(ownsan_real_dlsym_fn());
     void *p = real_dlsym ? real_dlsym(RTLD_NEXT, "sigaction") : nullptr;
     // (glibc's own name for it, should a sanitizer runtime hide the next.)
     next = p ? reinterpret_cast<SigactionFn>(p) : &__sigaction;
-    g_next_sigaction.store(next, std::memory_order_release);
+    __atomic_store_n(&g_next_sigaction, next, __ATOMIC_RELEASE);
   }
   return next;
 }
 
-bool IsHandler(const struct sigaction *act) {
+OWNSAN_NO_SANITIZE bool IsHandler(const struct sigaction *act) {
   void *h = (act->sa_flags & SA_SIGINFO)
                 ? reinterpret_cast<void *>(act->sa_sigaction)
                 : reinterpret_cast<void *>(act->sa_handler);
@@ -82,30 +84,30 @@ bool IsHandler(const struct sigaction *act) {
          h != reinterpret_cast<void *>(SIG_ERR);
 }
 
-void Trampoline(int sig, siginfo_t *info, void *ucontext) {
+OWNSAN_NO_SANITIZE void Trampoline(int sig, siginfo_t *info, void *ucontext) {
   ThreadCallState &state = tls_call_state;
   unsigned depth = state.signal_depth;
   if (depth < kMaxTrackedHandlers)
     tls_handler_frames[depth] =
         reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
   state.signal_depth = depth + 1;
-  std::atomic_signal_fence(std::memory_order_seq_cst);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
   void *h = sig > 0 && sig < NSIG
-                ? g_program_handler[sig].load(std::memory_order_acquire)
+                ? __atomic_load_n(&g_program_handler[sig], __ATOMIC_ACQUIRE)
                 : nullptr;
   if (h)
     reinterpret_cast<HandlerFn>(h)(sig, info, ucontext);
-  std::atomic_signal_fence(std::memory_order_seq_cst);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
   state.signal_depth = depth;
 }
 
 // The program's view of an action the kernel holds.
-void ToProgramView(int sig, struct sigaction *old) {
+OWNSAN_NO_SANITIZE void ToProgramView(int sig, struct sigaction *old) {
   if (reinterpret_cast<void *>(old->sa_sigaction) !=
       reinterpret_cast<void *>(&Trampoline))
     return;
-  void *h = g_program_handler[sig].load(std::memory_order_acquire);
-  if (g_program_siginfo[sig].load(std::memory_order_relaxed)) {
+  void *h = __atomic_load_n(&g_program_handler[sig], __ATOMIC_ACQUIRE);
+  if (__atomic_load_n(&g_program_siginfo[sig], __ATOMIC_RELAXED)) {
     old->sa_sigaction = reinterpret_cast<HandlerFn>(h);
   } else {
     old->sa_flags &= ~SA_SIGINFO;
@@ -113,8 +115,8 @@ void ToProgramView(int sig, struct sigaction *old) {
   }
 }
 
-int ProgramSigaction(int sig, const struct sigaction *act,
-                     struct sigaction *old) {
+OWNSAN_NO_SANITIZE int ProgramSigaction(int sig, const struct sigaction *act,
+                                        struct sigaction *old) {
   SigactionFn next = NextSigaction();
   if (!act || sig <= 0 || sig >= NSIG || !IsHandler(act)) {
     int rc = next(sig, act, old);
@@ -127,19 +129,21 @@ int ProgramSigaction(int sig, const struct sigaction *act,
                 ? reinterpret_cast<void *>(act->sa_sigaction)
                 : reinterpret_cast<void *>(act->sa_handler);
   // The previous program handler, in case the kernel refuses the new one.
-  void *prev_handler = g_program_handler[sig].load(std::memory_order_relaxed);
-  bool prev_siginfo = g_program_siginfo[sig].load(std::memory_order_relaxed);
+  void *prev_handler =
+      __atomic_load_n(&g_program_handler[sig], __ATOMIC_RELAXED);
+  bool prev_siginfo =
+      __atomic_load_n(&g_program_siginfo[sig], __ATOMIC_RELAXED);
   // Published before the kernel can deliver to the trampoline with it.
-  g_program_siginfo[sig].store(act->sa_flags & SA_SIGINFO,
-                               std::memory_order_relaxed);
-  g_program_handler[sig].store(h, std::memory_order_release);
+  __atomic_store_n(&g_program_siginfo[sig], (act->sa_flags & SA_SIGINFO) != 0,
+                   __ATOMIC_RELAXED);
+  __atomic_store_n(&g_program_handler[sig], h, __ATOMIC_RELEASE);
   wrapped.sa_flags |= SA_SIGINFO;
   wrapped.sa_sigaction = &Trampoline;
   struct sigaction kernel_old;
   int rc = next(sig, &wrapped, &kernel_old);
   if (rc != 0) {
-    g_program_siginfo[sig].store(prev_siginfo, std::memory_order_relaxed);
-    g_program_handler[sig].store(prev_handler, std::memory_order_release);
+    __atomic_store_n(&g_program_siginfo[sig], prev_siginfo, __ATOMIC_RELAXED);
+    __atomic_store_n(&g_program_handler[sig], prev_handler, __ATOMIC_RELEASE);
     return rc;
   }
   if (old) {
@@ -158,7 +162,8 @@ int ProgramSigaction(int sig, const struct sigaction *act,
 }
 
 // signal() and its two historical semantics, on top of ProgramSigaction.
-sighandler_t InstallSimple(int sig, sighandler_t handler, int flags) {
+OWNSAN_NO_SANITIZE sighandler_t InstallSimple(int sig, sighandler_t handler,
+                                              int flags) {
   struct sigaction act = {}, old = {};
   act.sa_handler = handler;
   act.sa_flags = flags;
@@ -170,11 +175,12 @@ sighandler_t InstallSimple(int sig, sighandler_t handler, int flags) {
 
 } // namespace
 
-int RealSigaction(int sig, const struct sigaction *act, struct sigaction *old) {
+OWNSAN_NO_SANITIZE int RealSigaction(int sig, const struct sigaction *act,
+                                     struct sigaction *old) {
   return NextSigaction()(sig, act, old);
 }
 
-void LeaveSignalFramesBelow(uintptr_t target) {
+OWNSAN_NO_SANITIZE void LeaveSignalFramesBelow(uintptr_t target) {
   ThreadCallState &state = tls_call_state;
   unsigned depth = state.signal_depth;
   while (depth > 0 && depth <= kMaxTrackedHandlers &&
@@ -187,24 +193,28 @@ void LeaveSignalFramesBelow(uintptr_t target) {
 
 extern "C" {
 
-OWNSAN_EXPORT int sigaction(int sig, const struct sigaction *act,
-                            struct sigaction *old) {
+OWNSAN_NO_SANITIZE OWNSAN_EXPORT int
+sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
   return ownsan::ProgramSigaction(sig, act, old);
 }
 
 // BSD semantics (glibc's signal): restart interrupted calls, block the
 // signal while its handler runs.
-OWNSAN_EXPORT sighandler_t signal(int sig, sighandler_t handler) {
+OWNSAN_NO_SANITIZE OWNSAN_EXPORT sighandler_t signal(int sig,
+                                                     sighandler_t handler) {
   return ownsan::InstallSimple(sig, handler, SA_RESTART);
 }
-OWNSAN_EXPORT sighandler_t bsd_signal(int sig, sighandler_t handler) {
+OWNSAN_NO_SANITIZE OWNSAN_EXPORT sighandler_t bsd_signal(int sig,
+                                                         sighandler_t handler) {
   return ownsan::InstallSimple(sig, handler, SA_RESTART);
 }
 // System V semantics: one delivery, then the default action.
-OWNSAN_EXPORT sighandler_t sysv_signal(int sig, sighandler_t handler) {
+OWNSAN_NO_SANITIZE OWNSAN_EXPORT sighandler_t
+sysv_signal(int sig, sighandler_t handler) {
   return ownsan::InstallSimple(sig, handler, SA_RESETHAND | SA_NODEFER);
 }
-OWNSAN_EXPORT sighandler_t __sysv_signal(int sig, sighandler_t handler) {
+OWNSAN_NO_SANITIZE OWNSAN_EXPORT sighandler_t
+__sysv_signal(int sig, sighandler_t handler) {
   return ownsan::InstallSimple(sig, handler, SA_RESETHAND | SA_NODEFER);
 }
 
