@@ -425,9 +425,16 @@ HEADER_RE = re.compile(r"==\d+==ERROR: OwnSan: (\S+) on ")
 USE_RE = re.compile(r"^  passed as argument \d+ of (\w+) on thread")
 
 
+# Frames are not what these cases check (the report's kind, call, cause and
+# explanation are); the seeded and lifetime tests check symbolized stacks.
+# Without the symbolizer a report takes ~0.08 s instead of ~0.25 s.
+RUN_ENV = dict(os.environ, OWNSAN_OPTIONS="symbolize=0")
+
+
 def run(cmd, timeout=120):
     p = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True,
-                       text=True, errors="replace", timeout=timeout)
+                       text=True, errors="replace", timeout=timeout,
+                       env=RUN_ENV)
     return p.returncode, p.stdout, p.stderr
 
 
