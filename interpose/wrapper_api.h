@@ -215,9 +215,12 @@ struct LastReturned {
 extern __thread LastReturned tls_last_returned
     __attribute__((tls_model("initial-exec")));
 /// `record` still names a live object at `h`.
+/// (A record's slot may be reused for another object, which writes the new
+/// address before the state says Live: the address is read again after.)
 inline bool LiveAt(const ObjectRecord *record, const void *h) {
-  return record->addr == h &&
-         record->state.load(std::memory_order_relaxed) == ObjectState::Live;
+  return __atomic_load_n(&record->addr, __ATOMIC_RELAXED) == h &&
+         record->state.load(std::memory_order_acquire) == ObjectState::Live &&
+         __atomic_load_n(&record->addr, __ATOMIC_RELAXED) == h;
 }
 
 /// RAII scope of one wrapped call. Calls made while the runtime itself is

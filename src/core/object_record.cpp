@@ -3,6 +3,10 @@
 #include "core/object_record.h"
 
 #include "core/internal_allocator.h"
+#include "core/mutex.h"
+
+#include <algorithm>
+#include <cstdlib>
 
 #include <cctype>
 #include <cstring>
@@ -14,32 +18,182 @@ namespace ownsan {
 const RecordExtra ObjectRecord::kNoExtra;
 
 namespace {
-// Extras live as long as their records (never freed) and are only made
-// under the runtime's lock (see MutableRare): one arena, no lock of its own.
+// Extras live as long as their records and are only made and given back
+// under the runtime's lock (see MutableRare, ReleaseHistory): one arena with
+// a free list, no lock of its own.
 MappedBump<RecordExtra, 4096> g_extras;
-RecordExtra *NewExtra() { return g_extras.New(/*leak_roots=*/false); }
+RecordExtra *g_free_extras = nullptr; ///< linked through `previous`
+RecordExtra *NewExtra() {
+  if (RecordExtra *e = g_free_extras) {
+    g_free_extras = reinterpret_cast<RecordExtra *>(e->previous);
+    *e = RecordExtra();
+    return e;
+  }
+  return g_extras.New(/*leak_roots=*/false);
+}
+void DeleteExtra(RecordExtra *e) {
+  *e = RecordExtra();
+  e->previous = reinterpret_cast<ObjectRecord *>(g_free_extras);
+  g_free_extras = e;
+}
 
-// Events are made outside the runtime's lock: an arena per thread.
-__thread MappedBump<FreeEvent, 2048> tls_events
-    __attribute__((tls_model("initial-exec")));
+// Events are made outside the runtime's lock, by any thread, and given back
+// when their last record is evicted: one pool under a lock of its own (a
+// leaf: taken under the runtime's lock by eviction, never the other way).
+constexpr size_t kEventsPerBlock = 2048;
+Mutex g_events_mu(absl::kConstInit);
+FreeEvent *g_free_events ABSL_GUARDED_BY(g_events_mu) = nullptr;
+MappedBump<FreeEvent, kEventsPerBlock>
+    g_event_arena ABSL_GUARDED_BY(g_events_mu);
+// Every block of the arena, for ForEachFreeEvent. (A block of blocks: a
+// run that made 2^32 events would need more.)
+constexpr size_t kMaxEventBlocks = 1 << 16;
+FreeEvent **g_event_blocks ABSL_GUARDED_BY(g_events_mu) = nullptr;
+size_t g_event_block_count ABSL_GUARDED_BY(g_events_mu) = 0;
+size_t g_events_in_use ABSL_GUARDED_BY(g_events_mu) = 0;
+
+// The events this thread made and may still record deaths with. Released
+// when the thread makes an event in a later outermost call (see
+// NewFreeEvent) or exits.
+constexpr int kMaxHeldEvents = 8;
+struct HeldEvents {
+  FreeEvent *event[kMaxHeldEvents];
+  int count;
+};
+__thread HeldEvents tls_held_events __attribute__((tls_model("initial-exec")));
 
 const char *CopyDetail(const char *detail) {
   if (!detail || !*detail)
     return "";
   return strdup(detail); // (rare: a few calls have one)
 }
+
+void RecycleFreeEvent(FreeEvent *ev) {
+  if (*ev->detail)
+    free(const_cast<char *>(ev->detail));
+  MutexLock lock(&g_events_mu);
+  ev->fn = kNoFn;
+  ev->target = nullptr;
+  ev->detail = "";
+  ev->next_free = g_free_events;
+  g_free_events = ev;
+  --g_events_in_use;
+}
 } // namespace
 
 FreeEvent *NewFreeEvent(FnIndex fn, ObjectRecord *target, StackId stack,
-                        uint32_t thread, const char *detail) {
-  // (events point at their details, on the heap: leak roots)
-  FreeEvent *ev = tls_events.New(/*leak_roots=*/true);
+                        uint32_t thread, const char *detail,
+                        bool release_unused, const FreeEvent *const *in_use,
+                        size_t n_in_use) {
+  // Holds of earlier calls: the thread records deaths with the events its
+  // running calls made (`in_use`), and with no other.
+  HeldEvents &held = tls_held_events;
+  int kept = 0;
+  for (int i = 0; i < held.count; ++i) {
+    FreeEvent *e = held.event[i];
+    if (!release_unused ||
+        std::find(in_use, in_use + n_in_use, e) != in_use + n_in_use)
+      held.event[kept++] = e;
+    else
+      ReleaseFreeEvent(e);
+  }
+  held.count = kept;
+  FreeEvent *ev;
+  {
+    MutexLock lock(&g_events_mu);
+    if ((ev = g_free_events)) {
+      g_free_events = ev->next_free;
+      ev->next_free = nullptr;
+    } else {
+      // (events point at their details, on the heap: leak roots)
+      bool new_block = g_event_arena.left == 0;
+      ev = g_event_arena.New(/*leak_roots=*/true);
+      if (new_block) {
+        if (!g_event_blocks)
+          g_event_blocks = static_cast<FreeEvent **>(InternalMapBlock(
+              kMaxEventBlocks * sizeof(FreeEvent *), /*huge_pages=*/false));
+        if (g_event_block_count < kMaxEventBlocks)
+          g_event_blocks[g_event_block_count++] = ev;
+      }
+    }
+    ++g_events_in_use;
+  }
   ev->fn = fn;
   ev->target = target;
   ev->stack = stack;
   ev->thread = thread;
+  ev->consumed = false;
   ev->detail = CopyDetail(detail);
+  if (held.count < kMaxHeldEvents) {
+    ev->refs.store(1, std::memory_order_relaxed);
+    held.event[held.count++] = ev;
+  } else {
+    // (calls nested deeper than foreseen: the event is never reused)
+    ev->refs.store(1u << 31, std::memory_order_relaxed);
+  }
   return ev;
+}
+
+void ReleaseFreeEvent(FreeEvent *ev) {
+  if (ev->refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
+    RecycleFreeEvent(ev);
+}
+
+void ReleaseThreadFreeEvents() {
+  HeldEvents &held = tls_held_events;
+  for (int i = 0; i < held.count; ++i)
+    ReleaseFreeEvent(held.event[i]);
+  held.count = 0;
+}
+
+void ForEachFreeEvent(absl::FunctionRef<void(FreeEvent *)> fn) {
+  MutexLock lock(&g_events_mu);
+  for (size_t b = 0; b < g_event_block_count; ++b) {
+    FreeEvent *block = g_event_blocks[b];
+    size_t n = kEventsPerBlock;
+    if (block + kEventsPerBlock == g_event_arena.next + g_event_arena.left)
+      n = kEventsPerBlock - g_event_arena.left; // the block being filled
+    for (size_t i = 0; i < n; ++i)
+      fn(&block[i]);
+  }
+}
+
+size_t FreeEventsInUse() {
+  MutexLock lock(&g_events_mu);
+  return g_events_in_use;
+}
+
+void LockFreeEventsForFork(bool lock) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  if (lock)
+    g_events_mu.Lock();
+  else
+    g_events_mu.Unlock();
+}
+
+void ResetFreeEventsLockInChild() { new (&g_events_mu) Mutex; }
+
+void ObjectRecord::ReleaseHistory() {
+  name.Release();
+  if (RecordExtra *e = OwnExtra())
+    DeleteExtra(e);
+  extra_.store(nullptr, std::memory_order_release);
+}
+
+void ObjectRecord::Reuse(const void *new_addr, ObjectKind new_kind) {
+  __atomic_store_n(&addr, new_addr, __ATOMIC_RELEASE);
+  kind = new_kind;
+  is_global_context = false;
+  address_reused = false;
+  owned_by_other = false;
+  owner_untracked = false;
+  created_by = kNoFn;
+  context_use = nullptr;
+  parent = nullptr;
+  freed = nullptr;
+  create_stack = 0;
+  create_thread = 0;
+  extra_.store(nullptr, std::memory_order_relaxed);
+  state.store(ObjectState::Live, std::memory_order_release);
 }
 
 RecordExtra &ObjectRecord::MutableRare() {

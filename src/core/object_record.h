@@ -2,14 +2,18 @@
 //-*-===//
 //
 // One ObjectRecord per object the program has been handed a handle to. A
-// record never moves and is never deleted while the process runs, so parent
-// pointers and report references stay valid after the object is freed; the
-// shadow map (shadow_map.h) decides which freed records are still matched by
-// address.
+// record never moves and its memory is never unmapped, so parent pointers
+// and report references stay valid after the object is freed; the shadow
+// map (shadow_map.h) decides which freed records are still matched by
+// address. Only when the history of freed objects outgrows history_size_mb
+// are the oldest records evicted: every reference to them is cleared first,
+// then their slots hold new objects (Runtime::EvictHistory).
 //
 //===----------------------------------------------------------------------===//
 #ifndef OWNSAN_CORE_OBJECT_RECORD_H
 #define OWNSAN_CORE_OBJECT_RECORD_H
+
+#include "absl/functional/function_ref.h"
 
 #include <atomic>
 #include <cstdint>
@@ -58,8 +62,9 @@ inline bool IsValueKind(ObjectKind k) {
 }
 
 enum class ObjectState : uint8_t {
-  Live,  ///< in the ownership graph
-  Freed, ///< in the shadow map (or expired from it)
+  Live,    ///< in the ownership graph
+  Freed,   ///< in the shadow map (or expired from it)
+  Evicted, ///< history dropped (history_size_mb): the slot awaits reuse
 };
 
 struct ObjectRecord;
@@ -69,21 +74,43 @@ struct ObjectRecord;
 /// call freed.
 struct FreeEvent {
   FnIndex fn = kNoFn;
+  bool consumed = false;          ///< ownership went to LLVM (not a dispose)
   ObjectRecord *target = nullptr; ///< what the call freed explicitly, if any
   StackId stack = 0;
   uint32_t thread = 0;
   /// E.g. the pass pipeline of LLVMRunPasses; "" for none. A copy that
   /// lives as long as the event.
   const char *detail = "";
-  bool consumed = false; ///< ownership went to LLVM (not a dispose)
+  /// Records that died with it, plus one while the call that made it may
+  /// still use it (see NewFreeEvent). At 0 the event is reused.
+  std::atomic<uint32_t> refs{0};
+  FreeEvent *next_free = nullptr; ///< in the pool's free list
 };
 
-/// A new event, never freed (records of dead objects point at it). Events
-/// come from per-thread blocks of mapped memory, not from malloc: one is
-/// made per freeing call, so they would take a heap chunk each and
-/// interleave with the program's objects. `detail` is copied.
+/// A new event, referenced by the records that die with it. Events come
+/// from blocks of mapped memory shared by all threads, not from malloc: one
+/// is made per freeing call, so they would take a heap chunk each and
+/// interleave with the program's objects. `detail` is copied. The calling
+/// thread holds the event (one reference) while it may record deaths with
+/// it: its earlier events are released here, except the `in_use` ones (its
+/// running call's); with `release_unused` false (calls nested in calls,
+/// whose outer calls' events are out of sight) none is.
 FreeEvent *NewFreeEvent(FnIndex fn, ObjectRecord *target, StackId stack,
-                        uint32_t thread, const char *detail);
+                        uint32_t thread, const char *detail,
+                        bool release_unused, const FreeEvent *const *in_use,
+                        size_t n_in_use);
+/// A record that died with `ev` was evicted: one reference less.
+void ReleaseFreeEvent(FreeEvent *ev);
+/// Calls fn(ev) on every event in use (under the runtime's lock, to clear
+/// targets that were evicted).
+void ForEachFreeEvent(absl::FunctionRef<void(FreeEvent *)> fn);
+/// Drops the calling thread's holds (it exits).
+void ReleaseThreadFreeEvents();
+/// Events in use, and the most there ever were (statistics).
+size_t FreeEventsInUse();
+/// fork(): the pool's lock is taken around it; the child gets a fresh one.
+void LockFreeEventsForFork(bool lock);
+void ResetFreeEventsLockInChild();
 
 /// Who is using a context right now (contexts only; see runtime.cpp,
 /// "Context concurrency"). Written lock-free by the threads that call in,
@@ -109,6 +136,9 @@ struct alignas(64) ContextUse {
 /// name (which most values have). 8 bytes where a std::string takes 32.
 class RecordName {
 public:
+  /// The bytes a name of `n` characters takes.
+  static size_t Footprint(size_t n) { return n ? sizeof(uint32_t) + n : 0; }
+  size_t footprint() const { return Footprint(view().size()); }
   RecordName() = default;
   RecordName(const RecordName &) = delete;
   RecordName &operator=(const RecordName &) = delete;
@@ -125,8 +155,9 @@ public:
   }
   operator std::string() const { return std::string(view()); }
 
-private:
   void Release();
+
+private:
   char *data_ = nullptr; ///< length (uint32_t), then the bytes
 };
 
@@ -210,6 +241,19 @@ struct alignas(64) ObjectRecord {
   ObjectRecord *context() const {
     return context_use ? context_use->record : nullptr;
   }
+  /// The record's own rare fields, if it has any (not a shared one).
+  RecordExtra *OwnExtra() const {
+    RecordExtra *e = extra_.load(std::memory_order_acquire);
+    return e && !e->shared ? e : nullptr;
+  }
+  /// An evicted record gives back its name and rare fields (under the
+  /// runtime's lock); its slot is then reused by Reuse().
+  void ReleaseHistory();
+  /// Makes an evicted slot the live record of a new object at `addr`. A
+  /// thread's record cache may still hold the slot under its old address
+  /// and read it without a lock: the address is written before the state
+  /// says Live again (see CachedLive).
+  void Reuse(const void *addr, ObjectKind kind);
 
 private:
   static const RecordExtra kNoExtra;

@@ -9,20 +9,51 @@ namespace ownsan {
 ObjectRecord *OwnershipGraph::Add(const void *addr, ObjectKind kind,
                                   ObjectRecord *parent) {
   assert(!live_.Find(addr) && "address already live");
+  ++registered_;
+  bool reused = arena_.HasFree();
   ObjectRecord &r = arena_.emplace_back();
-  r.addr = addr;
-  r.kind = kind;
-  r.state = ObjectState::Live;
+  if (reused) {
+    r.Reuse(addr, kind);
+  } else {
+    r.addr = addr;
+    r.kind = kind;
+    r.state = ObjectState::Live;
+  }
   if (kind == ObjectKind::Context) {
-    ContextUse &use = context_uses_.emplace_back();
-    use.record = &r;
-    r.context_use = &use;
+    ContextUse *use;
+    if (!free_uses_.empty()) {
+      use = free_uses_.back();
+      free_uses_.pop_back();
+    } else {
+      use = &context_uses_.emplace_back();
+    }
+    use->record = &r;
+    r.context_use = use;
   }
   live_.Put(&r);
   if (!IsWatched(kind))
     unwatched_by_addr_.Put(&r);
   SetParent(&r, parent);
   return &r;
+}
+
+void OwnershipGraph::Recycle(ObjectRecord *r) {
+  if (r->kind == ObjectKind::Context && r->context_use &&
+      r->context_use->record == r) {
+    // (A thread still inside a call that freed the context would release
+    // its claim here later: a use slot is only reused once evicted.)
+    ContextUse *use = r->context_use;
+    use->active_thread.store(0, std::memory_order_relaxed);
+    use->last_thread.store(0, std::memory_order_relaxed);
+    use->stack_claims_left.store(0, std::memory_order_relaxed);
+    use->active_stack.store(0, std::memory_order_relaxed);
+    use->active_fn.store(kNoFn, std::memory_order_relaxed);
+    use->active_pc.store(nullptr, std::memory_order_relaxed);
+    use->record = nullptr;
+    free_uses_.push_back(use);
+  }
+  r->context_use = nullptr;
+  arena_.Free(r);
 }
 
 void OwnershipGraph::SetParent(ObjectRecord *r, ObjectRecord *new_parent) {

@@ -69,7 +69,17 @@ public:
 
   size_t LiveCount() const { return live_.size(); }
   template <typename F> void ForEachLive(F fn) const { live_.ForEach(fn); }
-  size_t RecordCount() const { return arena_.size(); }
+  /// Objects registered since the start (records made, new or reused).
+  size_t RecordCount() const { return registered_; }
+  /// Record slots mapped (live, freed, or evicted and awaiting reuse).
+  size_t SlotCount() const { return arena_.size(); }
+
+  /// Calls fn(r) on every record slot (live, freed or evicted), in memory
+  /// order: eviction clears the references to the records it evicts.
+  template <typename F> void ForEachRecord(F fn) { arena_.ForEach(fn); }
+  /// `r` was evicted (ObjectRecord::ReleaseHistory done, nothing refers to
+  /// it any more): its slot, and a context's use slot, are reused by Add().
+  void Recycle(ObjectRecord *r);
 
   /// Unwatched objects are those whose deletion LLVM does not report.
   static bool IsWatched(ObjectKind k) { return IsValueKind(k); }
@@ -98,6 +108,11 @@ private:
       }
     }
     ObjectRecord &emplace_back() {
+      if (!free_.empty()) {
+        ObjectRecord *r = free_.back();
+        free_.pop_back();
+        return *r;
+      }
       if (used_ == capacity_) {
         capacity_ = capacity_ ? std::min(capacity_ * 2, kMaxBlock) : kMinBlock;
         next_ = static_cast<ObjectRecord *>(InternalMapBlock(
@@ -110,6 +125,16 @@ private:
       return *new (&next_[used_++]) ObjectRecord;
     }
     size_t size() const { return size_; }
+    /// Will emplace_back() reuse an evicted slot?
+    bool HasFree() const { return !free_.empty(); }
+    void Free(ObjectRecord *r) { free_.push_back(r); }
+    template <typename F> void ForEach(F fn) {
+      for (auto [block, n] : blocks_) {
+        size_t constructed = block == next_ ? used_ : n;
+        for (size_t i = 0; i < constructed; ++i)
+          fn(&block[i]);
+      }
+    }
 
   private:
     static constexpr size_t kMinBlock = 1024;
@@ -117,15 +142,20 @@ private:
     std::vector<std::pair<ObjectRecord *, size_t>,
                 InternalAllocator<std::pair<ObjectRecord *, size_t>>>
         blocks_;
+    /// Evicted slots, reused first (the newest evicted on top).
+    std::vector<ObjectRecord *, InternalAllocator<ObjectRecord *>> free_;
     ObjectRecord *next_ = nullptr; ///< the block being filled
     size_t capacity_ = 0;
     size_t used_ = 0;
     size_t size_ = 0;
   };
   Arena arena_;
+  size_t registered_ = 0;
   std::deque<ContextUse> context_uses_; ///< one per context record
-  AddressIndex live_;                   ///< live records by address
-  AddressIndex unwatched_by_addr_;      ///< unwatched live records
+  /// Use slots of evicted contexts, reused first.
+  std::vector<ContextUse *, InternalAllocator<ContextUse *>> free_uses_;
+  AddressIndex live_;              ///< live records by address
+  AddressIndex unwatched_by_addr_; ///< unwatched live records
   absl::flat_hash_map<ObjectRecord *, absl::flat_hash_set<ObjectRecord *>>
       children_; ///< unwatched children only
 };

@@ -12,6 +12,12 @@
 // allocation hook that does it runs on every operator new over memory
 // where objects died, and the dead records are cold.
 //
+// The history is bounded (history_size_mb): when the oldest records are
+// evicted, an entry still matched becomes an evicted entry, which keeps
+// only the object's kind and whether it was consumed, not its record. It
+// matches like a record's entry (a use of the address is still known to be
+// stale) and expires the same way, but names no predecessor.
+//
 // Not thread-safe: the Runtime serializes all access. The AddressFilter
 // members are read lock-free by the hot paths.
 //
@@ -50,7 +56,34 @@ public:
     if (!exact_.MaybeContains(addr))
       return nullptr; // (every entry, matched or expired, set its bit)
     ObjectRecord *e = by_addr_.Find(addr);
-    return e && !IsExpired(e) ? e : nullptr;
+    return e && !IsExpired(e) && !IsEvicted(e) ? e : nullptr;
+  }
+
+  /// What is left of an object whose record was evicted.
+  struct EvictedObject {
+    ObjectKind kind;
+    bool consumed;
+  };
+  /// True if an evicted object is still matched at `addr` (fills *out).
+  bool FindEvicted(const void *addr, EvictedObject *out) const {
+    if (!exact_.MaybeContains(addr))
+      return false;
+    ObjectRecord *e = by_addr_.Find(addr);
+    if (!e || IsExpired(e) || !IsEvicted(e))
+      return false;
+    uintptr_t bits = reinterpret_cast<uintptr_t>(e);
+    *out = {static_cast<ObjectKind>(bits >> 8), (bits & kConsumedBit) != 0};
+    return true;
+  }
+
+  /// The record `r` is evicted: if it is still matched at its address, an
+  /// evicted entry takes its place; if it expired there, the entry goes.
+  void Evict(const ObjectRecord *r, bool consumed) {
+    ObjectRecord *e = by_addr_.Find(r->addr);
+    if (e == r)
+      by_addr_.PutAt(r->addr, EvictedEntry(r->kind, consumed));
+    else if (e == Tagged(const_cast<ObjectRecord *>(r)))
+      by_addr_.EraseAt(r->addr);
   }
 
   /// Lock-free pre-check for Find.
@@ -59,7 +92,8 @@ public:
   }
 
   /// Removes the matched entry at `addr`, which the caller has just found
-  /// with Find() (LLVM handed the address out again, to a new object).
+  /// with Find() or FindEvicted() (LLVM handed the address out again, to a
+  /// new object).
   void Forget(const void *addr) {
     by_addr_.EraseAt(addr);
     --matched_;
@@ -87,7 +121,7 @@ public:
     if (!e || !IsExpired(e))
       return nullptr;
     by_addr_.EraseAt(addr);
-    return Untagged(e);
+    return IsEvicted(e) ? nullptr : Untagged(e);
   }
 
   /// True if some matched entry lies in [lo, lo + size).
@@ -101,7 +135,17 @@ public:
 
 private:
   // An expired entry is its record's address with the low bit set (records
-  // are 64-byte aligned).
+  // are 64-byte aligned). An evicted entry is no address: bit 1 set, the
+  // kind in bits 8-15 and kConsumedBit (expired too: bit 0 as well).
+  static constexpr uintptr_t kEvictedBit = 2, kConsumedBit = 4;
+  static bool IsEvicted(const ObjectRecord *e) {
+    return reinterpret_cast<uintptr_t>(e) & kEvictedBit;
+  }
+  static ObjectRecord *EvictedEntry(ObjectKind kind, bool consumed) {
+    return reinterpret_cast<ObjectRecord *>(
+        uintptr_t{static_cast<uint8_t>(kind)} << 8 | kEvictedBit |
+        (consumed ? kConsumedBit : 0));
+  }
   static bool IsExpired(const ObjectRecord *e) {
     return reinterpret_cast<uintptr_t>(e) & 1;
   }

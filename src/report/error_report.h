@@ -2,8 +2,9 @@
 //
 // A report is gathered first (the facts: which object, which call, which
 // stacks) and rendered second, so the text and (later) JSON writers share
-// one source. Records referenced here are owned by the OwnershipGraph and
-// live for the whole process; stacks are depot ids.
+// one source. Records referenced here are owned by the OwnershipGraph; the
+// runtime keeps freed ones from eviction while a report reads them (see
+// Runtime::HistoryPin); stacks are depot ids.
 //
 //===----------------------------------------------------------------------===//
 #ifndef OWNSAN_REPORT_ERROR_REPORT_H
@@ -53,6 +54,9 @@ struct ErrorReport {
   FnIndex other_fn = kNoFn;
   /// WrongHandleKind: what the function expects ("a function").
   const char *expected = nullptr;
+  /// `object` stands in for a freed object whose record was evicted
+  /// (history_size_mb): only its address and kind are known.
+  bool history_evicted = false;
 };
 
 } // namespace ownsan

@@ -413,6 +413,9 @@ ResolvedReport ResolveOnce(const ErrorReport &rep, const ReportContext &ctx) {
                       : KindHandleType(obj->kind);
   r.object_kind = KindNoun(obj->kind);
   r.object_label = FullLabel(obj, ctx);
+  r.history_evicted = rep.history_evicted;
+  if (rep.history_evicted)
+    r.object_label = absl::StrCat(r.object_kind, ", history evicted");
   r.identity = absl::StrCat(Hex(obj->addr), "#", obj->generation());
   r.note = rep.note;
   if (rep.expected)
@@ -433,7 +436,7 @@ ResolvedReport ResolveOnce(const ErrorReport &rep, const ReportContext &ctx) {
     r.free = ResolveFree(obj, ctx, "freed");
   }
   if (rep.kind == ErrorKind::UseAfterFree && !rep.related &&
-      !obj->address_reused)
+      !obj->address_reused && !rep.history_evicted)
     r.identity_line = absl::StrCat(
         "identity: ", r.identity,
         " (address#generation); no object has been created at this address "
@@ -519,6 +522,8 @@ std::string RenderText(const ResolvedReport &r) {
   if (r.create.present)
     absl::StrAppend(&out, "  ", r.create.heading, ":\n",
                     StackText(r.create.stack));
+  else if (r.history_evicted)
+    ; // (the note says why nothing more is known)
   else if (!r.first_seen_in.empty())
     absl::StrAppend(&out,
                     "  created outside the LLVM-C API (first seen in a call "
@@ -529,8 +534,9 @@ std::string RenderText(const ResolvedReport &r) {
   std::string chain;
   for (const auto &link : r.chain)
     absl::StrAppend(&chain, chain.empty() ? "" : " -> ", link.second);
-  absl::StrAppend(&out, "  ownership chain",
-                  r.chain_when_freed ? " when freed" : "", ": ", chain, "\n");
+  if (!r.history_evicted)
+    absl::StrAppend(&out, "  ownership chain",
+                    r.chain_when_freed ? " when freed" : "", ": ", chain, "\n");
   if (!r.test.empty())
     absl::StrAppend(&out, "  while running test ", r.test, "\n");
   absl::StrAppend(&out, "SUMMARY: OwnSan: ", r.summary, "\n");

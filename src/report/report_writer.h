@@ -90,6 +90,8 @@ struct ResolvedReport {
   std::string related_kind, related_label, related_identity;
   std::vector<std::pair<std::string, std::string>> chain; ///< kind, label
   bool chain_when_freed = false;
+  /// Only the kind of the freed object is known (history_size_mb).
+  bool history_evicted = false;
   std::string summary;    ///< after "SUMMARY: OwnSan: "
   std::string problem_id; ///< 16 hex digits, stable across processes
 };

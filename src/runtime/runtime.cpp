@@ -23,6 +23,9 @@
 //            address is reported; so is a second free.
 //   expired  the record stays (reports about other objects may name it) but
 //            no longer matches its address.
+//   evicted  the record is gone (history_size_mb); while its address is
+//            evicted-matched a use is still reported, with its kind only
+//            and a note that its history is gone.
 //
 // WHO MAKES EACH TRANSITION
 //
@@ -55,14 +58,31 @@
 //   FREED -> expired    OnAllocation(): operator new returned memory that
 //                       covers the address; or Register() saw LLVM hand the
 //                       address out again.
+//   FREED -> evicted    EvictHistory() (from MarkFreedSorted): the freed
+//                       and dropped records, oldest first, exceed
+//                       history_size_mb; the oldest go until half of it is
+//                       left. A matched address stays matched, by an entry
+//                       that keeps only the kind (evicted-matched); an
+//                       expired one is forgotten. Every reference to the
+//                       record (parents, predecessors, builder positions,
+//                       free event targets, context slots) is cleared, then
+//                       its slot is reused by a new LIVE record. Not while
+//                       a report reads freed records outside mu_
+//                       (HistoryPin).
+//   evicted-matched -> gone  as FREED -> expired, but no predecessor is
+//                       named: operator new over the address, or LLVM
+//                       handing it out again.
 //   LIVE -> dropped     OnAllocation() over an unwatched LIVE object: it
 //                       died where the runtime could not see (its memory was
 //                       not released through operator delete).
 //
 // INVARIANTS
 //
-//   * An address is LIVE in at most one record and FREED-matched in at most
-//     one record; never both.
+//   * An address is LIVE in at most one record and FREED-matched (by a
+//     record or an evicted entry) at most once; never both.
+//   * No record, event or context slot refers to an evicted record: its
+//     slot may already describe another object. Freed records read outside
+//     mu_ are pinned (HistoryPin) against eviction.
 //   * A FREED-matched address has not been returned by operator new since
 //     the object died, so it cannot name a newer object: a report on it is
 //     never a false positive.
@@ -371,6 +391,7 @@ Runtime::Runtime()
   {
     MutexLock lock(&quarantine_mu_);
     quarantine_ = Quarantine(size_t(flags_.quarantine_size_mb) << 20);
+    history_limit_ = size_t(flags_.history_size_mb) << 20;
   }
   // Calls that insert at a builder's insertion point.
   uses_insertion_point_.resize(kFnCount);
@@ -574,13 +595,21 @@ StackId Runtime::CurrentCallStack() {
   return call.stack;
 }
 
+namespace {
+// A new event of this thread. The events its running call may still record
+// deaths with stay held; in a nested call (a callback), whose outer calls'
+// events are saved out of sight, every one does.
+FreeEvent *NewThreadFreeEvent(FnIndex fn, ObjectRecord *target, StackId stack,
+                              const char *detail);
+} // namespace
+
 FreeEvent *Runtime::CurrentFreeEvent(ObjectRecord *target) {
   RuntimeSection section; // (events come from a per-thread bump allocator)
   CallContext &call = CurrentCall();
   if (call.fn == kNoFn) {
     if (!call.orphan_event)
-      call.orphan_event = NewFreeEvent(kNoFn, nullptr, CaptureStack(true),
-                                       CurrentThreadNumber(), "");
+      call.orphan_event =
+          NewThreadFreeEvent(kNoFn, nullptr, CaptureStack(true), "");
     return call.orphan_event;
   }
   if (!call.event) {
@@ -589,8 +618,7 @@ FreeEvent *Runtime::CurrentFreeEvent(ObjectRecord *target) {
     StackId stack = call.stack ? call.stack : CaptureStack(target == nullptr);
     if (!call.stack && target)
       call.stack = stack;
-    call.event = NewFreeEvent(call.fn, target, stack, CurrentThreadNumber(),
-                              call.cause_text);
+    call.event = NewThreadFreeEvent(call.fn, target, stack, call.cause_text);
   }
   return call.event;
 }
@@ -794,8 +822,9 @@ bool Compatible(ObjectKind k, HandleType type) {
 } // namespace
 
 namespace {
-// A per-thread cache of live records: records never move or die, so a
-// cached pointer is safe; it is valid while it still names a live object
+// A per-thread cache of live records: records never move and their slots
+// are never unmapped (an evicted record's slot is reused), so a cached
+// pointer is safe to read; it is valid while it still names a live object
 // at that address (the record's own `addr` and `state` say so: nothing
 // has to invalidate another thread's entries).
 //
@@ -837,10 +866,13 @@ inline ObjectRecord *CachedRecordOf(uint64_t entry) {
   for (uint64_t e : set.way)
     if ((e & 0xFFFF) == tag) {
       ObjectRecord *r = CachedRecordOf(e);
-      if (r->addr == h)
-        return r->state.load(std::memory_order_relaxed) == ObjectState::Live
-                   ? r
-                   : nullptr;
+      if (__atomic_load_n(&r->addr, __ATOMIC_RELAXED) == h) {
+        if (r->state.load(std::memory_order_acquire) != ObjectState::Live)
+          return nullptr;
+        // An evicted slot reused for another object since this entry was
+        // made says Live only after its new address was written.
+        return __atomic_load_n(&r->addr, __ATOMIC_RELAXED) == h ? r : nullptr;
+      }
       // (a tag shared with another handle: look on)
     }
   return nullptr;
@@ -862,7 +894,8 @@ inline void CacheRecord(const void *h, ObjectRecord *r) {
   int victim = -1;
   for (int i = 0; i < kRecordCacheWays; ++i) {
     uint64_t e = set.way[i];
-    if (!e || ((e & 0xFFFF) == tag && CachedRecordOf(e)->addr == h)) {
+    if (!e || ((e & 0xFFFF) == tag && __atomic_load_n(&CachedRecordOf(e)->addr,
+                                                      __ATOMIC_RELAXED) == h)) {
       victim = i;
       break;
     }
@@ -927,9 +960,15 @@ bool Runtime::CheckHandleSlow(FnId fn, unsigned arg, const void *h,
   if (shadow_.MaybeContains(h)) {
     RuntimeSection section;
     ObjectRecord *freed = nullptr, *now = nullptr;
+    ShadowMap::EvictedObject evicted;
+    bool was_evicted = false;
+    HistoryPin pin(this);
     {
       MutexLock lock(&mu_);
       freed = shadow_.Find(h);
+      if (!freed)
+        was_evicted =
+            shadow_.FindEvicted(h, &evicted) && Compatible(evicted.kind, type);
       // Case: a freed object of a kind this parameter cannot name. Its
       // memory may hold an object LLVM made with malloc (memory buffers),
       // which the allocation hook does not see: say nothing.
@@ -948,7 +987,11 @@ bool Runtime::CheckHandleSlow(FnId fn, unsigned arg, const void *h,
               now = live;
             }
       }
+      if (freed)
+        pin.Take(); // (read below, without the lock)
     }
+    if (was_evicted)
+      return ReportEvicted(fn, arg, h, evicted);
     if (freed && FreesArg(fn, arg) && freed->kind == ObjectKind::Opaque &&
         !freed->owned_by_other && freed->freed &&
         freed->freed->target != freed && !freed->freed->consumed) {
@@ -984,6 +1027,28 @@ bool Runtime::CheckHandleSlow(FnId fn, unsigned arg, const void *h,
       return CheckContext(fn, arg, h, r, r->context_use);
   }
   return false;
+}
+
+bool Runtime::ReportEvicted(FnId fn, unsigned arg, const void *h,
+                            ShadowMap::EvictedObject what) {
+  // Case: the handle names an object that died and whose address is still
+  // unreused, but whose record was evicted (history_size_mb): what it was
+  // is all that is left.
+  ObjectRecord stand_in;
+  stand_in.addr = h;
+  stand_in.kind = what.kind;
+  stand_in.state = ObjectState::Evicted;
+  ErrorKind kind = FreesArg(fn, arg) ? ErrorKind::DoubleFree
+                   : what.consumed   ? ErrorKind::UseAfterConsume
+                                     : ErrorKind::UseAfterFree;
+  ErrorReport rep = NewReport(kind, &stand_in, h, fn, arg);
+  rep.history_evicted = true;
+  rep.note = absl::StrCat(
+      "its history is gone: it was freed long enough ago that its record "
+      "was evicted to keep the history of freed objects within "
+      "history_size_mb=",
+      flags_.history_size_mb, "; a larger history_size_mb keeps more");
+  return Report(std::move(rep));
 }
 
 namespace {
@@ -1130,6 +1195,7 @@ void Runtime::RecordClaimStack(ContextUse *use) {
 bool Runtime::CheckInsertionPoint(FnId fn, unsigned arg, const void *h) {
   RuntimeSection section;
   ObjectRecord *builder, *dead;
+  HistoryPin pin(this);
   {
     MutexLock lock(&mu_);
     builder = graph_.Find(h);
@@ -1137,6 +1203,7 @@ bool Runtime::CheckInsertionPoint(FnId fn, unsigned arg, const void *h) {
         !builder->rare().insert_point_freed)
       return false;
     dead = builder->rare().insert_point_freed;
+    pin.Take();
   }
   // Case: a live builder whose insertion block was deleted, or whose
   // insertion point was an instruction that was erased: LLVM would insert
@@ -1299,11 +1366,20 @@ void Runtime::PrintExitStatistics() {
       limit, "), ", now, " bytes in ", count, " chunks at exit, ", taken,
       " chunks taken; ", LiveObjects(), " live objects, ", FreedObjects(),
       " freed objects matched; ", depot_.size(), " stacks\n");
-  size_t records;
+  size_t records, slots, history, history_peak, evicted;
   {
     MutexLock lock(&mu_);
     records = graph_.RecordCount();
+    slots = graph_.SlotCount();
+    history = history_bytes_;
+    history_peak = history_peak_bytes_;
+    evicted = evicted_;
   }
+  absl::StrAppend(&line, "==", getpid(), "==OwnSan: history: peak ",
+                  history_peak, " bytes (limit ", history_limit_, "), ",
+                  history, " bytes at exit, ", evicted, " records evicted; ",
+                  slots, " record slots, ", FreeEventsInUse(),
+                  " free events\n");
   // What the run cost is made of (docs/performance.md): checked calls, and
   // objects registered (each also freed, if it died).
   absl::StrAppend(&line, "==", getpid(), "==OwnSan: work: ", TotalCalls(),
@@ -1712,10 +1788,16 @@ void Runtime::MarkFreed(ObjectRecord *r, FreeEvent *ev) {
 
 void Runtime::MarkFreedSorted(ObjectRecord *const *rs, size_t n,
                               FreeEvent *ev) {
+  // (Before marking: the records the caller holds are all live, and
+  // freed records it holds are pinned.)
+  if (history_bytes_ > history_limit_)
+    EvictHistory();
+  ev->refs.fetch_add(static_cast<uint32_t>(n), std::memory_order_relaxed);
   for (size_t k = 0; k < n; ++k) {
     rs[k]->state = ObjectState::Freed;
     rs[k]->freed = ev;
     tracked_pages_.Add(rs[k]->addr);
+    AddToHistory(rs[k]);
   }
   shadow_.InsertSorted(rs, n);
   for (size_t k = 0; k < n; ++k)
@@ -1824,6 +1906,18 @@ struct PendingDeaths {
 };
 __thread PendingDeaths tls_pending_deaths
     __attribute__((tls_model("initial-exec")));
+
+FreeEvent *NewThreadFreeEvent(FnIndex fn, ObjectRecord *target, StackId stack,
+                              const char *detail) {
+  const CallContext &call = CurrentCall();
+  const ThreadCallState &state = CurrentThreadCallState();
+  const FreeEvent *in_use[] = {call.event, call.orphan_event,
+                               state.pending_deaths ? tls_pending_deaths.event
+                                                    : nullptr};
+  return NewFreeEvent(fn, target, stack, CurrentThreadNumber(), detail,
+                      /*release_unused=*/state.depth <= 1, in_use,
+                      std::size(in_use));
+}
 } // namespace
 
 bool Runtime::DeferDeaths(void *p, size_t size) {
@@ -2195,10 +2289,64 @@ void Runtime::DropUnseen(ObjectRecord *r) {
   for (ObjectRecord *d : graph_.Remove(r)) {
     d->state = ObjectState::Freed;
     d->address_reused = true;
+    AddToHistory(d); // (matched nowhere, but reports may name it)
   }
 }
 
+void Runtime::EvictHistory() {
+  if (history_pins_.load(std::memory_order_acquire) > 0)
+    return; // (a report is reading freed records: next time)
+  std::vector<ObjectRecord *, InternalAllocator<ObjectRecord *>> batch;
+  while (history_bytes_ > history_limit_ / 2 && !history_.empty()) {
+    ObjectRecord *r = history_.front();
+    history_.pop_front();
+    history_bytes_ -= HistoryBytes(r);
+    // A use of the address is still stale while it stays matched.
+    shadow_.Evict(r, r->freed && r->freed->consumed);
+    r->state.store(ObjectState::Evicted, std::memory_order_relaxed);
+    batch.push_back(r);
+  }
+  // Nothing may refer to an evicted record once its slot is reused: the
+  // references of every other record, and of every free event, are
+  // cleared. (One pass over all records per eviction of half the bound.)
+  auto evicted = [](const ObjectRecord *p) {
+    return p &&
+           p->state.load(std::memory_order_relaxed) == ObjectState::Evicted;
+  };
+  graph_.ForEachRecord([&](ObjectRecord *r) {
+    if (r->state.load(std::memory_order_relaxed) == ObjectState::Evicted)
+      return;
+    if (evicted(r->parent))
+      r->parent = nullptr;
+    if (r->context_use && evicted(r->context_use->record))
+      r->context_use = nullptr;
+    if (RecordExtra *x = r->OwnExtra())
+      for (ObjectRecord **ref : {&x->previous, &x->insert_block,
+                                 &x->insert_before, &x->insert_point_freed})
+        if (evicted(*ref))
+          *ref = nullptr;
+  });
+  ForEachFreeEvent([&](FreeEvent *ev) {
+    if (evicted(ev->target))
+      ev->target = nullptr;
+  });
+  absl::erase_if(inherited_, evicted);
+  for (ObjectRecord *r : batch) {
+    if (r->freed)
+      ReleaseFreeEvent(const_cast<FreeEvent *>(r->freed));
+    r->freed = nullptr;
+    r->ReleaseHistory();
+    graph_.Recycle(r);
+  }
+  evicted_ += batch.size();
+}
+
 ObjectRecord *Runtime::TakeOverFreedAddress(const void *h) {
+  if (ShadowMap::EvictedObject evicted; shadow_.FindEvicted(h, &evicted)) {
+    // Case: the same, for an object whose history was evicted.
+    shadow_.Forget(h);
+    return nullptr;
+  }
   if (ObjectRecord *old = shadow_.Find(h)) {
     // Case: LLVM hands out a freed address again: a new object lives
     // there; stale copies of the handle now alias it.
@@ -2249,7 +2397,8 @@ void Runtime::RegisterString(FnId fn, const char *s, bool error_message,
   MutexLock lock(&mu_);
   if (ObjectRecord *old = graph_.Find(s))
     DropUnseen(old); // live as something we did not see die
-  if (shadow_.Find(s))
+  ShadowMap::EvictedObject evicted;
+  if (shadow_.Find(s) || shadow_.FindEvicted(s, &evicted))
     shadow_.Forget(s);
   else
     shadow_.TakeExpired(s);
@@ -2278,10 +2427,20 @@ bool Runtime::FreeString(FnId fn, unsigned arg, const void *s,
     // Case: a string ownsan never saw handed out (made by other code, or
     // already freed and reported by CheckString): let it through.
     ObjectRecord *freed;
+    ShadowMap::EvictedObject evicted;
+    bool was_evicted = false;
+    HistoryPin pin(this);
     {
       MutexLock lock(&mu_);
       freed = shadow_.Find(s);
+      if (freed)
+        pin.Take();
+      else
+        was_evicted = shadow_.FindEvicted(s, &evicted);
     }
+    if (was_evicted && (evicted.kind == ObjectKind::Message ||
+                        evicted.kind == ObjectKind::ErrorMessage))
+      return ReportEvicted(fn, arg, s, evicted); // (released twice)
     if (!freed || (freed->kind != ObjectKind::Message &&
                    freed->kind != ObjectKind::ErrorMessage))
       // Case: maybe a string a getter lent (LLVMGetModuleIdentifier's).
@@ -2849,11 +3008,13 @@ void Runtime::PrepareFork() ABSL_NO_THREAD_SAFETY_ANALYSIS {
   g_ranges_mu.Lock();
   g_thread_calls_mu.Lock();
   depot_.LockForFork();
+  LockFreeEventsForFork(true);
   LockPythonFramesForFork(true);
 }
 
 void Runtime::AfterForkInParent() ABSL_NO_THREAD_SAFETY_ANALYSIS {
   LockPythonFramesForFork(false);
+  LockFreeEventsForFork(false);
   depot_.UnlockAfterFork(false);
   g_thread_calls_mu.Unlock();
   g_ranges_mu.Unlock();
@@ -2873,6 +3034,7 @@ void Runtime::AfterForkInChild() ABSL_NO_THREAD_SAFETY_ANALYSIS {
     }
   });
   ResetPythonFramesLockInChild();
+  ResetFreeEventsLockInChild();
   depot_.UnlockAfterFork(true);
   new (&g_ranges_mu) Mutex;
   new (&g_thread_calls_mu) Mutex;
@@ -2914,7 +3076,8 @@ int Runtime::HandleState(const void *h) {
   MutexLock lock(&mu_);
   if (graph_.Find(h))
     return 1;
-  if (shadow_.Find(h))
+  ShadowMap::EvictedObject evicted;
+  if (shadow_.Find(h) || shadow_.FindEvicted(h, &evicted))
     return 2;
   return 0;
 }
@@ -2923,12 +3086,23 @@ std::string Runtime::DescribeHandle(const void *h) {
   FlushDeaths(); // (called from a callback inside a call)
   RuntimeSection section;
   ObjectRecord *r = nullptr;
+  ShadowMap::EvictedObject evicted;
+  bool was_evicted = false;
+  HistoryPin pin(this);
   {
     MutexLock lock(&mu_);
     r = graph_.Find(h);
+    if (!r && (r = shadow_.Find(h)))
+      pin.Take();
     if (!r)
-      r = shadow_.Find(h);
+      was_evicted = shadow_.FindEvicted(h, &evicted);
   }
+  if (was_evicted)
+    return absl::StrCat("0x", absl::Hex(reinterpret_cast<uintptr_t>(h)), " (",
+                        KindNoun(evicted.kind),
+                        "): freed; its history "
+                        "was evicted (history_size_mb=",
+                        flags_.history_size_mb, ")\n");
   if (!r)
     return absl::StrCat("0x", absl::Hex(reinterpret_cast<uintptr_t>(h)),
                         ": not an object ownsan knows");

@@ -21,7 +21,9 @@
 
 #include "core/mutex.h"
 
+#include <algorithm>
 #include <atomic>
+#include <deque>
 #include <string>
 #include <tuple>
 
@@ -225,6 +227,45 @@ private:
   /// pointed at it now dangle.
   void NoteDeath(ObjectRecord *r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  // --- The history bound (history_size_mb). ---
+  /// What keeping a freed record costs, as history_size_mb counts it.
+  static size_t HistoryBytes(const ObjectRecord *r) {
+    return sizeof(ObjectRecord) + sizeof(ObjectRecord *) + r->name.footprint();
+  }
+  /// `r` just died (or was dropped): the newest history.
+  void AddToHistory(ObjectRecord *r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    history_.push_back(r);
+    history_bytes_ += HistoryBytes(r);
+    history_peak_bytes_ = std::max(history_peak_bytes_, history_bytes_);
+  }
+  /// Over the bound: evicts the oldest records until half of it is left
+  /// (see the state machine in runtime.cpp). Not while a thread is making
+  /// a report from a freed record outside mu_ (history_pins_).
+  void EvictHistory() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  /// Holds eviction off while a record found under mu_ is read outside it
+  /// (a report being made). Take() under mu_.
+  class HistoryPin {
+  public:
+    explicit HistoryPin(Runtime *rt) : rt_(rt) {}
+    ~HistoryPin() {
+      if (taken_)
+        rt_->history_pins_.fetch_sub(1, std::memory_order_release);
+    }
+    void Take() {
+      if (!taken_)
+        rt_->history_pins_.fetch_add(1, std::memory_order_relaxed);
+      taken_ = true;
+    }
+
+  private:
+    Runtime *rt_;
+    bool taken_ = false;
+  };
+  /// A use (or second free) of `h`, whose freed object's record was
+  /// evicted: reported from what the shadow map kept (its kind).
+  bool ReportEvicted(FnId fn, unsigned arg, const void *h,
+                     ShadowMap::EvictedObject what);
+
   /// Reports (or counts, or suppresses) a problem. Halts unless
   /// halt_on_error=0 or a binding installed an error callback; then returns
   /// true: the offending call is skipped.
@@ -256,6 +297,15 @@ private:
   Mutex mu_;
   OwnershipGraph graph_ ABSL_GUARDED_BY(mu_);
   ShadowMap shadow_ ABSL_GUARDED_BY(mu_);
+  /// Freed (and dropped) records, oldest first: the history
+  /// history_size_mb bounds.
+  std::deque<ObjectRecord *, InternalAllocator<ObjectRecord *>>
+      history_ ABSL_GUARDED_BY(mu_);
+  size_t history_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  size_t history_peak_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  size_t history_limit_ = 0;
+  size_t evicted_ ABSL_GUARDED_BY(mu_) = 0;
+  std::atomic<int> history_pins_{0};
   /// 16-byte granules holding a shadow entry or an unwatched live object:
   /// allocations elsewhere need no lock. (Granules, not pages: LLVM
   /// allocates next to the objects it tracks, so page bits would be set

@@ -113,6 +113,17 @@ EXPECT = {
         r"before a freed instruction",
         r"its insertion point instruction %anchor in block %entry .* was "
         r"freed by LLVMInstructionEraseFromParent"],
+    # Run with history_size_mb=1: the record of @f was evicted, its address
+    # is still known to be stale.
+    "history_evicted": [
+        r"ERROR: OwnSan: use-after-free on LLVMValueRef 0x[0-9a-f]+ "
+        r"\(function, history evicted\)",
+        r"its history is gone: it was freed long enough ago that its record "
+        r"was evicted to keep the history of freed objects within "
+        r"history_size_mb=1; a larger history_size_mb keeps more",
+        r"passed as argument 1 of LLVMGetValueName2 on thread T0:",
+        r"#0 .* in case_history_evicted .*lifetime\.c",
+        r"SUMMARY: OwnSan: use-after-free in LLVMGetValueName2"],
     "reuse_other_kind": [
         r"use-after-free on LLVMBuilderRef (0x[0-9a-f]+) \(builder 0x",
         r"passed as argument 1 of LLVMGetInsertBlock",

@@ -323,6 +323,33 @@ static int case_quarantine_bound(void) {
   return 0;
 }
 
+/* ---- history bound: a stale function whose record was evicted ------------
+ * Run with history_size_mb=1: the 60,000 globals disposed after @f push its
+ * record out of the history, while the quarantine keeps its address from
+ * reuse; the use of the stale handle is still reported. */
+static int case_history_evicted(void) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
+  LLVMModuleRef m = LLVMModuleCreateWithNameInContext("m", ctx);
+  LLVMValueRef f = LLVMAddFunction(m, "f", LLVMFunctionType(i32, &i32, 1, 0));
+  step("dispose the module of @f");
+  LLVMDisposeModule(m);
+  step("create and dispose 600 modules of 100 globals");
+  for (int i = 0; i < 600; ++i) {
+    LLVMModuleRef churn = LLVMModuleCreateWithNameInContext("churn", ctx);
+    for (int g = 0; g < 100; ++g)
+      LLVMAddGlobal(churn, i32, "");
+    LLVMDisposeModule(churn);
+  }
+  if (!fixed) {
+    step("use the stale function");
+    size_t len;
+    printf("%s\n", LLVMGetValueName2(f, &len));
+  }
+  LLVMContextDispose(ctx);
+  return 0;
+}
+
 /* ---- builders left pointing into freed IR ------------------------------- */
 static int case_builder(int before_instruction) {
   LLVMContextRef ctx = LLVMContextCreate();
@@ -378,6 +405,8 @@ int main(int argc, char **argv) {
     return case_reuse_other_kind();
   if (!strcmp(c, "quarantine_bound"))
     return case_quarantine_bound();
+  if (!strcmp(c, "history_evicted"))
+    return case_history_evicted();
   if (!strcmp(c, "builder_block_deleted"))
     return case_builder(0);
   if (!strcmp(c, "builder_before_erased"))

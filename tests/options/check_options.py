@@ -1211,6 +1211,61 @@ def case_quarantine_size_mb(x):
     check_malformed(x, "quarantine_size_mb=big", "quarantine_size_mb")
 
 
+HISTORY_RE = (r"==OwnSan: history: peak (\d+) bytes \(limit (\d+)\), "
+              r"(\d+) bytes at exit, (\d+) records evicted; (\d+) record "
+              r"slots, (\d+) free events")
+
+
+def case_history_size_mb(x):
+    # `lifetime history_evicted` disposes @f, then 60,600 objects, then uses
+    # @f: with the default bound its whole history is reported; with
+    # history_size_mb=1 its record was evicted and the report says so.
+    c = x.c
+    if not x.a.lifetime:
+        c.check(False, "history_size_mb: needs --lifetime")
+        return
+    for mb in (None, 1):
+        opt = "verbosity=1" + (f":history_size_mb={mb}" if mb else "")
+        r = run([x.a.ownsan, "run", "--", x.a.lifetime, "history_evicted"],
+                env=x.env(opt))
+        limit = (mb or 16) << 20
+        reps = x.reports(r.err, f"history_size_mb={mb}", r)
+        if not c.equal(len(reps), 1, f"history_size_mb={mb}: one report", r):
+            continue
+        text = reps[0].text
+        if mb is None:
+            c.check("freed by LLVMDisposeModule(module \"m\")" in text and
+                    "history evicted" not in text,
+                    "history_size_mb default: the stale function's whole "
+                    "history is reported", text)
+        else:
+            c.check("(function, history evicted)" in text and
+                    "its history is gone" in text and
+                    "a larger history_size_mb keeps more" in text and
+                    "freed by" not in text,
+                    "history_size_mb=1: the use is reported, its history "
+                    "is gone, and the option that keeps more is named", text)
+    # The bound itself, on a clean run (the statistics print at exit).
+    r = run([x.a.ownsan, "run", "--", x.a.lifetime, "history_evicted",
+             "--fixed"], env=x.env("verbosity=1:history_size_mb=1"))
+    m = re.search(HISTORY_RE, r.err)
+    work = re.search(r"(\d+) objects registered", r.err)
+    if c.check(m and work, "history_size_mb=1: the history statistics are "
+               "printed", r):
+        c.equal(int(m[2]), 1 << 20, "history_size_mb=1: the limit is 1 MiB")
+        # (It may pass the limit by the records of one batch of deaths.)
+        c.check(int(m[1]) <= (1 << 20) + 64 * 1024,
+                f"history_size_mb=1: the peak ({m[1]} bytes) stays at the "
+                f"limit", r)
+        c.check(int(m[4]) > 0, "history_size_mb=1: records were evicted", r)
+        c.check(int(m[5]) < int(work[1]) // 2,
+                f"history_size_mb=1: record slots are reused ({m[5]} slots "
+                f"for {work[1]} objects)", r)
+    check_malformed(x, "history_size_mb=0", "history_size_mb")
+    check_malformed(x, "history_size_mb=1048577", "history_size_mb")
+    check_malformed(x, "history_size_mb=big", "history_size_mb")
+
+
 def case_verbosity(x):
     c = x.c
     plain = x.plain("clean")
@@ -1229,7 +1284,10 @@ def case_verbosity(x):
     c.check(f"=={r.pid}==OwnSan: work: 14 checked calls, 9 objects "
             f"registered" in lines,
             "verbosity=1: the work line counts 14 calls and 9 objects", r)
-    c.equal(len(lines), 3, "verbosity=1: exactly those three lines", r)
+    c.check(any(re.fullmatch(rf"=={r.pid}==OwnSan: history: peak \d+ bytes "
+                             rf"\(limit {16 << 20}\), .* free events", l)
+                for l in lines), "verbosity=1: history statistics at exit", r)
+    c.equal(len(lines), 4, "verbosity=1: exactly those four lines", r)
     # Calls of threads that have exited are counted (2 x 102; main: none).
     r = x.prog("threads", "verbosity=1")
     c.check(re.search(r"==OwnSan: work: 204 checked calls, ", r.err),

@@ -34,6 +34,50 @@ TEST(ShadowMap, NewerDeathReplacesOlder) {
   EXPECT_EQ(m.size(), 1u);
 }
 
+TEST(ShadowMap, EvictedRecordStaysMatchedByItsKind) {
+  Records rs;
+  ShadowMap m;
+  ObjectRecord *r = rs.Freed(0x5000);
+  r->kind = ObjectKind::Function;
+  m.Insert(r);
+  m.Evict(r, /*consumed=*/false);
+  ShadowMap::EvictedObject what;
+  EXPECT_EQ(m.Find(Addr(0x5000)), nullptr) << "the record is gone";
+  ASSERT_TRUE(m.FindEvicted(Addr(0x5000), &what));
+  EXPECT_EQ(what.kind, ObjectKind::Function);
+  EXPECT_FALSE(what.consumed);
+  EXPECT_EQ(m.size(), 1u) << "still matched";
+  EXPECT_TRUE(m.AnyInRange(Addr(0x5000), 16)) << "the quarantine keeps it";
+  // New memory over the address: it stops matching, names no predecessor.
+  EXPECT_EQ(m.DropRange(Addr(0x5000), 16), 1u);
+  EXPECT_FALSE(m.FindEvicted(Addr(0x5000), &what));
+  EXPECT_EQ(m.TakeExpired(Addr(0x5000)), nullptr);
+  EXPECT_EQ(m.size(), 0u);
+}
+
+TEST(ShadowMap, EvictingAnExpiredRecordForgetsIt) {
+  Records rs;
+  ShadowMap m;
+  ObjectRecord *r = rs.Freed(0x5000);
+  r->kind = ObjectKind::Module;
+  m.Insert(r);
+  m.DropRange(Addr(0x5000), 16);
+  m.Evict(r, /*consumed=*/true);
+  ShadowMap::EvictedObject what;
+  EXPECT_FALSE(m.FindEvicted(Addr(0x5000), &what));
+  EXPECT_EQ(m.TakeExpired(Addr(0x5000)), nullptr) << "nothing to name";
+}
+
+TEST(ShadowMap, EvictingAReplacedRecordLeavesTheNewerDeath) {
+  Records rs;
+  ShadowMap m;
+  ObjectRecord *a = rs.Freed(0x5000), *b = rs.Freed(0x5000);
+  m.Insert(a);
+  m.Insert(b);
+  m.Evict(a, /*consumed=*/false);
+  EXPECT_EQ(m.Find(Addr(0x5000)), b);
+}
+
 TEST(ShadowMap, AllocationOverAnAddressDropsExactlyThatRange) {
   Records rs;
   ShadowMap m;
