@@ -11,8 +11,15 @@
 namespace ownsan {
 namespace {
 
-constexpr unsigned kMinShift = 4;  // 16 bytes
-constexpr unsigned kMaxShift = 16; // 64 KiB
+// Size classes: every multiple of 8 bytes up to 256 (names, kept at their
+// size: a 21-byte name takes 24 bytes, not 32), then powers of two up to
+// 64 KiB (the address indexes' vectors, which double anyway).
+constexpr size_t kStep = 8;
+constexpr size_t kSmallMax = 256;
+constexpr unsigned kSmallClasses = kSmallMax / kStep; // 8 .. 256
+constexpr unsigned kMinShift = 9;                     // 512 bytes
+constexpr unsigned kMaxShift = 16;                    // 64 KiB
+constexpr unsigned kClasses = kSmallClasses + (kMaxShift - kMinShift + 1);
 constexpr size_t kSlabBytes = size_t{1} << 18;
 
 struct FreeBlock {
@@ -20,13 +27,20 @@ struct FreeBlock {
 };
 
 Mutex g_pool_mu(absl::kConstInit);
-FreeBlock *g_free[kMaxShift - kMinShift + 1] ABSL_GUARDED_BY(g_pool_mu);
+FreeBlock *g_free[kClasses] ABSL_GUARDED_BY(g_pool_mu);
 
 unsigned ClassOf(size_t bytes) {
+  if (bytes <= kSmallMax)
+    return static_cast<unsigned>((bytes + kStep - 1) / kStep) - 1;
   unsigned shift = kMinShift;
   while ((size_t{1} << shift) < bytes)
     ++shift;
-  return shift - kMinShift;
+  return kSmallClasses + (shift - kMinShift);
+}
+
+size_t BlockBytes(unsigned c) {
+  return c < kSmallClasses ? (c + 1) * kStep
+                           : size_t{1} << (c - kSmallClasses + kMinShift);
 }
 
 void *Map(size_t bytes) {
@@ -41,18 +55,28 @@ size_t PageRound(size_t bytes) { return (bytes + 4095) & ~size_t{4095}; }
 
 } // namespace
 
+size_t InternalBlockSize(size_t bytes) {
+  if (bytes == 0)
+    bytes = 1;
+  if (bytes > (size_t{1} << kMaxShift))
+    return PageRound(bytes);
+  return BlockBytes(ClassOf(bytes));
+}
+
 void *InternalAllocate(size_t bytes) {
   if (bytes == 0)
     bytes = 1;
   if (bytes > (size_t{1} << kMaxShift))
     return Map(PageRound(bytes));
   unsigned c = ClassOf(bytes);
-  size_t block = size_t{1} << (c + kMinShift);
+  size_t block = BlockBytes(c);
   MutexLock lock(&g_pool_mu);
   if (!g_free[c]) {
-    // Carve a new slab into blocks of this class.
+    // Carve a new slab into blocks of this class (a small class wastes
+    // the slab's last few bytes).
     char *slab = static_cast<char *>(Map(kSlabBytes));
-    for (size_t off = kSlabBytes; off >= block; off -= block) {
+    for (size_t off = kSlabBytes - kSlabBytes % block; off >= block;
+         off -= block) {
       auto *b = reinterpret_cast<FreeBlock *>(slab + off - block);
       b->next = g_free[c];
       g_free[c] = b;

@@ -7,9 +7,10 @@
 // change which addresses the program's next objects get (a freed builder's
 // chunk would go to ownsan instead of to the program's next allocation of
 // that size). Like a sanitizer's internal allocator, this one takes its
-// memory from mmap: power-of-two size classes from 16 bytes to 64 KiB carved
-// from 256 KiB slabs, kept on free lists (never returned to the system);
-// larger blocks are mapped and unmapped whole.
+// memory from mmap: size classes every 8 bytes up to 256 bytes (record names
+// are kept at their size, not rounded up to a power of two), then powers of
+// two up to 64 KiB, carved from 256 KiB slabs, kept on free lists (never
+// returned to the system); larger blocks are mapped and unmapped whole.
 //
 // Thread-safe (one lock; the indexes allocate rarely: when a region's
 // vectors double or shrink).
@@ -26,6 +27,8 @@ namespace ownsan {
 /// The pool behind InternalAllocator.
 void *InternalAllocate(size_t bytes);
 void InternalDeallocate(void *p, size_t bytes);
+/// The bytes InternalAllocate(bytes) takes from its slab.
+size_t InternalBlockSize(size_t bytes);
 
 /// Zeroed memory mapped on demand, for large blocks that live long. With
 /// `huge_pages`, blocks of a multiple of 2 MiB are 2 MiB-aligned and may be
@@ -70,6 +73,7 @@ template <typename T> struct InternalAllocator {
   InternalAllocator() = default;
   template <typename U> InternalAllocator(const InternalAllocator<U> &) {}
   T *allocate(size_t n) {
+    static_assert(alignof(T) <= 8, "internal blocks are 8-byte aligned");
     return static_cast<T *>(InternalAllocate(n * sizeof(T)));
   }
   void deallocate(T *p, size_t n) { InternalDeallocate(p, n * sizeof(T)); }

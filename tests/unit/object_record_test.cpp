@@ -1,5 +1,6 @@
 //===- object_record_test.cpp --------------------------------------------===//
 
+#include "core/internal_allocator.h"
 #include "core/object_record.h"
 #include "core/ownership_graph.h"
 
@@ -13,6 +14,23 @@ namespace ownsan {
 namespace {
 
 const void *Addr(uintptr_t a) { return reinterpret_cast<const void *>(a); }
+
+TEST(RecordName, StoredAtItsSize) {
+  // A name of 17 characters (with its 4-byte length, 21 bytes) takes 24
+  // bytes, not the 32 of the next power of two: names carved one after
+  // the other from a slab lie 24 bytes apart.
+  std::deque<RecordName> names(200);
+  for (RecordName &n : names)
+    n = std::string(17, 'x');
+  int apart_24 = 0;
+  for (size_t i = 1; i < names.size(); ++i)
+    apart_24 += reinterpret_cast<uintptr_t>(names[i].view().data()) -
+                    reinterpret_cast<uintptr_t>(names[i - 1].view().data()) ==
+                24;
+  EXPECT_GE(apart_24, 150);
+  EXPECT_EQ(InternalBlockSize(RecordName::Footprint(17)), 24u);
+  EXPECT_EQ(names[0].view(), std::string(17, 'x'));
+}
 
 TEST(OwnershipGraph, EvictedContextLeavesNothingBehind) {
   // A context created and disposed over and over, each record evicted in
