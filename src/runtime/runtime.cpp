@@ -1909,6 +1909,9 @@ __thread PendingDeaths tls_pending_deaths
 
 FreeEvent *NewThreadFreeEvent(FnIndex fn, ObjectRecord *target, StackId stack,
                               const char *detail) {
+  // (The event pool's lock is held inside: a signal handler's wrapped call
+  // meanwhile is forwarded unchecked, never waits for it.)
+  RuntimeSection section;
   const CallContext &call = CurrentCall();
   const ThreadCallState &state = CurrentThreadCallState();
   const FreeEvent *in_use[] = {call.event, call.orphan_event,
@@ -2296,6 +2299,7 @@ void Runtime::DropUnseen(ObjectRecord *r) {
 void Runtime::EvictHistory() {
   if (history_pins_.load(std::memory_order_acquire) > 0)
     return; // (a report is reading freed records: next time)
+  RuntimeSection section; // (the details it frees are no program memory)
   std::vector<ObjectRecord *, InternalAllocator<ObjectRecord *>> batch;
   while (history_bytes_ > history_limit_ / 2 && !history_.empty()) {
     ObjectRecord *r = history_.front();
