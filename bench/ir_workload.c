@@ -8,6 +8,18 @@
  *   ir_workload sites N        N create/dispose events (LLVMCreateBuilder...
  *                              + LLVMDisposeBuilder, 2 events each pair)
  *                              spread over kSites distinct call sites
+ *   ir_workload churn N        create and free N objects in one process (a
+ *                              long-running JIT's loop: a module with a
+ *                              function, a block, an argument, 5 named
+ *                              instructions and a ret, 10 objects, then its dispose);
+ *                              print "maxrss_kb=K"
+ *   ir_workload soak SECONDS   the churn loop for SECONDS; print the
+ *                              resident set once a second ("rss_kb t=S K")
+ *   ir_workload threads N      N short threads one after the other, each
+ *                              creating and freeing one object, after 1M
+ *                              objects churned (history and quarantine at
+ *                              their bounds); print the resident set before
+ *                              and after the threads
  *
  * Every LLVM-C call goes through the normal symbols, so under `ownsan run`
  * each is wrapped. Built with frame pointers and without sibling calls so
@@ -16,10 +28,13 @@
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Core.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
 
 /* One module: F functions, each a counted loop with a few arithmetic
  * instructions, a phi pair and a conditional branch. */
@@ -168,6 +183,106 @@ static int run_sites(long events) {
   return 0;
 }
 
+/* One turn of the churn loop: 10 objects created, then freed. */
+enum { kChurnObjects = 10 };
+static void churn_once(LLVMContextRef ctx, LLVMTypeRef fty,
+                       LLVMBuilderRef b, LLVMValueRef one) {
+  LLVMModuleRef m = LLVMModuleCreateWithNameInContext("query", ctx);
+  LLVMValueRef fn = LLVMAddFunction(m, "compiled_query", fty);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, fn, "entry"));
+  LLVMValueRef v = LLVMGetParam(fn, 0);
+  for (int i = 0; i < 5; ++i)
+    v = LLVMBuildAdd(b, v, one, "partial_sum");
+  LLVMBuildRet(b, v);
+  LLVMClearInsertionPosition(b);
+  LLVMDisposeModule(m);
+}
+
+static long rss_kb_now(void) {
+  long pages = 0, resident = 0;
+  FILE *f = fopen("/proc/self/statm", "r");
+  if (f) {
+    if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
+      resident = 0;
+    fclose(f);
+  }
+  return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* objects <= 0: run for `seconds`, sampling the resident set. */
+static int run_churn(long objects, double seconds) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx);
+  LLVMTypeRef fty = LLVMFunctionType(i64, &i64, 1, 0);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  LLVMValueRef one = LLVMConstInt(i64, 1, 0);
+  long done = 0;
+  if (objects > 0) {
+    for (; done < objects; done += kChurnObjects)
+      churn_once(ctx, fty, b, one);
+  } else {
+    double start = now_s(), next = start + 1;
+    for (int t = 1;;) {
+      for (int i = 0; i < 64; ++i, done += kChurnObjects)
+        churn_once(ctx, fty, b, one);
+      double now = now_s();
+      if (now >= next) {
+        printf("rss_kb t=%d %ld\n", t++, rss_kb_now());
+        fflush(stdout);
+        next += 1;
+        if (now - start >= seconds)
+          break;
+      }
+    }
+  }
+  printf("objects=%ld maxrss_kb=%ld\n", done, maxrss_kb());
+  fflush(stdout);
+  LLVMDisposeBuilder(b);
+  LLVMContextDispose(ctx);
+  return 0;
+}
+
+static void *short_thread(void *arg) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext((LLVMContextRef)arg);
+  LLVMDisposeBuilder(b);
+  return NULL;
+}
+
+static int run_threads(long n) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  /* First what the run's objects cost, whichever thread makes them: 1M
+   * objects churned fill the history and the quarantine to their bounds.
+   * What the threads add after that is their own. */
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx);
+  LLVMTypeRef fty = LLVMFunctionType(i64, &i64, 1, 0);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  LLVMValueRef one = LLVMConstInt(i64, 1, 0);
+  for (long done = 0; done < 1000000; done += kChurnObjects)
+    churn_once(ctx, fty, b, one);
+  LLVMDisposeBuilder(b);
+  pthread_t t;
+  /* One thread first: what any first thread maps (the allocator's arena). */
+  pthread_create(&t, NULL, short_thread, ctx);
+  pthread_join(t, NULL);
+  long before = rss_kb_now();
+  for (long i = 0; i < n; ++i) {
+    if (pthread_create(&t, NULL, short_thread, ctx) != 0)
+      return 3;
+    pthread_join(t, NULL);
+  }
+  printf("threads=%ld rss_kb_before=%ld rss_kb_after=%ld\n", n, before,
+         rss_kb_now());
+  fflush(stdout);
+  LLVMContextDispose(ctx);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc >= 3 && strcmp(argv[1], "modules") == 0)
     return run_modules(atol(argv[2]));
@@ -175,7 +290,13 @@ int main(int argc, char **argv) {
     return run_live(atol(argv[2]), argv[3]);
   if (argc >= 3 && strcmp(argv[1], "sites") == 0)
     return run_sites(atol(argv[2]));
+  if (argc >= 3 && strcmp(argv[1], "churn") == 0)
+    return run_churn(atol(argv[2]), 0);
+  if (argc >= 3 && strcmp(argv[1], "soak") == 0)
+    return run_churn(0, atof(argv[2]));
+  if (argc >= 3 && strcmp(argv[1], "threads") == 0)
+    return run_threads(atol(argv[2]));
   fprintf(stderr, "usage: ir_workload modules N | live N inst|const | "
-                  "sites EVENTS\n");
+                  "sites EVENTS | churn N | soak SECONDS | threads N\n");
   return 2;
 }

@@ -22,6 +22,13 @@ interleaved, medians compared:
           forward_only=1)
   memory  peak RSS with N live tracked objects, with and without ownsan
   depot   stored stacks after a million events from 200 call sites
+  longrun (issue 17) a long-running process, default options:
+          churn   10M and 50M objects created and freed in one process
+                  (ir_workload churn N): peak RSS, plain and ownsan
+          threads 100,000 short threads, each creating and freeing one
+                  object (ir_workload threads N): resident set added
+          soak    the churn loop for 10 minutes under ownsan, resident
+                  set sampled every second (ir_workload soak SECONDS)
 
 Needs: cmake, ninja, clang, Debian's libbenchmark-dev, llvm-N-dev and
 llvm-N-tools (llvm-c-test), python3-llvmlite with LLVM 14.
@@ -47,6 +54,11 @@ TARGET_ECHO = 1.3
 TARGET_ECHO_NOSTACK = 1.1
 TARGET_LLVMLITE = 1.15
 TARGET_BYTES_PER_OBJECT = 100.0
+# Targets of issue 17.
+TARGET_CHURN_EXTRA_MB = 128.0   # ownsan peak RSS within plain + this
+TARGET_CHURN_FLAT = 1.10        # 50M objects / 10M objects, ownsan peak RSS
+TARGET_THREADS_MB = 8.0         # added by 100,000 short threads
+TARGET_SOAK_FLAT = 1.10         # max / min resident set after the 1st minute
 
 
 def log(msg):
@@ -320,6 +332,57 @@ def run_memory(workload, ownsan, sizes, kinds):
     return rows
 
 
+def plain_env():
+    return {k: v for k, v in os.environ.items() if k != "OWNSAN_OPTIONS"}
+
+
+def run_longrun(workload, ownsan, churn_sizes, threads, soak_s):
+    res = {"churn": {}, "threads": {}, "soak": {}}
+    for n in churn_sizes:
+        vals = {}
+        for under in ("plain", "ownsan"):
+            cmd = ([ownsan, "run", "--"] if under == "ownsan" else []) + [
+                workload, "churn", n]
+            t0 = time.perf_counter()
+            out = subprocess.run([str(c) for c in cmd], check=True,
+                                 capture_output=True, text=True,
+                                 env=plain_env())
+            vals[under] = {"maxrss_kb": rss_of_line(out.stdout),
+                           "wall_s": round(time.perf_counter() - t0, 1)}
+        res["churn"][str(n)] = vals
+        log(f"  longrun churn {n}: plain {vals['plain']['maxrss_kb']} KiB, "
+            f"ownsan {vals['ownsan']['maxrss_kb']} KiB")
+    if threads:
+        for under in ("plain", "ownsan"):
+            cmd = ([ownsan, "run", "--"] if under == "ownsan" else []) + [
+                workload, "threads", threads]
+            out = subprocess.run([str(c) for c in cmd], check=True,
+                                 capture_output=True, text=True,
+                                 env=plain_env())
+            before = rss_of_line(out.stdout, "rss_kb_before")
+            after = rss_of_line(out.stdout, "rss_kb_after")
+            res["threads"][under] = {"rss_kb_before": before,
+                                     "rss_kb_after": after,
+                                     "added_kb": after - before}
+            log(f"  longrun threads {threads} {under}: +{after - before} KiB")
+        res["threads"]["count"] = threads
+    if soak_s:
+        out = subprocess.run(
+            [str(ownsan), "run", "--", str(workload), "soak", str(soak_s)],
+            check=True, capture_output=True, text=True, env=plain_env())
+        samples = [(int(t), int(k)) for t, k in
+                   re.findall(r"rss_kb t=(\d+) (\d+)", out.stdout)]
+        after = [k for t, k in samples if t >= 60]
+        res["soak"] = {"seconds": soak_s, "samples": samples,
+                       "objects": rss_of_line(out.stdout, "objects"),
+                       "first_minute_kb": after[0] if after else None,
+                       "min_after_kb": min(after) if after else None,
+                       "max_after_kb": max(after) if after else None}
+        log(f"  longrun soak {soak_s}s: {res['soak']['min_after_kb']}.."
+            f"{res['soak']['max_after_kb']} KiB after the first minute")
+    return res
+
+
 def run_depot(workload, ownsan, events):
     res = {}
     for label, opts in (("stacks", "verbosity=1"),
@@ -368,7 +431,7 @@ def print_report(r):
       f"(llvmlite: LLVM 14); {r['reps']} repetitions, medians; load "
       f"average {r['load_before']} before, {r['load_after']} after\n")
 
-    p("## Targets (issue 6)\n")
+    p("## Targets (issues 6 and 17)\n")
     p("| measure | target | measured | verdict |")
     p("|---|---|---|---|")
     for row in r["summary"]:
@@ -562,6 +625,47 @@ def summarize(r):
                      "target": f"<= {TARGET_BYTES_PER_OBJECT:.0f} B + depot",
                      "measured": f"{b:.0f} B",
                      "verdict": verdict(b <= TARGET_BYTES_PER_OBJECT)})
+    lr = r.get("longrun")
+    if lr:
+        churn = lr["churn"]
+        for n, v in churn.items():
+            extra = (v["ownsan"]["maxrss_kb"] - v["plain"]["maxrss_kb"]) / 1024
+            rows.append({"measure": f"{int(n):,} objects created and freed, "
+                                    f"peak RSS plain / ownsan",
+                         "target": f"ownsan <= plain + "
+                                   f"{TARGET_CHURN_EXTRA_MB:.0f} MB",
+                         "measured": f"{v['plain']['maxrss_kb'] / 1024:.0f} / "
+                                     f"{v['ownsan']['maxrss_kb'] / 1024:.0f} "
+                                     f"MB (+{extra:.0f} MB)",
+                         "verdict": verdict(extra <= TARGET_CHURN_EXTRA_MB)})
+        if len(churn) >= 2:
+            sizes = sorted(churn, key=int)
+            lo, hi = churn[sizes[0]], churn[sizes[-1]]
+            flat = hi["ownsan"]["maxrss_kb"] / lo["ownsan"]["maxrss_kb"]
+            rows.append({"measure": f"ownsan peak RSS, {int(sizes[-1]):,} / "
+                                    f"{int(sizes[0]):,} objects",
+                         "target": f"<= {TARGET_CHURN_FLAT:.2f}",
+                         "measured": f"{flat:.3f}",
+                         "verdict": verdict(flat <= TARGET_CHURN_FLAT)})
+        th = lr.get("threads")
+        if th:
+            added = th["ownsan"]["added_kb"] / 1024
+            rows.append({"measure": f"{th['count']:,} short threads, resident "
+                                    f"set added (plain / ownsan)",
+                         "target": f"< {TARGET_THREADS_MB:.0f} MB",
+                         "measured": f"{th['plain']['added_kb'] / 1024:.1f} / "
+                                     f"{added:.1f} MB",
+                         "verdict": verdict(added < TARGET_THREADS_MB)})
+        so = lr.get("soak")
+        if so and so.get("min_after_kb"):
+            flat = so["max_after_kb"] / so["min_after_kb"]
+            rows.append({"measure": f"soak {so['seconds']} s, resident set "
+                                    f"max / min after the first minute",
+                         "target": f"<= {TARGET_SOAK_FLAT:.2f}",
+                         "measured": f"{so['max_after_kb'] / 1024:.0f} / "
+                                     f"{so['min_after_kb'] / 1024:.0f} MB = "
+                                     f"{flat:.3f}",
+                         "verdict": verdict(flat <= TARGET_SOAK_FLAT)})
     d = r.get("depot")
     if d:
         stacks = d["stacks"]["stacks"]
@@ -593,9 +697,15 @@ def main():
                     help="reuse the build dirs as they are")
     ap.add_argument("--echo-functions", type=int, default=2000)
     ap.add_argument("--modules", type=int, default=3000)
+    ap.add_argument("--churn-objects", default="10000000,50000000",
+                    help="longrun: objects created and freed per run")
+    ap.add_argument("--threads", type=int, default=100000,
+                    help="longrun: short threads (0: none)")
+    ap.add_argument("--soak-seconds", type=int, default=600,
+                    help="longrun: length of the soak (0: none)")
     ap.add_argument("--skip", default="",
                     help="comma list of parts to skip: micro,echo,llvmlite,"
-                         "modules,memory,depot")
+                         "modules,memory,depot,longrun")
     ap.add_argument("--json", help="also write the results here")
     args = ap.parse_args()
     skip = set(filter(None, args.skip.split(",")))
@@ -693,6 +803,11 @@ def main():
                                      ["inst", "const"])
         if "depot" not in skip:
             r["depot"] = run_depot(workload, ownsan, 1000000)
+        if "longrun" not in skip:
+            r["longrun"] = run_longrun(
+                workload, ownsan,
+                [int(n) for n in args.churn_objects.split(",") if n],
+                args.threads, args.soak_seconds)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
