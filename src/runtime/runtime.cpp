@@ -604,7 +604,7 @@ FreeEvent *NewThreadFreeEvent(FnIndex fn, ObjectRecord *target, StackId stack,
 } // namespace
 
 FreeEvent *Runtime::CurrentFreeEvent(ObjectRecord *target) {
-  RuntimeSection section; // (events come from a per-thread bump allocator)
+  RuntimeSection section; // (events come from a pool under a lock)
   CallContext &call = CurrentCall();
   if (call.fn == kNoFn) {
     if (!call.orphan_event)
