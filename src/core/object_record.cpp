@@ -140,10 +140,16 @@ void ReleaseFreeEvent(FreeEvent *ev) {
 }
 
 void ReleaseThreadFreeEvents() {
+  // The list is emptied before the events are released: code that runs
+  // after (a later destructor on the exiting thread) starts a new one.
   HeldEvents &held = tls_held_events;
-  for (int i = 0; i < held.count; ++i)
-    ReleaseFreeEvent(held.event[i]);
+  FreeEvent *events[kMaxHeldEvents];
+  int n = held.count;
+  std::copy(held.event, held.event + n, events);
   held.count = 0;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  for (int i = 0; i < n; ++i)
+    ReleaseFreeEvent(events[i]);
 }
 
 void ForEachFreeEvent(absl::FunctionRef<void(FreeEvent *)> fn) {

@@ -488,10 +488,13 @@ namespace {
 // claiming a context that changed threads) finds its stack here: no depot
 // lock, no hashing of vectors, no allocation. A binding copying a module
 // cycles through a few dozen to a hundred call sites. Exact: an entry is
-// used only for the very same frames. The cache (26 KiB) is mapped for a
-// thread when it first captures a stack and unmapped when it exits, not
+// used only for the very same frames. The cache (26 KiB) is taken for a
+// thread when it first captures a stack and given back when it exits, not
 // kept in thread-local storage: glibc takes that from each thread's stack,
-// and a thread created with a small stack must still start.
+// and a thread created with a small stack must still start. Caches given
+// back are reused by the next threads (a few are kept; their entries name
+// process-wide depot ids, valid on any thread), so short threads cost no
+// mapping each.
 constexpr int kCachedFrames = 24; // the default malloc_context_size
 constexpr unsigned kStackCacheBits = 7;
 struct CachedStack {
@@ -505,18 +508,43 @@ struct StackCache {
 };
 __thread StackCache *tls_stack_cache __attribute__((tls_model("initial-exec")));
 
-void ReleaseStackCache(void *cache) {
-  // (A destructor that runs later on this thread and captures a stack maps
-  // a new one, which pthread releases on its next round of destructors.)
+// Caches of exited threads, for the next threads (a leaf lock; taken only
+// in runtime sections, so a signal handler's wrapped call meanwhile is
+// forwarded unchecked and never waits for it).
+constexpr int kSpareStackCaches = 8;
+Mutex g_spare_stack_caches_mu(absl::kConstInit);
+StackCache *g_spare_stack_caches[kSpareStackCaches] ABSL_GUARDED_BY(
+    g_spare_stack_caches_mu);
+int g_spare_stack_cache_count ABSL_GUARDED_BY(g_spare_stack_caches_mu) = 0;
+
+void ReleaseStackCache(void *p) {
+  // (A destructor that runs later on this thread and captures a stack takes
+  // a cache again, which pthread releases on its next round of
+  // destructors.)
+  RuntimeSection section;
   tls_stack_cache = nullptr;
+  auto *cache = static_cast<StackCache *>(p);
+  {
+    MutexLock lock(&g_spare_stack_caches_mu);
+    if (g_spare_stack_cache_count < kSpareStackCaches) {
+      g_spare_stack_caches[g_spare_stack_cache_count++] = cache;
+      return;
+    }
+  }
   InternalUnmapBlock(cache, sizeof(StackCache));
 }
 
 CachedStack &StackCacheEntry(uint64_t hash) {
   StackCache *cache = tls_stack_cache;
   if (__builtin_expect(cache == nullptr, 0)) {
-    cache = static_cast<StackCache *>(
-        InternalMapBlock(sizeof(StackCache), /*huge_pages=*/false));
+    {
+      MutexLock lock(&g_spare_stack_caches_mu);
+      if (g_spare_stack_cache_count > 0)
+        cache = g_spare_stack_caches[--g_spare_stack_cache_count];
+    }
+    if (!cache)
+      cache = static_cast<StackCache *>(
+          InternalMapBlock(sizeof(StackCache), /*huge_pages=*/false));
     tls_stack_cache = cache;
     ReleaseAtThreadExit<ReleaseStackCache>(cache);
   }
@@ -1907,11 +1935,26 @@ struct PendingDeaths {
 __thread PendingDeaths tls_pending_deaths
     __attribute__((tls_model("initial-exec")));
 
+// The calling thread exits: the events it held go back to the pool once
+// their records are evicted. (In a runtime section: a signal handler's
+// wrapped call meanwhile is forwarded unchecked. One that comes after and
+// makes an event holds it anew, and registers this again.)
+__thread bool tls_holds_events __attribute__((tls_model("initial-exec")));
+void ReleaseHeldFreeEvents(void *) {
+  RuntimeSection section;
+  tls_holds_events = false;
+  ReleaseThreadFreeEvents();
+}
+
 FreeEvent *NewThreadFreeEvent(FnIndex fn, ObjectRecord *target, StackId stack,
                               const char *detail) {
   // (The event pool's lock is held inside: a signal handler's wrapped call
   // meanwhile is forwarded unchecked, never waits for it.)
   RuntimeSection section;
+  if (!tls_holds_events) {
+    tls_holds_events = true;
+    ReleaseAtThreadExit<ReleaseHeldFreeEvents>(&tls_holds_events);
+  }
   const CallContext &call = CurrentCall();
   const ThreadCallState &state = CurrentThreadCallState();
   const FreeEvent *in_use[] = {call.event, call.orphan_event,
@@ -2299,7 +2342,8 @@ void Runtime::DropUnseen(ObjectRecord *r) {
 void Runtime::EvictHistory() {
   if (history_pins_.load(std::memory_order_acquire) > 0)
     return; // (a report is reading freed records: next time)
-  RuntimeSection section; // (the details it frees are no program memory)
+  // (The event details it frees are the runtime's, not program memory.)
+  RuntimeSection section;
   std::vector<ObjectRecord *, InternalAllocator<ObjectRecord *>> batch;
   while (history_bytes_ > history_limit_ / 2 && !history_.empty()) {
     ObjectRecord *r = history_.front();
@@ -3012,6 +3056,7 @@ void Runtime::PrepareFork() ABSL_NO_THREAD_SAFETY_ANALYSIS {
   g_ranges_mu.Lock();
   g_thread_calls_mu.Lock();
   depot_.LockForFork();
+  g_spare_stack_caches_mu.Lock();
   LockFreeEventsForFork(true);
   LockPythonFramesForFork(true);
 }
@@ -3019,6 +3064,7 @@ void Runtime::PrepareFork() ABSL_NO_THREAD_SAFETY_ANALYSIS {
 void Runtime::AfterForkInParent() ABSL_NO_THREAD_SAFETY_ANALYSIS {
   LockPythonFramesForFork(false);
   LockFreeEventsForFork(false);
+  g_spare_stack_caches_mu.Unlock();
   depot_.UnlockAfterFork(false);
   g_thread_calls_mu.Unlock();
   g_ranges_mu.Unlock();
@@ -3039,6 +3085,7 @@ void Runtime::AfterForkInChild() ABSL_NO_THREAD_SAFETY_ANALYSIS {
   });
   ResetPythonFramesLockInChild();
   ResetFreeEventsLockInChild();
+  new (&g_spare_stack_caches_mu) Mutex;
   depot_.UnlockAfterFork(true);
   new (&g_ranges_mu) Mutex;
   new (&g_thread_calls_mu) Mutex;

@@ -15,6 +15,7 @@
 #endif
 
 #include <malloc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,6 +351,34 @@ static int case_history_evicted(void) {
   return 0;
 }
 
+/* ---- short threads: 20,000 threads each dispose one builder, then 30,000
+ * objects are churned (run with history_size_mb=1: the threads' records
+ * are evicted). */
+static void *dispose_one_builder(void *ctx) {
+  LLVMDisposeBuilder(LLVMCreateBuilderInContext((LLVMContextRef)ctx));
+  return NULL;
+}
+
+static int case_thread_exit(void) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  for (int i = 0; i < 20000; ++i) {
+    pthread_t t;
+    if (pthread_create(&t, NULL, dispose_one_builder, ctx) != 0)
+      return 3;
+    pthread_join(t, NULL);
+  }
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
+  for (int i = 0; i < 300; ++i) {
+    LLVMModuleRef churn = LLVMModuleCreateWithNameInContext("churn", ctx);
+    for (int g = 0; g < 100; ++g)
+      LLVMAddGlobal(churn, i32, "");
+    LLVMDisposeModule(churn);
+  }
+  LLVMContextDispose(ctx);
+  printf("20000 threads disposed a builder each\n");
+  return 0;
+}
+
 /* ---- builders left pointing into freed IR ------------------------------- */
 static int case_builder(int before_instruction) {
   LLVMContextRef ctx = LLVMContextCreate();
@@ -407,6 +436,8 @@ int main(int argc, char **argv) {
     return case_quarantine_bound();
   if (!strcmp(c, "history_evicted"))
     return case_history_evicted();
+  if (!strcmp(c, "thread_exit"))
+    return case_thread_exit();
   if (!strcmp(c, "builder_block_deleted"))
     return case_builder(0);
   if (!strcmp(c, "builder_before_erased"))
