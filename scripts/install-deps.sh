@@ -16,6 +16,8 @@ SUDO=""
 
 pkgs=(
   build-essential cmake ninja-build pkg-config git
+  # scripts/test.sh: the majors' builds share what compiles the same.
+  ccache
   clang clang-format libclang-rt-14-dev
   # ThreadSanitizer builds use clang 19 (clang 14's TSan runtime fails on
   # this kernel's address-space layout).

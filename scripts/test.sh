@@ -18,6 +18,11 @@ mapfile -t majors < <(sed 's/#.*//; /^[[:space:]]*$/d' scripts/llvm-majors.txt)
 
 primary=19
 
+# The builds of the five majors share their LLVM-free objects (the core, the
+# report writer) through a cache of the checkout's own.
+export CCACHE_DIR="$top/build-ccache" CCACHE_BASEDIR="$top" CCACHE_NOHASHDIR=1
+launcher="-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache"
+
 status=0
 for v in "${majors[@]}"; do
   dir="build-llvm$v"
@@ -28,7 +33,7 @@ for v in "${majors[@]}"; do
   [ "$v" = "$primary" ] && others=""
   # shellcheck disable=SC2086
   cmake -S . -B "$dir" -G Ninja -DLLVM_DIR="/usr/lib/llvm-$v/lib/cmake/llvm" \
-    $others >/dev/null
+    $launcher $others >/dev/null
   cmake --build "$dir"
   if [ "$v" = "$primary" ]; then
     echo "=== LLVM $v: all tests [${SECONDS}s] ==="
