@@ -16,24 +16,35 @@
 
 namespace ownsan {
 
+/// What the call a report is about would do if made anyway (a suppressed
+/// report, or continue mode): what decides whether the call is skipped.
+enum class CallHarm {
+  Never,        ///< every object is alive: the call is the program's own
+  Always,       ///< LLVM would free twice, give two owners, write freed memory
+  IfItFreesArg, ///< harmful when the call frees the argument (a dispose of
+                ///< what is gone); a read the quarantine covers is not
+};
+
+/// Each kind: its id, its name in reports, and CallHarm.
 #define OWNSAN_FOR_EACH_ERROR_KIND(X)                                          \
-  X(UseAfterFree, "use-after-free")                                            \
-  X(DoubleFree, "double-free")                                                 \
-  X(InvalidFree, "invalid-free")                                               \
-  X(DanglingInsertionPoint, "dangling-insertion-point")                        \
-  X(ContextRace, "context-race")                                               \
-  X(CrossContext, "cross-context")                                             \
-  X(UseAfterConsume, "use-after-consume")                                      \
-  X(InvalidTransfer, "invalid-transfer")                                       \
-  X(WrongHandleKind, "wrong-handle-kind")
+  X(UseAfterFree, "use-after-free", IfItFreesArg)                              \
+  X(DoubleFree, "double-free", Always)                                         \
+  X(InvalidFree, "invalid-free", Always)                                       \
+  X(DanglingInsertionPoint, "dangling-insertion-point", Always)                \
+  X(ContextRace, "context-race", Never)                                        \
+  X(CrossContext, "cross-context", Never)                                      \
+  X(UseAfterConsume, "use-after-consume", IfItFreesArg)                        \
+  X(InvalidTransfer, "invalid-transfer", Always)                               \
+  X(WrongHandleKind, "wrong-handle-kind", Never)
 
 enum class ErrorKind {
-#define OWNSAN_ERROR_ENUM(Id, Text) Id,
+#define OWNSAN_ERROR_ENUM(Id, Text, Harm) Id,
   OWNSAN_FOR_EACH_ERROR_KIND(OWNSAN_ERROR_ENUM)
 #undef OWNSAN_ERROR_ENUM
 };
 
 const char *ErrorKindName(ErrorKind k);
+CallHarm ErrorKindCallHarm(ErrorKind k);
 
 struct ErrorReport {
   ErrorKind kind;

@@ -2724,22 +2724,13 @@ ErrorReport Runtime::NewReport(ErrorKind kind, const ObjectRecord *object,
 }
 
 bool Runtime::SuppressedCallHarms(const ErrorReport &rep) {
-  switch (rep.kind) {
-  case ErrorKind::DoubleFree:             // LLVM would free the object again
-  case ErrorKind::InvalidFree:            // ... free what its owner frees later
-  case ErrorKind::InvalidTransfer:        // ... give one object two owners
-  case ErrorKind::DanglingInsertionPoint: // ... insert into freed memory
+  switch (ErrorKindCallHarm(rep.kind)) {
+  case CallHarm::Never:
+    return false;
+  case CallHarm::Always:
     return true;
-  case ErrorKind::UseAfterFree:
-  case ErrorKind::UseAfterConsume:
-    // A dispose of what is gone frees it again; a read of freed memory the
-    // quarantine still holds is what the user chose to let happen.
+  case CallHarm::IfItFreesArg:
     return rep.fn < kFnCount && FreesArg(rep.fn, rep.arg);
-  case ErrorKind::ContextRace:
-  case ErrorKind::CrossContext:
-    return false; // every object is alive: the call is the program's own
-  case ErrorKind::WrongHandleKind:
-    return false; // as natively; its (garbage) result is not registered
   }
   return true;
 }
