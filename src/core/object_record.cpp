@@ -74,8 +74,7 @@ void RecycleFreeEvent(FreeEvent *ev) {
   MutexLock lock(&g_events_mu);
   ev->fn = kNoFn;
   ev->target = nullptr;
-  ev->detail = "";
-  ev->next_free = g_free_events;
+  ev->next_free = g_free_events; // (in place of the detail)
   g_free_events = ev;
   --g_events_in_use;
 }
@@ -103,7 +102,6 @@ FreeEvent *NewFreeEvent(FnIndex fn, ObjectRecord *target, StackId stack,
     MutexLock lock(&g_events_mu);
     if ((ev = g_free_events)) {
       g_free_events = ev->next_free;
-      ev->next_free = nullptr;
     } else {
       // (events point at their details, on the heap: leak roots)
       bool new_block = g_event_arena.left == 0;
@@ -123,6 +121,7 @@ FreeEvent *NewFreeEvent(FnIndex fn, ObjectRecord *target, StackId stack,
   ev->stack = stack;
   ev->thread = thread;
   ev->consumed = false;
+  ev->charged = false;
   ev->detail = CopyDetail(detail);
   if (held.count < kMaxHeldEvents) {
     ev->refs.store(1, std::memory_order_relaxed);

@@ -74,18 +74,27 @@ struct ObjectRecord;
 /// call freed.
 struct FreeEvent {
   FnIndex fn = kNoFn;
-  bool consumed = false;          ///< ownership went to LLVM (not a dispose)
-  ObjectRecord *target = nullptr; ///< what the call freed explicitly, if any
+  bool consumed = false; ///< ownership went to LLVM (not a dispose)
+  /// A record that died with it pays for it in the history bound
+  /// (history_size_mb; under the runtime's lock).
+  bool charged = false;
   StackId stack = 0;
+  ObjectRecord *target = nullptr; ///< what the call freed explicitly, if any
   uint32_t thread = 0;
-  /// E.g. the pass pipeline of LLVMRunPasses; "" for none. A copy that
-  /// lives as long as the event.
-  const char *detail = "";
   /// Records that died with it, plus one while the call that made it may
   /// still use it (see NewFreeEvent). At 0 the event is reused.
   std::atomic<uint32_t> refs{0};
-  FreeEvent *next_free = nullptr; ///< in the pool's free list
+  union {
+    /// E.g. the pass pipeline of LLVMRunPasses; "" for none. A copy that
+    /// lives as long as the event.
+    const char *detail = "";
+    FreeEvent *next_free; ///< in the pool's free list (unused events)
+  };
 };
+// (Every freeing call makes one, and its first record pays for it in the
+// history bound: a thread's lone builder dispose costs a record and an
+// event.)
+static_assert(sizeof(FreeEvent) == 32, "events are half a cache line");
 
 /// A new event, referenced by the records that die with it. Events come
 /// from blocks of mapped memory shared by all threads, not from malloc: one

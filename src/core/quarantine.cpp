@@ -16,6 +16,7 @@ void Quarantine::Put(Chunk c, ReleaseList *release) {
   while (bytes_ > limit_) {
     release->push_back(fifo_.front());
     bytes_ -= fifo_.front().size;
+    released_since_trim_ += fifo_.front().size;
     fifo_.pop_front();
   }
   if (bytes_ > peak_)

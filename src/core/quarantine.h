@@ -52,6 +52,27 @@ public:
   /// itself) that must be released now to stay within the limit.
   void Put(Chunk c, ReleaseList *release);
 
+  /// Whether to hand free heap pages back to the system now (malloc_trim).
+  /// Chunks the quarantine releases often sit in another malloc arena than
+  /// the one the program now allocates from (threads come and go; the
+  /// quarantine outlives them), where nothing reuses them. Due once per
+  /// 1/64 of the limit released, and no more often than keeps the time
+  /// spent trimming under 2 % (a trim walks every free chunk of the heap):
+  /// `now_ns` is read only when the bytes say it may be due, and the caller
+  /// reports how long the trim took with TrimDone().
+  template <typename NowNs> bool TakeTrimDue(NowNs now_ns) {
+    if (released_since_trim_ == 0 || released_since_trim_ < limit_ / 64)
+      return false;
+    if (now_ns() - last_trim_end_ns_ < 50 * last_trim_ns_)
+      return false;
+    released_since_trim_ = 0;
+    return true;
+  }
+  void TrimDone(uint64_t start_ns, uint64_t end_ns) {
+    last_trim_ns_ = end_ns - start_ns;
+    last_trim_end_ns_ = end_ns;
+  }
+
   size_t bytes() const { return bytes_; }
   size_t peak_bytes() const { return peak_; }
   size_t count() const { return fifo_.size(); }
@@ -66,6 +87,9 @@ private:
   size_t bytes_ = 0;
   size_t peak_ = 0;
   size_t taken_ = 0;
+  size_t released_since_trim_ = 0;
+  uint64_t last_trim_ns_ = 0;
+  uint64_t last_trim_end_ns_ = 0;
 };
 
 } // namespace ownsan

@@ -59,7 +59,8 @@
 //                       covers the address; or Register() saw LLVM hand the
 //                       address out again.
 //   FREED -> evicted    EvictHistory() (from MarkFreedSorted): the freed
-//                       and dropped records, oldest first, exceed
+//                       and dropped records, oldest first, with the free
+//                       events they pay for (HistoryEntry), exceed
 //                       history_size_mb; the oldest go until half of it is
 //                       left. A matched address stays matched, by an entry
 //                       that keeps only the kind (evicted-matched); an
@@ -123,6 +124,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -144,6 +146,14 @@ __thread CallContext tls_call __attribute__((tls_model("initial-exec")));
 __thread LastReturned tls_last_returned
     __attribute__((tls_model("initial-exec")));
 std::atomic<Runtime *> g_runtime{nullptr};
+
+namespace {
+uint64_t MonotonicNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+} // namespace
 
 namespace {
 
@@ -1342,10 +1352,12 @@ void Runtime::Hold(Quarantine::Chunk chunk) { HoldAll(&chunk, 1); }
 void Runtime::HoldAll(const Quarantine::Chunk *chunks, size_t n) {
   RuntimeSection section;
   Quarantine::ReleaseList release;
+  bool trim_due;
   {
     MutexLock lock(&quarantine_mu_);
     for (size_t i = 0; i < n; ++i)
       quarantine_.Put(chunks[i], &release);
+    trim_due = quarantine_.TakeTrimDue(MonotonicNs);
   }
   for (const Quarantine::Chunk &c : release) {
     if (c.release == Quarantine::Chunk::kFree) {
@@ -1377,6 +1389,17 @@ void Runtime::HoldAll(const Quarantine::Chunk *chunks, size_t n) {
       break;
     }
   }
+#ifdef __GLIBC__
+  if (trim_due) { // (see Quarantine::TakeTrimDue)
+    uint64_t start = MonotonicNs();
+    malloc_trim(0);
+    uint64_t end = MonotonicNs();
+    MutexLock lock(&quarantine_mu_);
+    quarantine_.TrimDone(start, end);
+  }
+#else
+  (void)trim_due;
+#endif
 }
 
 void Runtime::PrintExitStatistics() {
@@ -2346,9 +2369,9 @@ void Runtime::EvictHistory() {
   RuntimeSection section;
   std::vector<ObjectRecord *, InternalAllocator<ObjectRecord *>> batch;
   while (history_bytes_ > history_limit_ / 2 && !history_.empty()) {
-    ObjectRecord *r = history_.front();
+    ObjectRecord *r = history_.front().record();
+    history_bytes_ -= history_.front().bytes();
     history_.pop_front();
-    history_bytes_ -= HistoryBytes(r);
     // A use of the address is still stale while it stays matched.
     shadow_.Evict(r, r->freed && r->freed->consumed);
     r->state.store(ObjectState::Evicted, std::memory_order_relaxed);

@@ -228,14 +228,34 @@ private:
   void NoteDeath(ObjectRecord *r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // --- The history bound (history_size_mb). ---
-  /// What keeping a freed record costs, as history_size_mb counts it.
-  static size_t HistoryBytes(const ObjectRecord *r) {
-    return sizeof(ObjectRecord) + sizeof(ObjectRecord *) + r->name.footprint();
-  }
+  /// One record of the history. The first record that died with a free
+  /// event also pays for the event (events are shared, and one that made a
+  /// call's only death, a thread's builder say, costs as much again).
+  class HistoryEntry {
+  public:
+    HistoryEntry(ObjectRecord *r, bool pays_event)
+        : bits_(reinterpret_cast<uintptr_t>(r) | uintptr_t(pays_event)) {}
+    ObjectRecord *record() const {
+      return reinterpret_cast<ObjectRecord *>(bits_ & ~uintptr_t(1));
+    }
+    /// What keeping it costs, as history_size_mb counts it.
+    size_t bytes() const {
+      return sizeof(ObjectRecord) + sizeof(HistoryEntry) +
+             record()->name.footprint() +
+             (bits_ & 1 ? sizeof(FreeEvent) : 0);
+    }
+
+  private:
+    uintptr_t bits_; // (records are 64-byte aligned: bit 0 is free)
+  };
   /// `r` just died (or was dropped): the newest history.
   void AddToHistory(ObjectRecord *r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    history_.push_back(r);
-    history_bytes_ += HistoryBytes(r);
+    FreeEvent *ev = const_cast<FreeEvent *>(r->freed);
+    bool pays_event = ev && !ev->charged;
+    if (pays_event)
+      ev->charged = true;
+    history_.emplace_back(r, pays_event);
+    history_bytes_ += history_.back().bytes();
     history_peak_bytes_ = std::max(history_peak_bytes_, history_bytes_);
   }
   /// Over the bound: evicts the oldest records until half of it is left
@@ -299,7 +319,7 @@ private:
   ShadowMap shadow_ ABSL_GUARDED_BY(mu_);
   /// Freed (and dropped) records, oldest first: the history
   /// history_size_mb bounds.
-  std::deque<ObjectRecord *, InternalAllocator<ObjectRecord *>>
+  std::deque<HistoryEntry, InternalAllocator<HistoryEntry>>
       history_ ABSL_GUARDED_BY(mu_);
   size_t history_bytes_ ABSL_GUARDED_BY(mu_) = 0;
   size_t history_peak_bytes_ ABSL_GUARDED_BY(mu_) = 0;

@@ -379,6 +379,18 @@ static int case_thread_exit(void) {
   return 0;
 }
 
+/* Each dispose is a freeing call of its own, with a free event no other
+ * record shares: 12,000 records and events, which overflow
+ * history_size_mb=1 only if the events count in it. */
+static int case_lone_disposes(void) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  for (int i = 0; i < 12000; ++i)
+    LLVMDisposeBuilder(LLVMCreateBuilderInContext(ctx));
+  LLVMContextDispose(ctx);
+  printf("12000 builders disposed one by one\n");
+  return 0;
+}
+
 /* ---- builders left pointing into freed IR ------------------------------- */
 static int case_builder(int before_instruction) {
   LLVMContextRef ctx = LLVMContextCreate();
@@ -438,6 +450,8 @@ int main(int argc, char **argv) {
     return case_history_evicted();
   if (!strcmp(c, "thread_exit"))
     return case_thread_exit();
+  if (!strcmp(c, "lone_disposes"))
+    return case_lone_disposes();
   if (!strcmp(c, "builder_block_deleted"))
     return case_builder(0);
   if (!strcmp(c, "builder_before_erased"))

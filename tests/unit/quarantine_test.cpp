@@ -68,5 +68,38 @@ TEST(Quarantine, ManyChunksThroughASmallLimit) {
   EXPECT_EQ(released + q.count(), 100000u);
 }
 
+
+TEST(Quarantine, TrimIsDueOncePerSixtyFourthOfTheLimitReleased) {
+  Quarantine q(64 * 100); // trims per 100 bytes released
+  Quarantine::ReleaseList out;
+  auto clock = [] { return uint64_t(1000); };
+  EXPECT_FALSE(q.TakeTrimDue(clock)); // nothing released yet
+  for (int i = 0; i < 64; ++i)
+    q.Put(ChunkAt(0x1000 + i * 0x100, 100), &out);
+  EXPECT_TRUE(out.empty());
+  EXPECT_FALSE(q.TakeTrimDue(clock));
+  q.Put(ChunkAt(0x9000, 60), &out); // releases the first 100 bytes
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_TRUE(q.TakeTrimDue(clock));
+  EXPECT_FALSE(q.TakeTrimDue(clock)); // counted from zero again
+}
+
+TEST(Quarantine, TrimsTakeAtMostTwoPercentOfTheTime) {
+  Quarantine q(64 * 100);
+  Quarantine::ReleaseList out;
+  for (int i = 0; i < 64; ++i)
+    q.Put(ChunkAt(0x1000 + i * 0x100, 100), &out);
+  uint64_t now = 0;
+  auto clock = [&] { return now; };
+  q.Put(ChunkAt(0x9000, 100), &out);
+  ASSERT_TRUE(q.TakeTrimDue(clock));
+  q.TrimDone(0, 1000); // the trim took 1 us
+  q.Put(ChunkAt(0xa000, 100), &out);
+  now = 1000 + 49 * 1000; // 49 us later: too soon
+  EXPECT_FALSE(q.TakeTrimDue(clock));
+  now = 1000 + 50 * 1000; // 50 us later: due (the bytes were kept)
+  EXPECT_TRUE(q.TakeTrimDue(clock));
+}
+
 } // namespace
 } // namespace ownsan
