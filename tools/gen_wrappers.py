@@ -13,6 +13,8 @@ symbols of the matching libLLVM (with `nm -D`) and the ownership spec
                       libLLVM's own symbol version (see render_version_script)
   coverage.txt        what was exported, declared and wrapped
   classification.txt  a reviewable dump of how each wrapper treats its args
+                      (for LLVM 19 committed as tests/golden/classification-
+                      llvm19.txt; tools/classification_golden.py)
 
 Usage:
   gen_wrappers.py --include-dir /usr/lib/llvm-19/include \\

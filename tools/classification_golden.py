@@ -1,0 +1,85 @@
+#!/usr/bin/python3
+"""The golden classification: how the generator treats every LLVM 19 function.
+
+tools/gen_wrappers.py writes BUILD/gen/classification.txt, one line per
+wrapped function (returned handle, checked arguments, arrays, out
+parameters, spec effects, expected kinds). A copy for LLVM 19 is committed
+as tests/golden/classification-llvm19.txt, so that a change to the
+generator or to the spec (src/spec/ownership.spec, handle_kinds.spec) that
+changes how a function is treated shows in review as a diff of that file.
+
+  tools/classification_golden.py [--build BUILD]          update the golden file
+  tools/classification_golden.py --check [--build BUILD]  compare (ctest
+                                      generator.classification_golden)
+
+BUILD (default: build-llvm19) must be a build for LLVM 19 whose generated
+files are current (`cmake --build BUILD --target ownsan_generated`; update
+mode runs that itself). --check exits 1 with a unified diff and the command
+that regenerates the golden file when they differ.
+"""
+
+import argparse
+import difflib
+import os
+import subprocess
+import sys
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MAJOR = 19
+GOLDEN = os.path.join(REPO_ROOT, "tests", "golden",
+                      f"classification-llvm{MAJOR}.txt")
+HEADER = f"# ownsan wrapper classification for LLVM {MAJOR} "
+
+
+def read(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError as e:
+        sys.exit(f"classification_golden.py: cannot read {path}: "
+                 f"{e.strerror or e}")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--build", default=os.path.join(REPO_ROOT, "build-llvm19"),
+                   help="an LLVM 19 build directory (default: build-llvm19)")
+    p.add_argument("--check", action="store_true",
+                   help="compare instead of writing; exit 1 on a difference")
+    args = p.parse_args(argv)
+    generated = os.path.join(args.build, "gen", "classification.txt")
+    if not args.check:
+        subprocess.run(["cmake", "--build", args.build, "--target",
+                        "ownsan_generated"], check=True)
+    text = read(generated)
+    if not text.startswith(HEADER):
+        sys.exit(f"classification_golden.py: {generated} is not for LLVM "
+                 f"{MAJOR}: {text.splitlines()[0] if text else '(empty)'}")
+    regenerate = (f"{os.path.join(REPO_ROOT, 'tools', 'classification_golden.py')}"
+                  f" --build {os.path.abspath(args.build)}")
+    if args.check:
+        golden = read(GOLDEN)
+        if golden == text:
+            count = sum(1 for line in text.splitlines()
+                        if not line.startswith("#"))
+            print(f"{os.path.relpath(GOLDEN, REPO_ROOT)}: the generator "
+                  f"classifies all {count} functions as committed")
+            return 0
+        diff = difflib.unified_diff(
+            golden.splitlines(keepends=True), text.splitlines(keepends=True),
+            fromfile=os.path.relpath(GOLDEN, REPO_ROOT), tofile=generated)
+        sys.stdout.writelines(diff)
+        print(f"\nThe generator's classification differs from the committed "
+              f"golden file (- committed, + generated now). If the change "
+              f"is intended, regenerate the golden file and commit it with "
+              f"the change:\n  {regenerate}")
+        return 1
+    os.makedirs(os.path.dirname(GOLDEN), exist_ok=True)
+    with open(GOLDEN, "w", encoding="utf-8") as f:
+        f.write(text)
+    print(f"wrote {os.path.relpath(GOLDEN, REPO_ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
