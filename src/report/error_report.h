@@ -25,25 +25,19 @@ enum class CallHarm {
                 ///< what is gone); a read the quarantine covers is not
 };
 
-/// Each kind: its id, its name in reports, and CallHarm.
-#define OWNSAN_FOR_EACH_ERROR_KIND(X)                                          \
-  X(UseAfterFree, "use-after-free", IfItFreesArg)                              \
-  X(DoubleFree, "double-free", Always)                                         \
-  X(InvalidFree, "invalid-free", Always)                                       \
-  X(DanglingInsertionPoint, "dangling-insertion-point", Always)                \
-  X(ContextRace, "context-race", Never)                                        \
-  X(CrossContext, "cross-context", Never)                                      \
-  X(UseAfterConsume, "use-after-consume", IfItFreesArg)                        \
-  X(InvalidTransfer, "invalid-transfer", Always)                               \
-  X(WrongHandleKind, "wrong-handle-kind", Never)
-
+/// The kinds of report, in the order of src/report/error_kinds.def (the
+/// table of every fact about a kind: name, meaning, hint, SARIF level, doc
+/// anchor, CallHarm).
 enum class ErrorKind {
-#define OWNSAN_ERROR_ENUM(Id, Text, Harm) Id,
-  OWNSAN_FOR_EACH_ERROR_KIND(OWNSAN_ERROR_ENUM)
-#undef OWNSAN_ERROR_ENUM
+#define OWNSAN_ERROR_KIND(Id, Name, Harm, SarifLevel, Anchor, Meaning,         \
+                          Details, Hint)                                       \
+  Id,
+#include "report/error_kinds.def"
 };
 
+/// The kind's name in reports ("use-after-free").
 const char *ErrorKindName(ErrorKind k);
+/// What a call reported as this kind would do if made anyway.
 CallHarm ErrorKindCallHarm(ErrorKind k);
 
 struct ErrorReport {

@@ -15,28 +15,6 @@
 
 namespace ownsan {
 
-const char *ErrorKindName(ErrorKind k) {
-  switch (k) {
-#define OWNSAN_ERROR_CASE(Id, Text, Harm)                                      \
-  case ErrorKind::Id:                                                          \
-    return Text;
-    OWNSAN_FOR_EACH_ERROR_KIND(OWNSAN_ERROR_CASE)
-#undef OWNSAN_ERROR_CASE
-  }
-  return "error";
-}
-
-CallHarm ErrorKindCallHarm(ErrorKind k) {
-  switch (k) {
-#define OWNSAN_ERROR_CASE(Id, Text, Harm)                                      \
-  case ErrorKind::Id:                                                          \
-    return CallHarm::Harm;
-    OWNSAN_FOR_EACH_ERROR_KIND(OWNSAN_ERROR_CASE)
-#undef OWNSAN_ERROR_CASE
-  }
-  return CallHarm::Always;
-}
-
 namespace {
 
 // How a child is attached to its parent in a label.

@@ -19,10 +19,15 @@ Fixtures (tests/report/fixtures/), what each is for:
                         second process segment after the summary (same pid);
                         suppressions; a partly malformed summary
   clean/ownsan.3001     empty: a process that reported nothing
+  race/ownsan.6001      context-race R (the other thread's call in `other`)
+                        and cross-context X on an object created outside the
+                        LLVM-C API (`create` null, `first_seen_in`), counted
+                        twice
 """
 
 import argparse
 import importlib.util
+import json
 import os
 import struct
 import subprocess
@@ -33,6 +38,7 @@ FIXTURES = os.path.join(HERE, "fixtures")
 RUN = os.path.join(FIXTURES, "run")
 SUMMARY_ONLY = os.path.join(FIXTURES, "summary_only")
 CLEAN = os.path.join(FIXTURES, "clean")
+RACE = os.path.join(FIXTURES, "race")
 SOURCE_ROOT = "/home/ci/proj"  # where the native fixture's sources were
 
 # The problems of fixtures/run and fixtures/summary_only.
@@ -41,6 +47,8 @@ B = "9e01d2c3b4a59687"  # double-free, native
 C = "c0de5eed0badf00d"  # invalid-free, no free section
 D = "00d1ce0000000042"  # dangling-insertion-point
 E = "e0e0e0e0e0e0e0e0"  # only in an exit summary
+R = "7ace00007ace0001"  # context-race (fixtures/race)
+X = "c1c1c1c1c1c1c1c1"  # cross-context, created outside the API
 
 LABEL_A = 'instruction %sum in block %entry of function @foo in module "m"'
 LABEL_B = "module \"<script>alert('m&1')</script>\""
@@ -126,6 +134,19 @@ def script_path(ownsan):
     return os.path.normpath(os.path.join(
         os.path.dirname(os.path.realpath(ownsan)), "..", "share", "ownsan",
         "ownsan_report.py"))
+
+
+def kinds_path(ownsan):
+    """share/ownsan/error_kinds.json: the kind list the script reads."""
+    return os.path.join(os.path.dirname(script_path(ownsan)),
+                        "error_kinds.json")
+
+
+def load_kinds(ownsan):
+    """The kinds of that list, in order (each a dict: name, id, meaning,
+    details, hint, sarif_level, doc_anchor, call_harm)."""
+    with open(kinds_path(ownsan), encoding="utf-8") as f:
+        return json.load(f)["kinds"]
 
 
 def load_script(ownsan):

@@ -15,12 +15,15 @@ file:line, and odd input never crashes the tool.
 import json
 import os
 import re
+import shutil
+import subprocess
 import sys
 import tempfile
 
 from report_common import (A, B, C, CLEAN, D, E, LABEL_A, LABEL_B, LABEL_C,
-                           RUN, SOURCE_ROOT, SUMMARY_ONLY, Checker,
-                           parse_args, report)
+                           RACE, RUN, R, SOURCE_ROOT, SUMMARY_ONLY, X,
+                           Checker, load_kinds, parse_args, report,
+                           script_path)
 
 FINAL_RE = re.compile(r"^ownsan report: (\d+) distinct problems in (\d+) "
                       r"reports from (\d+) processes$")
@@ -327,6 +330,51 @@ def freed_by_llvm(c, ownsan, tmp):
             "in run", "a free by LLVM during a pass names the pass", r)
 
 
+def race_and_first_seen(c, ownsan):
+    """The JSON fields `other` (context-race: the other thread's call) and
+    `first_seen_in` (an object created outside the LLVM-C API)."""
+    r = report(ownsan, RACE)
+    c.equal(r.returncode, 1, "race fixture: exit 1", r)
+    final_line(c, r, 2, 3, 1, "race fixture")
+    got = blocks(r.out)
+    c.equal(got.get(R, {}).get("other call"),
+            "thread T1 is inside LLVMBuildAdd on the same context, entered "
+            "at mybind/builder.py:52 in add",
+            "context-race: the other thread's call and where it entered it",
+            r)
+    c.equal(got.get(X, {}).get("created"),
+            "outside the LLVM-C API (first seen in a call to "
+            "LLVMGetGlobalParent)",
+            "created outside the API: the call ownsan first saw it in", r)
+    c.check("other call" not in got.get(X, {}) and
+            "created" not in got.get(R, {}),
+            "neither row where its field is null", r)
+
+
+def kind_list(c, ownsan, tmp):
+    """The kind list (share/ownsan/error_kinds.json, generated from
+    src/report/error_kinds.def) is read from beside the script; without it
+    the tool still works, with a warning."""
+    names = [k["name"] for k in load_kinds(ownsan)]
+    c.equal(sorted(names), sorted([
+        "use-after-free", "double-free", "invalid-free",
+        "dangling-insertion-point", "context-race", "cross-context",
+        "use-after-consume", "invalid-transfer", "wrong-handle-kind"]),
+        "the kind list beside the script has the runtime's 9 kinds")
+    alone = os.path.join(tmp, "alone")
+    os.mkdir(alone)
+    shutil.copy(script_path(ownsan), alone)
+    cmd = ["/usr/bin/python3", os.path.join(alone, "ownsan_report.py"), RACE]
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    err = proc.stderr.decode("utf-8", "replace")
+    c.equal(proc.returncode, 1, "without the kind list: still exit 1 with "
+            "problems", err)
+    c.check(re.fullmatch(r"ownsan report: warning: cannot read the kind list "
+                         r"\S+/error_kinds\.json \(.*\); every kind gets a "
+                         r"generic description\n", err),
+            "without the kind list: one warning line naming the file", err)
+
+
 def main():
     args = parse_args(__doc__)
     c = Checker("ownsan report: command line and terminal summary")
@@ -337,6 +385,8 @@ def main():
         summaries(c, args.ownsan)
         odd_input(c, args.ownsan, tmp)
         freed_by_llvm(c, args.ownsan, tmp)
+        race_and_first_seen(c, args.ownsan)
+        kind_list(c, args.ownsan, tmp)
     sys.exit(c.finish())
 
 

@@ -12,7 +12,10 @@ used and the three stacks. Then renders problem pages in headless Chromium
 not skips, without it) and checks the screenshot: a PNG of the window's size
 in which each chain box's background colour (the script's CHAIN_COLORS) is
 present, left to right in chain order, with the freed-object border colour
-around the module box only.
+around the module box only. The race fixture: the other thread's call of a
+context-race in the timeline, the facts and the stacks; the call an object
+created outside the API was first seen in; what each kind means and how to
+fix it, from the kind list (share/ownsan/error_kinds.json).
 """
 
 import html.parser
@@ -23,9 +26,10 @@ import subprocess
 import sys
 import tempfile
 
-from report_common import (A, B, C, D, E, LABEL_B, RUN, SUMMARY_ONLY,
-                           Checker, PNGError, count_in_box, find_color,
-                           hex_rgb, load_script, parse_args, read_png, report)
+from report_common import (A, B, C, D, E, LABEL_B, RACE, RUN, R,
+                           SUMMARY_ONLY, X, Checker, PNGError, count_in_box,
+                           find_color, hex_rgb, load_kinds, load_script,
+                           parse_args, read_png, report)
 
 WIDTH, HEIGHT = 1200, 900
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link",
@@ -201,6 +205,43 @@ def content_checks(c, parsed):
             "E: a summary-only problem says its details are missing")
 
 
+def race_checks(c, ownsan, parsed):
+    kinds = {k["name"]: k for k in load_kinds(ownsan)}
+    text, p = parsed.get(f"problem-{R}.html", ("", Page()))
+    c.equal(len(p.steps), 4, "R (context-race): the timeline has the three "
+            "steps and the other thread's", p.steps)
+    if len(p.steps) == 4:
+        c.check(p.steps[3].startswith("other thread") and
+                "thread T1 is inside LLVMBuildAdd on the same context" in
+                p.steps[3] and "mybind/builder.py:52 in add" in p.steps[3],
+                "R: the other thread's step names its call and where it "
+                "entered it", p.steps)
+    c.check("<th>other thread</th><td>thread T1 is inside LLVMBuildAdd on "
+            "the same context</td>" in text, "R: a fact names the other "
+            "thread")
+    c.equal(text.count('<table class="stack">'), 3,
+            "R: stack tables for the creation, the use and the other thread")
+    c.check("meanwhile: thread T1 is inside LLVMBuildAdd" in text and
+            any(row[2:3] == ["add"] for row in p.binding_rows),
+            "R: the other thread's stack is shown, its binding frame marked",
+            p.binding_rows)
+    race = kinds.get("context-race", {})
+    c.check(race and "<h2>What it means</h2><p>" + race["meaning"] in text
+            and "How to fix the binding" in text and
+            "docs/reports.md#" + race["doc_anchor"] in text,
+            "R: what a context-race means and how to fix it, from the kind "
+            "list, with its docs anchor")
+    text, p = parsed.get(f"problem-{X}.html", ("", Page()))
+    c.check(bool(p.steps) and p.steps[0].startswith("1. created") and
+            "outside the LLVM-C API" in p.steps[0] and
+            "first seen in a call to LLVMGetGlobalParent" in p.steps[0],
+            "X: step 1 says it was created outside the API and names the "
+            "call it was first seen in", p.steps)
+    c.check("no creation recorded: outside the LLVM-C API (first seen in a "
+            "call to LLVMGetGlobalParent)" in text,
+            "X: the creation stack's place says the same")
+
+
 def chromium():
     for name in ("chromium", "chromium-browser"):
         path = shutil.which(name)
@@ -314,6 +355,10 @@ def main():
         parsed = static_checks(c, outdir, [A, B, C, D, E])
         content_checks(c, parsed)
         render_checks(c, args.ownsan, outdir, tmp)
+        outdir2 = os.path.join(tmp, "race")
+        r = report(args.ownsan, "--html", outdir2, RACE)
+        c.equal(r.returncode, 1, "race fixture: exit 1", r)
+        race_checks(c, args.ownsan, static_checks(c, outdir2, [R, X]))
     sys.exit(c.finish())
 
 

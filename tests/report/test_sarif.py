@@ -17,7 +17,11 @@ output is checked twice:
      locations[].physicalLocation.artifactLocation.uri and region.startLine,
      relatedLocations ids, and uriBaseIds defined in originalUriBaseIds.
 Then the content: locations at the binding's frames, related locations for
-the free and create frames, fingerprints, paths relative to --source-root.
+the free and create frames, fingerprints, paths relative to --source-root;
+one rule per kind of the kind list (share/ownsan/error_kinds.json, from
+src/report/error_kinds.def) with its texts, level and docs anchor; the other
+thread of a context-race and the first call an object created outside the
+API was seen in.
 """
 
 import json
@@ -26,9 +30,10 @@ import sys
 import tempfile
 import urllib.parse
 
-from report_common import (A, B, C, CLEAN, D, E, LABEL_A, LABEL_B, RUN,
-                           SOURCE_ROOT, SUMMARY_A, SUMMARY_B, SUMMARY_ONLY,
-                           Checker, parse_args, report)
+from report_common import (A, B, C, CLEAN, D, E, LABEL_A, LABEL_B, RACE,
+                           RUN, R, SOURCE_ROOT, SUMMARY_A, SUMMARY_B,
+                           SUMMARY_ONLY, X, Checker, load_kinds, parse_args,
+                           report)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCHEMA = os.path.join(HERE, "sarif-2.1.0-subset.schema.json")
@@ -306,6 +311,65 @@ def main():
                                      doc4["runs"][0]["tool"]["driver"]
                                      ["rules"]],
                 "a kind this version does not know still gets a rule")
+
+        # Every kind of the kind list is a rule with the table's texts, and
+        # the other thread / first_seen_in fields are carried.
+        out5 = os.path.join(tmp, "race.sarif")
+        r = report(args.ownsan, "--sarif", out5, RACE)
+        c.equal(r.returncode, 1, "race fixture: exit 1", r)
+        with open(out5, encoding="utf-8") as f:
+            doc5 = json.load(f)
+        validate(c, doc5, "context-race and first_seen_in")
+        rules5 = doc5["runs"][0]["tool"]["driver"]["rules"]
+        kinds = load_kinds(args.ownsan)
+        c.equal([r_["id"] for r_ in rules5], [k["name"] for k in kinds],
+                "one rule per kind of the kind list, in its order (9)")
+        for k, rule in zip(kinds, rules5):
+            c.check(rule.get("name") == k["id"] and
+                    rule["shortDescription"]["text"] == k["meaning"] and
+                    rule["fullDescription"]["markdown"] == k["details"] and
+                    rule["help"]["markdown"] == k["hint"] and
+                    "`" not in rule["help"]["text"] and
+                    rule["defaultConfiguration"]["level"] ==
+                    k["sarif_level"] and
+                    rule.get("properties", {}).get("docs") ==
+                    "docs/reports.md#" + k["doc_anchor"],
+                    f"rule {k['name']}: name, meaning, details, hint (text "
+                    "without Markdown), level and docs anchor from the kind "
+                    "list", rule)
+        res5 = by_id(doc5)
+        race, cross = res5.get(R, {}), res5.get(X, {})
+        c.equal(race.get("ruleId"), "context-race", "R: ruleId context-race")
+        c.equal([(l.get("id"), loc_of(l)) for l in
+                 race.get("relatedLocations", [])],
+                [(2, ("mybind/builder.py", None, 12, None)),
+                 (3, ("mybind/builder.py", None, 52, None))],
+                "R: related locations at the create (2) and at the other "
+                "thread's call (3)")
+        c.check("thread T1 is inside LLVMBuildAdd" in
+                (race.get("relatedLocations") or [{}])[-1].get(
+                    "message", {}).get("text", ""),
+                "R: the other thread's location says what it is doing")
+        flows = (race.get("codeFlows") or [{}])[0].get("threadFlows", [])
+        c.equal([[loc_of(l["location"]) for l in f["locations"]]
+                 for f in flows],
+                [[("mybind/builder.py", None, 12, None),
+                  ("mybind/builder.py", None, 77, None)],
+                 [("mybind/builder.py", None, 52, None)]],
+                "R: two thread flows: created -> used, and the other "
+                "thread's call")
+        c.equal(len(race.get("stacks", [])), 3,
+                "R: the creation, use and other thread's stacks")
+        c.equal((race.get("properties", {}).get("otherThread"),
+                 race.get("properties", {}).get("otherFunction")),
+                (1, "LLVMBuildAdd"), "R: properties name the other thread "
+                "and its call")
+        c.equal(cross.get("properties", {}).get("firstSeenIn"),
+                "LLVMGetGlobalParent",
+                "X (created outside the API): properties.firstSeenIn")
+        c.check("otherThread" not in cross.get("properties", {}) and
+                "firstSeenIn" not in race.get("properties", {}),
+                "neither property where its field is null")
 
         # The schema subset itself rejects what it should (it is not vacuous).
         broken = json.loads(json.dumps(doc))

@@ -41,74 +41,35 @@ SRCROOT = "SRCROOT"
 MAX_WARNINGS_PER_FILE = 20
 
 # What each error kind means and how to fix the binding: the SARIF rules,
-# the HTML pages and the terminal share this table. Kinds the runtime adds
-# later get a generic rule.
-KINDS = {
-    "use-after-free": (
-        "UseAfterFree",
-        "An LLVM-C handle was used after its object was freed.",
-        "A handle was passed to an LLVM-C function after the object it names "
-        "had been freed, either directly or because an object owning it (its "
-        "context, module, function or block) was disposed.",
-        "Keep an owner alive while handles to its children are in use: make "
-        "each child wrapper hold a reference to its parent wrapper, or "
-        "invalidate the child wrappers when the owner is disposed."),
-    "double-free": (
-        "DoubleFree",
-        "An LLVM object was disposed twice.",
-        "A dispose call was made on an object that was already freed, by an "
-        "earlier dispose of the same handle or because its owner (for "
-        "example the context of a module) had freed it.",
-        "Dispose each owned object exactly once: clear the wrapper's handle "
-        "after disposing it, and do not dispose objects whose owner has "
-        "already freed them (a module of a disposed context, a module handed "
-        "to an execution engine)."),
-    "invalid-free": (
-        "InvalidFree",
-        "A free-style call on an object in the wrong state.",
-        "A delete- or erase-style call was made on an object in a state the "
-        "call does not allow: a delete of an instruction or block that is "
-        "still in its parent, or an erase of one that has no parent.",
-        "Use the erase variant (LLVMInstructionEraseFromParent, "
-        "LLVMDeleteBasicBlock) for attached objects and the delete variant "
-        "only after removing the object from its parent."),
-    "use-after-consume": (
-        "UseAfterConsume",
-        "An LLVM object was used after a call took it.",
-        "A handle was used or disposed after an LLVM-C call consumed its "
-        "object (LLVMParseIRInContext takes its buffer, LLVMLinkModules2 "
-        "destroys its source module, ORC takes thread-safe modules).",
-        "Drop the wrapper's handle when the call consumes it, or give LLVM "
-        "a copy."),
-    "invalid-transfer": (
-        "InvalidTransfer",
-        "An owned object was given away a second time.",
-        "An object was handed to a new owner (an execution engine, a "
-        "thread-safe module) while another object already owned it; both "
-        "would free it.",
-        "Take the object back first (LLVMRemoveModule) or give the new "
-        "owner a copy (LLVMCloneModule)."),
-    "dangling-insertion-point": (
-        "DanglingInsertionPoint",
-        "A builder was used while its insertion point was freed.",
-        "An IR builder was used to insert while the block or instruction it "
-        "was positioned at had been freed; LLVM would write into freed "
-        "memory.",
-        "Position the builder again (LLVMPositionBuilderAtEnd, "
-        "LLVMPositionBuilderBefore) after deleting the block or instruction "
-        "it pointed at, or clear its position (LLVMClearInsertionPosition)."),
-    "wrong-handle-kind": (
-        "WrongHandleKind",
-        "An LLVM-C function was given a value of the wrong kind.",
-        "A handle naming one kind of value (a global, a constant, an "
-        "instruction) was passed where the function expects another (a "
-        "function, a basic block): the C API casts it unchecked, so LLVM "
-        "would read the object as the wrong class (undefined behaviour; "
-        "natively it returns garbage).",
-        "Check the kind before the call (LLVMIsAFunction, LLVMIsAGlobalVariable, "
-        "LLVMIsAInstruction, LLVMValueIsBasicBlock), or keep the kind in the "
-        "binding's wrapper types so a global cannot reach a function API."),
-}
+# the HTML pages and the terminal share this list. It is generated from the
+# report-kind table src/report/error_kinds.def at build time and lies beside
+# this file, in a build tree and in an install (share/ownsan/). A kind not in
+# it (a newer runtime's) gets a generic rule.
+KINDS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                          "error_kinds.json")
+KINDS_DOC = "docs/reports.md"
+
+
+def load_kinds(path):
+    """({kind name: entry}, None) in the table's order, or ({}, why not)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        kinds = {}
+        for k in doc["kinds"]:
+            for field in ("name", "id", "meaning", "details", "hint",
+                          "sarif_level", "doc_anchor"):
+                if not isinstance(k.get(field), str):
+                    raise ValueError(f"a kind without a '{field}' string")
+            kinds[k["name"]] = k
+        return kinds, None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        why = e.strerror if isinstance(e, OSError) and e.strerror else e
+        return {}, (f"cannot read the kind list {path} ({why}); every kind "
+                    "gets a generic description")
+
+
+KINDS, KINDS_PROBLEM = load_kinds(KINDS_FILE)
 
 # Background colour of each kind of object in the ownership chain drawing.
 # The chromium test reads this table; the colours are used nowhere else on
@@ -183,6 +144,14 @@ def plural(n, word):
     if n == 1:
         return f"{n} {word}"
     return f"{n} {word}" + ("es" if word.endswith("s") else "s")
+
+
+_MD_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+
+
+def plain(markdown):
+    """The table's Markdown as text: links become their text, no backticks."""
+    return _MD_LINK.sub(r"\1", markdown).replace("`", "")
 
 
 _PHASE = re.compile(r" \((?:setup|call|teardown)\)$")
@@ -277,6 +246,7 @@ class Report:
         self.thread = _int(d.get("thread"), 0)
         self.test = clean_test(_str(d.get("test")))
         self.note = _str(d.get("note"))
+        self.expected = _str(d.get("expected"))
         self.use = Event.parse(d.get("use"))
         if self.use is None:
             self.use = Event.parse({})
@@ -286,6 +256,11 @@ class Report:
             self.use.function = self.call_function
         self.free = Event.parse(d.get("free"))
         self.create = Event.parse(d.get("create"))
+        # context-race: the other thread's call on the same context.
+        self.other = Event.parse(d.get("other"))
+        # An object created outside the LLVM-C API (create is null): the
+        # LLVM-C call ownsan first saw it in.
+        self.first_seen_in = _str(d.get("first_seen_in"))
         self.chain = []
         if isinstance(d.get("chain"), list):
             for link in d["chain"]:
@@ -624,6 +599,20 @@ def thread_name(t):
     return f"T{t}" if t is not None else "T?"
 
 
+def other_text(ev):
+    """context-race: what the other thread is doing."""
+    return (f"thread {thread_name(ev.thread)} is inside "
+            f"{ev.function or 'an LLVM-C call'} on the same context")
+
+
+def outside_text(rep):
+    """Where an object ownsan did not see created came from."""
+    s = "outside the LLVM-C API"
+    if rep.first_seen_in:
+        s += f" (first seen in a call to {rep.first_seen_in})"
+    return s
+
+
 def tests_text(p):
     return ", ".join(p.tests) if p.tests else "(none named)"
 
@@ -658,6 +647,13 @@ def terminal_summary(problems, col, paths, out):
                 rows.append(("created by", (rep.create.function or "?") +
                              (f" at {frame_where(where, paths)}" if where
                               else "")))
+            elif rep.first_seen_in:
+                rows.append(("created", outside_text(rep)))
+            if rep.other is not None:
+                where = binding_frame(rep.other.stack)
+                rows.append(("other call", other_text(rep.other) +
+                             (f", entered at {frame_where(where, paths)}"
+                              if where else "")))
             if rep.note:
                 rows.append(("note", rep.note))
         else:
@@ -730,17 +726,30 @@ def sarif_stack(title, stack, thread, paths):
     return {"message": {"text": title}, "frames": frames}
 
 
+def kind_level(kind):
+    k = KINDS.get(kind)
+    return k["sarif_level"] if k else "error"
+
+
 def rule_for(kind):
-    name, short, full, fix = KINDS.get(kind, (
-        "".join(w.capitalize() for w in re.split(r"[^A-Za-z0-9]+", kind)) or
-        "Problem",
-        f"ownsan reported {kind}.", f"ownsan reported a {kind} problem.",
-        "See the report's text for the objects and stacks involved."))
-    return {"id": kind, "name": name,
-            "shortDescription": {"text": short},
-            "fullDescription": {"text": full},
-            "help": {"text": fix},
-            "defaultConfiguration": {"level": "error"}}
+    k = KINDS.get(kind)
+    if k is None:
+        return {"id": kind,
+                "name": "".join(w.capitalize() for w in
+                                re.split(r"[^A-Za-z0-9]+", kind)) or "Problem",
+                "shortDescription": {"text": f"ownsan reported {kind}."},
+                "fullDescription": {
+                    "text": f"ownsan reported a {kind} problem."},
+                "help": {"text": "See the report's text for the objects and "
+                         "stacks involved."},
+                "defaultConfiguration": {"level": "error"}}
+    return {"id": kind, "name": k["id"],
+            "shortDescription": {"text": k["meaning"]},
+            "fullDescription": {"text": plain(k["details"]),
+                                "markdown": k["details"]},
+            "help": {"text": plain(k["hint"]), "markdown": k["hint"]},
+            "defaultConfiguration": {"level": k["sarif_level"]},
+            "properties": {"docs": f"{KINDS_DOC}#{k['doc_anchor']}"}}
 
 
 def build_sarif(problems, col, paths):
@@ -755,7 +764,7 @@ def build_sarif(problems, col, paths):
         result = {
             "ruleId": p.kind,
             "ruleIndex": kinds.index(p.kind),
-            "level": "error",
+            "level": kind_level(p.kind),
             "message": {"text": (f"{p.summary} ({p.label})" if rep is not None
                                  else p.summary)},
             "partialFingerprints": {SARIF_FINGERPRINT: p.problem_id},
@@ -798,15 +807,29 @@ def build_sarif(problems, col, paths):
         flow.append((use_f, use_msg))
         stacks.append(sarif_stack(use_msg, rep.use.stack, rep.use.thread,
                                   paths))
+        other_flow = None
+        if rep.other is not None:
+            of = binding_frame(rep.other.stack)
+            msg = f"at the same time {other_text(rep.other)}"
+            if of is not None:
+                related.append(sarif_location(of, paths, msg, 3))
+            other_flow = (of, msg)
+            stacks.append(sarif_stack(msg, rep.other.stack, rep.other.thread,
+                                      paths))
         related.sort(key=lambda l: l["id"])
         if related:
             result["relatedLocations"] = related
+        thread_flows = [{"locations": [
+            {"location": sarif_location(f, paths, msg)} for f, msg in flow]}]
+        if other_flow is not None:
+            # context-race: the other thread's call is a flow of its own.
+            thread_flows.append({"locations": [
+                {"location": sarif_location(other_flow[0], paths,
+                                            other_flow[1])}]})
         result["codeFlows"] = [{
             "message": {"text": " -> ".join(
                 msg.split(" ", 1)[0].rstrip(":") for _, msg in flow)},
-            "threadFlows": [{"locations": [
-                {"location": sarif_location(f, paths, msg)}
-                for f, msg in flow]}],
+            "threadFlows": thread_flows,
         }]
         result["stacks"] = stacks
         props = result["properties"]
@@ -816,6 +839,14 @@ def build_sarif(problems, col, paths):
             props["objectKind"] = rep.object_kind
         if rep.handle_type:
             props["handleType"] = rep.handle_type
+        if rep.first_seen_in:
+            props["firstSeenIn"] = rep.first_seen_in
+        if rep.other is not None:
+            props["otherThread"] = rep.other.thread
+            if rep.other.function:
+                props["otherFunction"] = rep.other.function
+        if rep.expected:
+            props["expected"] = rep.expected
         results.append(result)
     run = {
         "tool": {"driver": {"name": TOOL_NAME,
@@ -919,6 +950,7 @@ h3{font-size:14px;margin:16px 0 6px}
 .step.freedstep{border-left:6px solid #c62828}
 .step.usedstep{border-left:6px solid #1d2330}
 .step.createdstep{border-left:6px solid #3d7a4a}
+.step.otherstep{border-left:6px solid #8a5a00}
 .step .stitle{font-weight:bold}
 .step .where{font-family:"DejaVu Sans Mono",monospace;font-size:12px;
  color:#404858}
@@ -1068,6 +1100,11 @@ def html_timeline(rep, paths):
             f'</div><div>by {h(rep.create.function or "?")} on thread '
             f'{h(thread_name(rep.create.thread))}</div>'
             f'{html_where(binding_frame(rep.create.stack), paths)}</div>')
+    elif rep.first_seen_in:
+        steps.append('<div class="step createdstep"><div class="stitle">'
+                     '1. created</div><div>outside the LLVM-C API</div>'
+                     f'<div>first seen in a call to {h(rep.first_seen_in)}'
+                     '</div></div>')
     else:
         steps.append('<div class="step createdstep"><div class="stitle">'
                       '1. created</div><div class="muted">outside the LLVM-C '
@@ -1093,7 +1130,15 @@ def html_timeline(rep, paths):
         f'<div>{h(call_text(rep))} on thread {h(thread_name(rep.use.thread))}'
         f'</div>{note}{html_where(binding_frame(rep.use.stack), paths)}</div>')
     arrow = '<div class="arrow" aria-hidden="true"></div>'
-    return f'<div class="timeline">{arrow.join(steps)}</div>'
+    timeline = arrow.join(steps)
+    if rep.other is not None:
+        # context-race: the other thread's call, at the same time as the use.
+        timeline += (
+            '<div class="relsep">meanwhile</div>'
+            '<div class="step otherstep"><div class="stitle">other thread'
+            f'</div><div>{h(other_text(rep.other))}</div>'
+            f'{html_where(binding_frame(rep.other.stack), paths)}</div>')
+    return f'<div class="timeline">{timeline}</div>'
 
 
 def html_stack(title, stack, paths):
@@ -1139,6 +1184,12 @@ def html_problem(p, col, paths):
         facts.append(("call", call_text(rep)))
         if rep.note:
             facts.append(("note", rep.note))
+        if rep.expected:
+            facts.append(("expected", rep.expected))
+        if rep.create is None and rep.first_seen_in:
+            facts.append(("created", outside_text(rep)))
+        if rep.other is not None:
+            facts.append(("other thread", other_text(rep.other)))
     else:
         body.append('<p class="muted">This problem was only counted by an '
                     'exit summary (for example after max_reports); its '
@@ -1152,6 +1203,14 @@ def html_problem(p, col, paths):
     body.append("<h2>Facts</h2><table class=\"facts\">" + "".join(
         f"<tr><th>{h(k)}</th><td>{h(v)}</td></tr>" for k, v in facts)
         + "</table>")
+    kind = KINDS.get(p.kind)
+    if kind is not None:
+        body.append(
+            f"<h2>What it means</h2><p>{h(kind['meaning'])}</p>"
+            f"<p>{h(plain(kind['details']))}</p>"
+            f"<h2>How to fix the binding</h2><p>{h(plain(kind['hint']))}</p>"
+            f'<p class="muted">See {h(KINDS_DOC)}#{h(kind["doc_anchor"])}'
+            "</p>")
     if rep is not None:
         body.append("<h2>Stacks</h2>")
         if rep.create is not None:
@@ -1160,7 +1219,7 @@ def html_problem(p, col, paths):
                 f"{thread_name(rep.create.thread)}", rep.create.stack, paths))
         else:
             body.append("<h3>1. created</h3><p class=\"muted\">no creation "
-                        "recorded</p>")
+                        f"recorded: {h(outside_text(rep))}</p>")
         if rep.free is not None:
             body.append(html_stack(
                 f"2. freed by {free_text(rep.free)} on thread "
@@ -1171,6 +1230,10 @@ def html_problem(p, col, paths):
         body.append(html_stack(
             f"3. used: {call_text(rep)} on thread "
             f"{thread_name(rep.use.thread)}", rep.use.stack, paths))
+        if rep.other is not None:
+            body.append(html_stack(
+                f"meanwhile: {other_text(rep.other)}, entered at",
+                rep.other.stack, paths))
         if rep.text:
             body.append(f"<h2>Report</h2><pre>{h(rep.text)}</pre>")
     return page(title, "\n".join(body))
@@ -1357,6 +1420,9 @@ def main(argv=None):
                 skip.add(os.path.realpath(out))
         files = collect_inputs(args.paths, skip)
         col = Collector()
+        if KINDS_PROBLEM:
+            print(f"{PROG}: warning: {oneline(KINDS_PROBLEM)}",
+                  file=sys.stderr)
         for f in files:
             col.read_file(f)
         problems = col.finish()
