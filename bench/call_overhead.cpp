@@ -124,7 +124,8 @@ public:
         continue;
       syms_ = reinterpret_cast<const ElfW(Sym) *>(file_ + sh[i].sh_offset);
       nsyms_ = sh[i].sh_size / sizeof(ElfW(Sym));
-      strtab_ = reinterpret_cast<const char *>(file_ + sh[sh[i].sh_link].sh_offset);
+      strtab_ =
+          reinterpret_cast<const char *>(file_ + sh[sh[i].sh_link].sh_offset);
       break;
     }
   }
@@ -179,8 +180,8 @@ Api g_wrapped = {LLVMTypeOf,
 Api g_direct;
 bool g_preloaded = false; // the normal symbols are ownsan's wrappers
 
-template <typename F> void Resolve(const DynamicSymbols &syms, F *out,
-                                   const char *name, F wrapped) {
+template <typename F>
+void Resolve(const DynamicSymbols &syms, F *out, const char *name, F wrapped) {
   void *p = syms.Find(name);
   if (!p) {
     fprintf(stderr, "call_overhead: %s not found in libLLVM's .dynsym\n", name);
@@ -363,9 +364,8 @@ private:
       CallLoop loop = loop_;
       lock.unlock();
       double t0 = ThreadCpuNs();
-      uint64_t n = loop.Run(world_, [this] {
-        return running_.load(std::memory_order_relaxed);
-      });
+      uint64_t n = loop.Run(
+          world_, [this] { return running_.load(std::memory_order_relaxed); });
       double t1 = ThreadCpuNs();
       lock.lock();
       calls_ = n;
@@ -388,15 +388,15 @@ private:
 };
 
 struct World {
-  ThreadWorld main;     // made on and used by the main thread
-  Worker worker;        // the second thread, with a world of its own
-  ThreadWorld handoff;  // made on a thread that exited; used by main
+  ThreadWorld main;    // made on and used by the main thread
+  Worker worker;       // the second thread, with a world of its own
+  ThreadWorld handoff; // made on a thread that exited; used by main
   LLVMContextRef bulk_ctx = nullptr;
-  Body bulk;            // the live population
-  Body trash;           // made and disposed to grow the freed population
-  size_t live = 0;      // instructions in `bulk`
-  size_t freed = 0;     // instructions freed through the C API
-  int phase = -1;       // index into kPhases reached so far
+  Body bulk;        // the live population
+  Body trash;       // made and disposed to grow the freed population
+  size_t live = 0;  // instructions in `bulk`
+  size_t freed = 0; // instructions freed through the C API
+  int phase = -1;   // index into kPhases reached so far
 };
 // Never destroyed: the worker thread still waits on its members at exit.
 World &g_world = *new World;
@@ -409,10 +409,10 @@ struct Phase {
 // The order the states are visited in: the freed population only grows.
 constexpr size_t k1M = 1000000;
 constexpr Phase kPhases[] = {
-    {0, 0, true},          {1000, 0, true},      {10000, 0, false},
-    {100000, 0, false},    {k1M, 0, true},       {0, k1M, true},
-    {1000, k1M, true},     {10000, k1M, false},  {100000, k1M, false},
-    {k1M, k1M, true},      {k1M, 2 * k1M, false}};
+    {0, 0, true},       {1000, 0, true},      {10000, 0, false},
+    {100000, 0, false}, {k1M, 0, true},       {0, k1M, true},
+    {1000, k1M, true},  {10000, k1M, false},  {100000, k1M, false},
+    {k1M, k1M, true},   {k1M, 2 * k1M, false}};
 constexpr int kNumPhases = sizeof(kPhases) / sizeof(kPhases[0]);
 
 void InitWorld() {
@@ -550,8 +550,7 @@ void RegisterAll() {
     const Api *api;
   } modes[] = {{"direct", &g_direct}, {"wrapped", &g_wrapped}};
   // Warms the CPU and the code before the first measured benchmark.
-  benchmark::RegisterBenchmark("warmup", BM_Call, Fn::GetValueKind,
-                               &g_direct)
+  benchmark::RegisterBenchmark("warmup", BM_Call, Fn::GetValueKind, &g_direct)
       ->Args({0, 0, 1, 1})
       ->Setup(SetupPhase)
       ->MinTime(0.5)
@@ -561,8 +560,8 @@ void RegisterAll() {
       for (const NamedFn &f : fns)
         for (const Mode &m : modes)
           for (int threads : {1, 2}) {
-            if (!p.full && (probes != kProbes || threads != 1 ||
-                            f.fn != Fn::GetValueKind))
+            if (!p.full &&
+                (probes != kProbes || threads != 1 || f.fn != Fn::GetValueKind))
               continue;
             std::string name = std::string("call/") + f.name + "/" + m.name;
             benchmark::RegisterBenchmark(name.c_str(), BM_Call, f.fn, m.api)

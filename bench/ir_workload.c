@@ -11,15 +11,12 @@
  *   ir_workload churn N        create and free N objects in one process (a
  *                              long-running JIT's loop: a module with a
  *                              function, a block, an argument, 5 named
- *                              instructions and a ret, 10 objects, then its dispose);
- *                              print "maxrss_kb=K"
- *   ir_workload soak SECONDS   the churn loop for SECONDS; print the
- *                              resident set once a second ("rss_kb t=S K")
- *   ir_workload threads N      N short threads one after the other, each
- *                              creating and freeing one object, after 1M
- *                              objects churned (history and quarantine at
- *                              their bounds); print the resident set before
- *                              and after the threads
+ *                              instructions and a ret, 10 objects, then its
+ * dispose); print "maxrss_kb=K" ir_workload soak SECONDS   the churn loop for
+ * SECONDS; print the resident set once a second ("rss_kb t=S K") ir_workload
+ * threads N      N short threads one after the other, each creating and freeing
+ * one object, after 1M objects churned (history and quarantine at their
+ * bounds); print the resident set before and after the threads
  *
  * Every LLVM-C call goes through the normal symbols, so under `ownsan run`
  * each is wrapped. Built with frame pointers and without sibling calls so
@@ -148,11 +145,13 @@ static int run_live(long n, const char *kind) {
 
 /* kSites distinct call sites, each one create + one dispose event. */
 #define SITE(k)                                                                \
-  static __attribute__((noinline)) void site_##k(LLVMContextRef c) {          \
+  static __attribute__((noinline)) void site_##k(LLVMContextRef c) {           \
     LLVMBuilderRef b = LLVMCreateBuilderInContext(c);                          \
     LLVMDisposeBuilder(b);                                                     \
     __asm__ volatile("" ::: "memory");                                         \
   }
+/* (By hand: lines of macro calls.) */
+/* clang-format off */
 #define SITE10(p)                                                              \
   SITE(p##0) SITE(p##1) SITE(p##2) SITE(p##3) SITE(p##4) SITE(p##5)            \
       SITE(p##6) SITE(p##7) SITE(p##8) SITE(p##9)
@@ -168,6 +167,7 @@ static void (*const kSiteFns[])(LLVMContextRef) = {
     REF10(6),  REF10(7),  REF10(8),  REF10(9),  REF10(10),
     REF10(11), REF10(12), REF10(13), REF10(14), REF10(15),
     REF10(16), REF10(17), REF10(18), REF10(19), REF10(20)};
+/* clang-format on */
 enum { kSites = sizeof kSiteFns / sizeof kSiteFns[0] };
 
 static int run_sites(long events) {
@@ -176,8 +176,8 @@ static int run_sites(long events) {
   long rss_before = maxrss_kb();
   for (long i = 0; i < pairs; ++i)
     kSiteFns[i % kSites](ctx);
-  printf("events=%ld sites=%d maxrss_kb_before=%ld maxrss_kb=%ld\n",
-         pairs * 2, (int)kSites, rss_before, maxrss_kb());
+  printf("events=%ld sites=%d maxrss_kb_before=%ld maxrss_kb=%ld\n", pairs * 2,
+         (int)kSites, rss_before, maxrss_kb());
   fflush(stdout);
   LLVMContextDispose(ctx);
   return 0;
@@ -185,8 +185,8 @@ static int run_sites(long events) {
 
 /* One turn of the churn loop: 10 objects created, then freed. */
 enum { kChurnObjects = 10 };
-static void churn_once(LLVMContextRef ctx, LLVMTypeRef fty,
-                       LLVMBuilderRef b, LLVMValueRef one) {
+static void churn_once(LLVMContextRef ctx, LLVMTypeRef fty, LLVMBuilderRef b,
+                       LLVMValueRef one) {
   LLVMModuleRef m = LLVMModuleCreateWithNameInContext("query", ctx);
   LLVMValueRef fn = LLVMAddFunction(m, "compiled_query", fty);
   LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, fn, "entry"));

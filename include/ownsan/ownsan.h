@@ -65,8 +65,7 @@ size_t ownsan_describe_handle(const void *handle, char *buffer, size_t size);
  * are valid only during the callback. Pass NULL to restore the default.
  */
 void ownsan_set_error_callback(void (*callback)(const char *kind,
-                                                const char *report,
-                                                void *user),
+                                                const char *report, void *user),
                                void *user);
 
 #ifdef __cplusplus

@@ -172,8 +172,7 @@ bool RunSymbolizer(const std::string &path, const std::string &input,
   // Non-blocking: a child that stops reading must not block the write
   // past the deadline.
   fcntl(in_pipe[1], F_SETFL, fcntl(in_pipe[1], F_GETFL) | O_NONBLOCK);
-  struct sigaction ign {
-  }, old{};
+  struct sigaction ign{}, old{};
   ign.sa_handler = SIG_IGN;
   sigaction(SIGPIPE, &ign, &old);
   const int64_t deadline = timeout_ms > 0 ? NowMs() + timeout_ms

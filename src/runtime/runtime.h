@@ -241,8 +241,7 @@ private:
     /// What keeping it costs, as history_size_mb counts it.
     size_t bytes() const {
       return sizeof(ObjectRecord) + sizeof(HistoryEntry) +
-             record()->name.footprint() +
-             (bits_ & 1 ? sizeof(FreeEvent) : 0);
+             record()->name.footprint() + (bits_ & 1 ? sizeof(FreeEvent) : 0);
     }
 
   private:

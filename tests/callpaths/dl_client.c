@@ -116,9 +116,9 @@ STEP void check_missing_lookups(void *handle) {
     ok &= expect_not_found(
         "dlvsym(libLLVM, \"LLVMOwnsanNoSuchFunction\", VERSION)",
         dlvsym(handle, "LLVMOwnsanNoSuchFunction", version));
-    ok &= expect_not_found(
-        "dlvsym(libLLVM, \"LLVMContextCreate\", \"LLVM_0.0\")",
-        dlvsym(handle, "LLVMContextCreate", "LLVM_0.0"));
+    ok &=
+        expect_not_found("dlvsym(libLLVM, \"LLVMContextCreate\", \"LLVM_0.0\")",
+                         dlvsym(handle, "LLVMContextCreate", "LLVM_0.0"));
   }
   if (!ok)
     exit(EXIT_BAD_LOOKUP);
@@ -130,7 +130,7 @@ STEP void resolve_llvm_functions(void *handle) {
 #define RESOLVE(name)                                                          \
   p_##name = (__typeof__(&name))lookup(handle, #name);                         \
   if (!p_##name) {                                                             \
-    fprintf(stderr, "dl_client: %s of %s failed: %s\n",                       \
+    fprintf(stderr, "dl_client: %s of %s failed: %s\n",                        \
             use_dlvsym ? "dlvsym" : "dlsym", #name, dlerror());                \
     exit(EXIT_MISSING_SYMBOL);                                                 \
   }

@@ -21,8 +21,8 @@ const char *layer_name(void);
 const char *LLVMCallpathsLayer(void);
 
 /* librtld_upper.so: look-ups made from inside upper, returned unchanged. */
-void *upper_next(const char *name);                 /* dlsym(RTLD_NEXT) */
-void *upper_next_versioned(const char *name,        /* dlvsym(RTLD_NEXT) */
+void *upper_next(const char *name);          /* dlsym(RTLD_NEXT) */
+void *upper_next_versioned(const char *name, /* dlvsym(RTLD_NEXT) */
                            const char *version);
 
 /* librtld_lower.so: referenced by main so the link keeps lower. */

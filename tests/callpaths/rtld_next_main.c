@@ -33,9 +33,7 @@ static const char *object_of(void *p) {
 }
 
 /* What a found layered function says it is: "upper", "lower" or NULL. */
-static const char *layer_of(void *p) {
-  return p ? ((layer_fn)p)() : "NULL";
-}
+static const char *layer_of(void *p) { return p ? ((layer_fn)p)() : "NULL"; }
 
 int main(void) {
   setvbuf(stdout, NULL, _IOLBF, 0);
@@ -78,7 +76,6 @@ int main(void) {
 
   Dl_info info;
   if (dladdr((void *)&dlsym, &info) && info.dli_fname)
-    fprintf(stderr, "rtld_next_main: dlsym is defined in %s\n",
-            info.dli_fname);
+    fprintf(stderr, "rtld_next_main: dlsym is defined in %s\n", info.dli_fname);
   return 0;
 }

@@ -268,8 +268,8 @@ static void claimed_handler(LLVMDiagnosticInfoRef di, void *user) {
 static void *claimer(void *arg) {
   (void)arg;
   static const char junk[] = "not bitcode";
-  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(
-      junk, sizeof junk - 1, "junk");
+  LLVMMemoryBufferRef buf =
+      LLVMCreateMemoryBufferWithMemoryRangeCopy(junk, sizeof junk - 1, "junk");
   LLVMModuleRef m = NULL;
   /* Inside this call (on g_claimed_ctx) the handler blocks. */
   if (!LLVMParseBitcodeInContext2(g_claimed_ctx, buf, &m))

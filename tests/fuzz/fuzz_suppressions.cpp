@@ -59,8 +59,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (error.rfind(source + ":", 0) != 0)
       Fail("the error does not start with the file name", text, error);
     long line = strtol(error.c_str() + source.size() + 1, nullptr, 10);
-    long lines = 1 + static_cast<long>(std::count(text.begin(), text.end(),
-                                                  '\n'));
+    long lines =
+        1 + static_cast<long>(std::count(text.begin(), text.end(), '\n'));
     if (line < 1 || line > lines)
       Fail("the error names a line outside the file", text, error);
     if (!s.rules().empty())

@@ -50,7 +50,8 @@ NOINLINE static void build_pass_module(struct pass_module *p) {
   p->unused = LLVMAddFunction(p->mod, "unused", vty);
   LLVMSetLinkage(p->unused, LLVMInternalLinkage);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(p->ctx);
-  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(p->ctx, p->unused, "e"));
+  LLVMPositionBuilderAtEnd(
+      b, LLVMAppendBasicBlockInContext(p->ctx, p->unused, "e"));
   LLVMBuildRetVoid(b);
   LLVMTypeRef fty = LLVMFunctionType(i32, &i32, 1, 0);
   p->f = LLVMAddFunction(p->mod, "f", fty);
@@ -157,8 +158,8 @@ static void reuse_env_init(struct reuse_env *e) {
   e->ctx = LLVMContextCreate();
   e->mod = LLVMModuleCreateWithNameInContext("m", e->ctx);
   e->i32 = LLVMInt32TypeInContext(e->ctx);
-  e->fn = LLVMAddFunction(e->mod, "host",
-                          LLVMFunctionType(e->i32, &e->i32, 1, 0));
+  e->fn =
+      LLVMAddFunction(e->mod, "host", LLVMFunctionType(e->i32, &e->i32, 1, 0));
   e->bb = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "entry");
   e->b = LLVMCreateBuilderInContext(e->ctx);
   LLVMPositionBuilderAtEnd(e->b, e->bb);
@@ -268,8 +269,7 @@ static int case_reuse_other_kind(void) {
   static LLVMMemoryBufferRef keep[40000];
   int kept = 0;
   for (int round = 0; round < 64 && !taker; ++round) {
-    for (size_t len = 0; len < size && len < sizeof name - 1 && !taker;
-         ++len) {
+    for (size_t len = 0; len < size && len < sizeof name - 1 && !taker; ++len) {
       memset(name, 'n', len);
       name[len] = 0;
       LLVMMemoryBufferRef mb =
@@ -307,8 +307,7 @@ static int case_quarantine_bound(void) {
   }
   LLVMModuleRef m = LLVMModuleCreateWithNameInContext("m", ctx);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
-  LLVMValueRef fn =
-      LLVMAddFunction(m, "f", LLVMFunctionType(i32, &i32, 1, 0));
+  LLVMValueRef fn = LLVMAddFunction(m, "f", LLVMFunctionType(i32, &i32, 1, 0));
   LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(ctx, fn, "entry");
   LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
   LLVMPositionBuilderAtEnd(b, bb);

@@ -1,4 +1,4 @@
-/*===- opts_helper.c - libownsan_opts_helper.so: the lib: suppression target ===*/
+/*===- opts_helper.c - libownsan_opts_helper.so: the lib: suppression target =*/
 #include <llvm-c/Core.h>
 
 __attribute__((noinline)) int opts_helper_value_kind(LLVMValueRef fn) {

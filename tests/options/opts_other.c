@@ -1,4 +1,4 @@
-/*===- opts_other.c - The src: suppression target of opts_prog -------------===*/
+/*===- opts_other.c - The src: suppression target of opts_prog ------------===*/
 #include "opts_prog.h"
 
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/*===- opts_prog.h - Shared declarations of the opts_prog sources ----------===*/
+/*===- opts_prog.h - Shared declarations of the opts_prog sources ---------===*/
 #ifndef OWNSAN_TESTS_OPTS_PROG_H
 #define OWNSAN_TESTS_OPTS_PROG_H
 

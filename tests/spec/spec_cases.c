@@ -1,4 +1,4 @@
-/*===- spec_cases.c - one correct use and one misuse per ownership.spec entry -===*
+/*===- spec_cases.c - one correct use and one misuse per spec entry --------===*
  *
  * Usage: spec_cases CASE ok|bad
  *
@@ -41,7 +41,10 @@
 
 enum { EXIT_NOT_AVAILABLE = 77 };
 
-static void say(const char *what) { printf("%s\n", what); fflush(stdout); }
+static void say(const char *what) {
+  printf("%s\n", what);
+  fflush(stdout);
+}
 
 /* ---- the module every IR case starts from ---------------------------------
  *   define void @foo(i32 %x) { entry: %sum = add i32 %x, 1  ret void }     */
@@ -80,7 +83,8 @@ static void drop_ir(struct ir *t) {
 static LLVMModuleRef make_main_module(LLVMContextRef ctx, const char *name) {
   LLVMModuleRef m = LLVMModuleCreateWithNameInContext(name, ctx);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
-  LLVMValueRef f = LLVMAddFunction(m, "main", LLVMFunctionType(i32, NULL, 0, 0));
+  LLVMValueRef f =
+      LLVMAddFunction(m, "main", LLVMFunctionType(i32, NULL, 0, 0));
   LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
   LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, f, "entry"));
   LLVMBuildRet(b, LLVMConstInt(i32, 7, 0));
@@ -135,7 +139,8 @@ static LLVMMemoryBufferRef emit_object(LLVMTargetMachineRef tm,
   LLVMModuleRef m = LLVMModuleCreateWithNameInContext("obj", ctx);
   LLVMValueRef ext = NULL;
   if (call_ext)
-    ext = LLVMAddFunction(m, "ext", LLVMFunctionType(LLVMVoidTypeInContext(ctx), NULL, 0, 0));
+    ext = LLVMAddFunction(
+        m, "ext", LLVMFunctionType(LLVMVoidTypeInContext(ctx), NULL, 0, 0));
   add_void_function(m, name, ext);
   LLVMMemoryBufferRef buf = NULL;
   char *err = NULL;
@@ -153,7 +158,7 @@ static LLVMMemoryBufferRef make_object(LLVMTargetMachineRef tm) {
   return emit_object(tm, "f", 1);
 }
 
-/* ---- cases ------------------------------------------------------------------ */
+/* ---- cases --------------------------------------------------------------- */
 #define CASE(name) static int case_##name(int bad)
 
 /* Disposers: ok disposes once; bad disposes twice (double-free) or uses. */
@@ -162,7 +167,11 @@ CASE(context_dispose) {
   LLVMDisposeBuilder(t.b);
   say("LLVMContextDispose(context)");
   LLVMContextDispose(t.ctx); /* frees the module too */
-  if (bad) { say("LLVMGetModuleIdentifier(module)"); size_t n; LLVMGetModuleIdentifier(t.mod, &n); }
+  if (bad) {
+    say("LLVMGetModuleIdentifier(module)");
+    size_t n;
+    LLVMGetModuleIdentifier(t.mod, &n);
+  }
   return 0;
 }
 CASE(module_dispose) {
@@ -170,7 +179,10 @@ CASE(module_dispose) {
   LLVMDisposeBuilder(t.b);
   say("LLVMDisposeModule(module)");
   LLVMDisposeModule(t.mod);
-  if (bad) { say("LLVMDisposeModule(module) again"); LLVMDisposeModule(t.mod); }
+  if (bad) {
+    say("LLVMDisposeModule(module) again");
+    LLVMDisposeModule(t.mod);
+  }
   LLVMContextDispose(t.ctx);
   return 0;
 }
@@ -180,7 +192,10 @@ CASE(module_provider) {
   LLVMModuleProviderRef mp = LLVMCreateModuleProviderForExistingModule(t.mod);
   say("LLVMDisposeModuleProvider(provider)");
   LLVMDisposeModuleProvider(mp);
-  if (bad) { say("LLVMDisposeModule(module) after its provider"); LLVMDisposeModule(t.mod); }
+  if (bad) {
+    say("LLVMDisposeModule(module) after its provider");
+    LLVMDisposeModule(t.mod);
+  }
   LLVMContextDispose(t.ctx);
   return 0;
 }
@@ -188,7 +203,10 @@ CASE(builder_dispose) {
   struct ir t = make_ir("m");
   say("LLVMDisposeBuilder(builder)");
   LLVMDisposeBuilder(t.b);
-  if (bad) { say("LLVMDisposeBuilder(builder) again"); LLVMDisposeBuilder(t.b); }
+  if (bad) {
+    say("LLVMDisposeBuilder(builder) again");
+    LLVMDisposeBuilder(t.b);
+  }
   LLVMDisposeModule(t.mod);
   LLVMContextDispose(t.ctx);
   return 0;
@@ -198,7 +216,10 @@ CASE(memory_buffer_dispose) {
       LLVMCreateMemoryBufferWithMemoryRangeCopy("abc", 3, "buf");
   say("LLVMDisposeMemoryBuffer(buffer)");
   LLVMDisposeMemoryBuffer(buf);
-  if (bad) { say("LLVMGetBufferSize(buffer)"); LLVMGetBufferSize(buf); }
+  if (bad) {
+    say("LLVMGetBufferSize(buffer)");
+    LLVMGetBufferSize(buf);
+  }
   return 0;
 }
 
@@ -207,7 +228,10 @@ CASE(delete_function) {
   struct ir t = make_ir("m");
   say("LLVMDeleteFunction(@foo)");
   LLVMDeleteFunction(t.fn);
-  if (bad) { say("LLVMGetBasicBlockName(entry)"); LLVMGetBasicBlockName(t.entry); }
+  if (bad) {
+    say("LLVMGetBasicBlockName(entry)");
+    LLVMGetBasicBlockName(t.entry);
+  }
   drop_ir(&t);
   return 0;
 }
@@ -216,16 +240,20 @@ CASE(delete_global) {
   LLVMValueRef g = LLVMAddGlobal(t.mod, t.i32, "g");
   say("LLVMDeleteGlobal(@g)");
   LLVMDeleteGlobal(g);
-  if (bad) { say("LLVMGetInitializer(@g)"); LLVMGetInitializer(g); }
+  if (bad) {
+    say("LLVMGetInitializer(@g)");
+    LLVMGetInitializer(g);
+  }
   drop_ir(&t);
   return 0;
 }
 static LLVMValueRef make_ifunc(struct ir *t) {
   LLVMTypeRef ptr = LLVMPointerType(t->fn_type, 0);
-  LLVMValueRef resolver = LLVMAddFunction(
-      t->mod, "resolver", LLVMFunctionType(ptr, NULL, 0, 0));
+  LLVMValueRef resolver =
+      LLVMAddFunction(t->mod, "resolver", LLVMFunctionType(ptr, NULL, 0, 0));
   LLVMBuilderRef b = LLVMCreateBuilderInContext(t->ctx);
-  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(t->ctx, resolver, "e"));
+  LLVMPositionBuilderAtEnd(
+      b, LLVMAppendBasicBlockInContext(t->ctx, resolver, "e"));
   LLVMBuildRet(b, t->fn);
   LLVMDisposeBuilder(b);
   return LLVMAddGlobalIFunc(t->mod, "ifn", 3, t->fn_type, 0, resolver);
@@ -235,7 +263,10 @@ CASE(erase_global_ifunc) {
   LLVMValueRef ifn = make_ifunc(&t);
   say("LLVMEraseGlobalIFunc(@ifn)");
   LLVMEraseGlobalIFunc(ifn);
-  if (bad) { say("LLVMGetGlobalIFuncResolver(@ifn)"); LLVMGetGlobalIFuncResolver(ifn); }
+  if (bad) {
+    say("LLVMGetGlobalIFuncResolver(@ifn)");
+    LLVMGetGlobalIFuncResolver(ifn);
+  }
   drop_ir(&t);
   return 0;
 }
@@ -243,10 +274,14 @@ CASE(remove_global_ifunc) {
   struct ir t = make_ir("m");
   LLVMValueRef ifn = make_ifunc(&t);
   say("LLVMRemoveGlobalIFunc(@ifn)");
-  LLVMRemoveGlobalIFunc(ifn); /* the caller owns it now; it outlives the module */
+  LLVMRemoveGlobalIFunc(
+      ifn); /* the caller owns it now; it outlives the module */
   /* Erased while its context lives: a detached value's name is kept in its
    * context, which the report reads. */
-  if (bad) { say("LLVMEraseGlobalIFunc(@ifn) on a detached ifunc"); LLVMEraseGlobalIFunc(ifn); }
+  if (bad) {
+    say("LLVMEraseGlobalIFunc(@ifn) on a detached ifunc");
+    LLVMEraseGlobalIFunc(ifn);
+  }
   drop_ir(&t);
   return 0;
 }
@@ -263,7 +298,10 @@ static int rename_case(int bad, int with_length) {
   }
   say("LLVMDeleteBasicBlock(entry): %total dies with it");
   LLVMDeleteBasicBlock(t.entry);
-  if (bad) { say("LLVMGetInstructionOpcode(%total)"); LLVMGetInstructionOpcode(t.sum); }
+  if (bad) {
+    say("LLVMGetInstructionOpcode(%total)");
+    LLVMGetInstructionOpcode(t.sum);
+  }
   drop_ir(&t);
   return 0;
 }
@@ -274,7 +312,11 @@ CASE(set_module_identifier) {
   say("LLVMSetModuleIdentifier(module, \"renamed\")");
   LLVMSetModuleIdentifier(t.mod, "renamed", 7);
   LLVMDisposeModule(t.mod);
-  if (bad) { say("LLVMGetModuleIdentifier(module)"); size_t n; LLVMGetModuleIdentifier(t.mod, &n); }
+  if (bad) {
+    say("LLVMGetModuleIdentifier(module)");
+    size_t n;
+    LLVMGetModuleIdentifier(t.mod, &n);
+  }
   LLVMContextDispose(t.ctx);
   return 0;
 }
@@ -286,8 +328,12 @@ CASE(get_bitcode_module) {
   LLVMDisposeModule(t.mod);
   LLVMModuleRef lazy = NULL;
   say("LLVMGetBitcodeModuleInContext2(context, buffer)");
-  if (LLVMGetBitcodeModuleInContext2(t.ctx, bc, &lazy)) return 1;
-  if (bad) { say("LLVMDisposeMemoryBuffer(buffer)"); LLVMDisposeMemoryBuffer(bc); }
+  if (LLVMGetBitcodeModuleInContext2(t.ctx, bc, &lazy))
+    return 1;
+  if (bad) {
+    say("LLVMDisposeMemoryBuffer(buffer)");
+    LLVMDisposeMemoryBuffer(bc);
+  }
   LLVMDisposeModule(lazy);
   LLVMContextDispose(t.ctx);
   return 0;
@@ -299,7 +345,10 @@ CASE(delete_basic_block) {
   LLVMBasicBlockRef other = LLVMAppendBasicBlockInContext(t.ctx, t.fn, "other");
   say("LLVMDeleteBasicBlock(other)");
   LLVMDeleteBasicBlock(other);
-  if (bad) { say("LLVMGetBasicBlockName(other)"); LLVMGetBasicBlockName(other); }
+  if (bad) {
+    say("LLVMGetBasicBlockName(other)");
+    LLVMGetBasicBlockName(other);
+  }
   drop_ir(&t);
   return 0;
 }
@@ -307,14 +356,20 @@ CASE(instruction_erase) {
   struct ir t = make_ir("m");
   say("LLVMInstructionEraseFromParent(%sum)");
   LLVMInstructionEraseFromParent(t.sum);
-  if (bad) { say("LLVMGetInstructionOpcode(%sum)"); LLVMGetInstructionOpcode(t.sum); }
+  if (bad) {
+    say("LLVMGetInstructionOpcode(%sum)");
+    LLVMGetInstructionOpcode(t.sum);
+  }
   drop_ir(&t);
   return 0;
 }
 CASE(delete_instruction) {
 #if LLVM_VERSION_MAJOR >= 15
   struct ir t = make_ir("m");
-  if (!bad) { say("LLVMInstructionRemoveFromParent(%sum)"); LLVMInstructionRemoveFromParent(t.sum); }
+  if (!bad) {
+    say("LLVMInstructionRemoveFromParent(%sum)");
+    LLVMInstructionRemoveFromParent(t.sum);
+  }
   say("LLVMDeleteInstruction(%sum)");
   LLVMDeleteInstruction(t.sum);
   drop_ir(&t);
@@ -331,7 +386,10 @@ CASE(remove_block) {
   LLVMBasicBlockRef other = LLVMAppendBasicBlockInContext(t.ctx, t.fn, "other");
   say("LLVMRemoveBasicBlockFromParent(other)");
   LLVMRemoveBasicBlockFromParent(other);
-  if (bad) { say("LLVMDeleteBasicBlock(other) on a detached block"); LLVMDeleteBasicBlock(other); }
+  if (bad) {
+    say("LLVMDeleteBasicBlock(other) on a detached block");
+    LLVMDeleteBasicBlock(other);
+  }
   say("LLVMAppendExistingBasicBlock(@foo, other)");
   LLVMAppendExistingBasicBlock(t.fn, other);
   drop_ir(&t);
@@ -341,7 +399,10 @@ CASE(remove_instruction) {
   struct ir t = make_ir("m");
   say("LLVMInstructionRemoveFromParent(%sum)");
   LLVMInstructionRemoveFromParent(t.sum);
-  if (bad) { say("LLVMInstructionEraseFromParent(%sum) on a detached instruction"); LLVMInstructionEraseFromParent(t.sum); }
+  if (bad) {
+    say("LLVMInstructionEraseFromParent(%sum) on a detached instruction");
+    LLVMInstructionEraseFromParent(t.sum);
+  }
   LLVMPositionBuilderBefore(t.b, t.ret);
   LLVMInsertIntoBuilder(t.b, t.sum);
   drop_ir(&t);
@@ -355,7 +416,10 @@ CASE(append_existing_block) {
   LLVMAppendExistingBasicBlock(t.fn, other);
   say("LLVMDeleteFunction(@foo)");
   LLVMDeleteFunction(t.fn);
-  if (bad) { say("LLVMGetBasicBlockName(other)"); LLVMGetBasicBlockName(other); }
+  if (bad) {
+    say("LLVMGetBasicBlockName(other)");
+    LLVMGetBasicBlockName(other);
+  }
   drop_ir(&t);
   return 0;
 }
@@ -369,7 +433,10 @@ CASE(insert_existing_block) {
   LLVMClearInsertionPosition(t.b);
   say("LLVMDeleteFunction(@foo)");
   LLVMDeleteFunction(t.fn);
-  if (bad) { say("LLVMGetBasicBlockName(other)"); LLVMGetBasicBlockName(other); }
+  if (bad) {
+    say("LLVMGetBasicBlockName(other)");
+    LLVMGetBasicBlockName(other);
+  }
   drop_ir(&t);
   return 0;
 }
@@ -387,7 +454,10 @@ static int insert_into_builder(int bad, int with_name) {
   LLVMClearInsertionPosition(t.b);
   say("LLVMDeleteFunction(@foo)");
   LLVMDeleteFunction(t.fn);
-  if (bad) { say("LLVMGetInstructionOpcode(%sum)"); LLVMGetInstructionOpcode(t.sum); }
+  if (bad) {
+    say("LLVMGetInstructionOpcode(%sum)");
+    LLVMGetInstructionOpcode(t.sum);
+  }
   drop_ir(&t);
   return 0;
 }
@@ -402,7 +472,10 @@ CASE(get_params) {
   LLVMGetParams(t.fn, params);
   say("LLVMDeleteFunction(@foo)");
   LLVMDeleteFunction(t.fn);
-  if (bad) { say("LLVMTypeOf(params[0])"); LLVMTypeOf(params[0]); }
+  if (bad) {
+    say("LLVMTypeOf(params[0])");
+    LLVMTypeOf(params[0]);
+  }
   drop_ir(&t);
   return 0;
 }
@@ -413,7 +486,10 @@ CASE(get_basic_blocks) {
   LLVMGetBasicBlocks(t.fn, blocks);
   say("LLVMDeleteFunction(@foo)");
   LLVMDeleteFunction(t.fn);
-  if (bad) { say("LLVMGetBasicBlockName(blocks[0])"); LLVMGetBasicBlockName(blocks[0]); }
+  if (bad) {
+    say("LLVMGetBasicBlockName(blocks[0])");
+    LLVMGetBasicBlockName(blocks[0]);
+  }
   drop_ir(&t);
   return 0;
 }
@@ -426,7 +502,8 @@ static int type_array_case(int bad, int which) {
   LLVMTypeRef out[2];
   if (which == 0) {
     say("LLVMGetParamTypes(void (i32, i16), out)");
-    LLVMGetParamTypes(LLVMFunctionType(LLVMVoidTypeInContext(ctx), elems, 2, 0), out);
+    LLVMGetParamTypes(LLVMFunctionType(LLVMVoidTypeInContext(ctx), elems, 2, 0),
+                      out);
   } else if (which == 1) {
     say("LLVMGetStructElementTypes({i32, i16}, out)");
     LLVMGetStructElementTypes(LLVMStructTypeInContext(ctx, elems, 2, 0), out);
@@ -436,7 +513,10 @@ static int type_array_case(int bad, int which) {
   }
   say("LLVMContextDispose(context)");
   LLVMContextDispose(ctx);
-  if (bad) { say("LLVMGetTypeKind(out[1])"); LLVMGetTypeKind(out[1]); }
+  if (bad) {
+    say("LLVMGetTypeKind(out[1])");
+    LLVMGetTypeKind(out[1]);
+  }
   return 0;
 }
 CASE(get_param_types) { return type_array_case(bad, 0); }
@@ -444,13 +524,17 @@ CASE(get_struct_element_types) { return type_array_case(bad, 1); }
 CASE(get_subtypes) { return type_array_case(bad, 2); }
 CASE(get_md_node_operands) {
   struct ir t = make_ir("m");
-  LLVMValueRef ops[2] = {LLVMConstInt(t.i32, 5, 0), LLVMMDStringInContext(t.ctx, "s", 1)};
+  LLVMValueRef ops[2] = {LLVMConstInt(t.i32, 5, 0),
+                         LLVMMDStringInContext(t.ctx, "s", 1)};
   LLVMValueRef node = LLVMMDNodeInContext(t.ctx, ops, 2);
   LLVMValueRef out[2];
   say("LLVMGetMDNodeOperands(node, out)");
   LLVMGetMDNodeOperands(node, out);
   drop_ir(&t);
-  if (bad) { say("LLVMTypeOf(out[0])"); LLVMTypeOf(out[0]); }
+  if (bad) {
+    say("LLVMTypeOf(out[0])");
+    LLVMTypeOf(out[0]);
+  }
   return 0;
 }
 CASE(get_named_metadata_operands) {
@@ -461,7 +545,10 @@ CASE(get_named_metadata_operands) {
   say("LLVMGetNamedMetadataOperands(module, \"nm\", out)");
   LLVMGetNamedMetadataOperands(t.mod, "nm", out);
   drop_ir(&t);
-  if (bad) { say("LLVMGetMDNodeNumOperands(out[0])"); LLVMGetMDNodeNumOperands(out[0]); }
+  if (bad) {
+    say("LLVMGetMDNodeNumOperands(out[0])");
+    LLVMGetMDNodeNumOperands(out[0]);
+  }
   return 0;
 }
 
@@ -472,14 +559,30 @@ static int position_case(int bad, int which) {
   LLVMPositionBuilderAtEnd(t.b, other);
   LLVMValueRef inst = LLVMBuildRetVoid(t.b);
   switch (which) {
-  case 0: say("LLVMPositionBuilder(builder, other, ret)"); LLVMPositionBuilder(t.b, other, inst); break;
-  case 1: say("LLVMPositionBuilderBefore(builder, ret)"); LLVMPositionBuilderBefore(t.b, inst); break;
-  case 2: say("LLVMPositionBuilderAtEnd(builder, other)"); LLVMPositionBuilderAtEnd(t.b, other); break;
+  case 0:
+    say("LLVMPositionBuilder(builder, other, ret)");
+    LLVMPositionBuilder(t.b, other, inst);
+    break;
+  case 1:
+    say("LLVMPositionBuilderBefore(builder, ret)");
+    LLVMPositionBuilderBefore(t.b, inst);
+    break;
+  case 2:
+    say("LLVMPositionBuilderAtEnd(builder, other)");
+    LLVMPositionBuilderAtEnd(t.b, other);
+    break;
 #if LLVM_VERSION_MAJOR >= 19
-  case 4: say("LLVMPositionBuilderBeforeDbgRecords(builder, other, ret)"); LLVMPositionBuilderBeforeDbgRecords(t.b, other, inst); break;
-  case 5: say("LLVMPositionBuilderBeforeInstrAndDbgRecords(builder, ret)"); LLVMPositionBuilderBeforeInstrAndDbgRecords(t.b, inst); break;
+  case 4:
+    say("LLVMPositionBuilderBeforeDbgRecords(builder, other, ret)");
+    LLVMPositionBuilderBeforeDbgRecords(t.b, other, inst);
+    break;
+  case 5:
+    say("LLVMPositionBuilderBeforeInstrAndDbgRecords(builder, ret)");
+    LLVMPositionBuilderBeforeInstrAndDbgRecords(t.b, inst);
+    break;
 #endif
-  default: break;
+  default:
+    break;
   }
   if (which == 3 || !bad) {
     /* LLVMClearInsertionPosition: the builder no longer points into `other` */
@@ -488,9 +591,15 @@ static int position_case(int bad, int which) {
   }
   say("LLVMDeleteBasicBlock(other)");
   LLVMDeleteBasicBlock(other);
-  if (bad && which != 3) { say("LLVMBuildUnreachable(builder)"); LLVMBuildUnreachable(t.b); }
+  if (bad && which != 3) {
+    say("LLVMBuildUnreachable(builder)");
+    LLVMBuildUnreachable(t.b);
+  }
   if (which == 3) {
-    if (bad) { say("LLVMPositionBuilderAtEnd(builder, other) after delete"); LLVMPositionBuilderAtEnd(t.b, other); }
+    if (bad) {
+      say("LLVMPositionBuilderAtEnd(builder, other) after delete");
+      LLVMPositionBuilderAtEnd(t.b, other);
+    }
   }
   drop_ir(&t);
   return 0;
@@ -503,14 +612,16 @@ CASE(position_before_dbg_records) {
 #if LLVM_VERSION_MAJOR >= 19
   return position_case(bad, 4);
 #else
-  (void)bad; return EXIT_NOT_AVAILABLE;
+  (void)bad;
+  return EXIT_NOT_AVAILABLE;
 #endif
 }
 CASE(position_before_instr_and_dbg_records) {
 #if LLVM_VERSION_MAJOR >= 19
   return position_case(bad, 5);
 #else
-  (void)bad; return EXIT_NOT_AVAILABLE;
+  (void)bad;
+  return EXIT_NOT_AVAILABLE;
 #endif
 }
 
@@ -520,15 +631,24 @@ CASE(run_passes) {
   LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
   say("LLVMRunPasses(module, \"dce\")");
   LLVMErrorRef e = LLVMRunPasses(t.mod, "function(dce)", NULL, o);
-  if (e) LLVMConsumeError(e);
+  if (e)
+    LLVMConsumeError(e);
   LLVMDisposePassBuilderOptions(o);
-  if (bad) { say("LLVMGetInstructionOpcode(%sum)"); LLVMGetInstructionOpcode(t.sum); }
+  if (bad) {
+    say("LLVMGetInstructionOpcode(%sum)");
+    LLVMGetInstructionOpcode(t.sum);
+  }
   drop_ir(&t);
   return 0;
 }
 
 /* Execution engines (the interpreter: no native target needed). */
-struct engine { LLVMContextRef ctx; LLVMModuleRef mod; LLVMExecutionEngineRef ee; LLVMValueRef main_fn, g; };
+struct engine {
+  LLVMContextRef ctx;
+  LLVMModuleRef mod;
+  LLVMExecutionEngineRef ee;
+  LLVMValueRef main_fn, g;
+};
 static struct engine make_engine(void) {
   struct engine e;
   LLVMLinkInInterpreter();
@@ -568,15 +688,24 @@ static int engine_call_case(int bad, int which) {
     printf("exit %d\n", LLVMRunFunctionAsMain(e.ee, e.main_fn, 1, argv, envp));
     break;
   }
-  case 2: say("LLVMFreeMachineCodeForFunction(engine, @main)"); LLVMFreeMachineCodeForFunction(e.ee, e.main_fn); break;
-  case 3: say("LLVMGetPointerToGlobal(engine, @main)"); (void)LLVMGetPointerToGlobal(e.ee, e.main_fn); break;
+  case 2:
+    say("LLVMFreeMachineCodeForFunction(engine, @main)");
+    LLVMFreeMachineCodeForFunction(e.ee, e.main_fn);
+    break;
+  case 3:
+    say("LLVMGetPointerToGlobal(engine, @main)");
+    (void)LLVMGetPointerToGlobal(e.ee, e.main_fn);
+    break;
   case 4: {
     static int storage;
     say("LLVMAddGlobalMapping(engine, @g, &storage)");
     LLVMAddGlobalMapping(e.ee, e.g, &storage);
     break;
   }
-  case 5: say("LLVMRecompileAndRelinkFunction(engine, @main)"); (void)LLVMRecompileAndRelinkFunction(e.ee, e.main_fn); break;
+  case 5:
+    say("LLVMRecompileAndRelinkFunction(engine, @main)");
+    (void)LLVMRecompileAndRelinkFunction(e.ee, e.main_fn);
+    break;
   }
   drop_engine(&e);
   return 0;
@@ -593,7 +722,10 @@ CASE(run_function_result) {
   LLVMGenericValueRef r = LLVMRunFunction(e.ee, e.main_fn, 0, NULL);
   say("LLVMDisposeGenericValue(result)");
   LLVMDisposeGenericValue(r);
-  if (bad) { say("LLVMGenericValueToInt(result)"); LLVMGenericValueToInt(r, 0); }
+  if (bad) {
+    say("LLVMGenericValueToInt(result)");
+    LLVMGenericValueToInt(r, 0);
+  }
   drop_engine(&e);
   return 0;
 }
@@ -631,7 +763,10 @@ CASE(cast_opcode) {
   struct ir t = make_ir("m");
   LLVMContextRef other = LLVMContextCreate();
   LLVMTypeRef dest = LLVMInt64TypeInContext(other);
-  if (bad) { say("LLVMContextDispose(other context)"); LLVMContextDispose(other); }
+  if (bad) {
+    say("LLVMContextDispose(other context)");
+    LLVMContextDispose(other);
+  }
   say("LLVMGetCastOpcode(%x, i64 of another context)");
   printf("opcode %d\n",
          (int)LLVMGetCastOpcode(LLVMGetParam(t.fn, 0), 0, dest, 0));
@@ -655,8 +790,14 @@ CASE(parse_ir) {
   LLVMModuleRef m = NULL;
   char *err = NULL;
   say("LLVMParseIRInContext(context, buffer)");
-  if (LLVMParseIRInContext(ctx, buf, &m, &err)) { printf("parse: %s\n", err); return 1; }
-  if (bad) { say("LLVMDisposeMemoryBuffer(buffer)"); LLVMDisposeMemoryBuffer(buf); }
+  if (LLVMParseIRInContext(ctx, buf, &m, &err)) {
+    printf("parse: %s\n", err);
+    return 1;
+  }
+  if (bad) {
+    say("LLVMDisposeMemoryBuffer(buffer)");
+    LLVMDisposeMemoryBuffer(buf);
+  }
   LLVMDisposeModule(m);
   LLVMContextDispose(ctx);
   return 0;
@@ -664,7 +805,8 @@ CASE(parse_ir) {
 CASE(parse_ir_failed) {
   LLVMContextRef ctx = LLVMContextCreate();
   static const char text[] = "this is not IR";
-  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(text, sizeof text - 1, "bad");
+  LLVMMemoryBufferRef buf =
+      LLVMCreateMemoryBufferWithMemoryRangeCopy(text, sizeof text - 1, "bad");
   LLVMModuleRef m = NULL;
   char *err = NULL;
   say("LLVMParseIRInContext(context, not IR)");
@@ -672,7 +814,10 @@ CASE(parse_ir_failed) {
     say("failed");
     LLVMDisposeMessage(err);
   }
-  if (bad) { say("LLVMDisposeMessage(error) again"); LLVMDisposeMessage(err); }
+  if (bad) {
+    say("LLVMDisposeMessage(error) again");
+    LLVMDisposeMessage(err);
+  }
   LLVMContextDispose(ctx);
   return 0;
 }
@@ -681,8 +826,12 @@ CASE(link_modules) {
   LLVMModuleRef dst = LLVMModuleCreateWithNameInContext("dst", ctx);
   LLVMModuleRef src = make_main_module(ctx, "src");
   say("LLVMLinkModules2(dst, src)");
-  if (LLVMLinkModules2(dst, src)) say("link failed");
-  if (bad) { say("LLVMGetNamedFunction(src, \"main\")"); LLVMGetNamedFunction(src, "main"); }
+  if (LLVMLinkModules2(dst, src))
+    say("link failed");
+  if (bad) {
+    say("LLVMGetNamedFunction(src, \"main\")");
+    LLVMGetNamedFunction(src, "main");
+  }
   LLVMDisposeModule(dst);
   LLVMContextDispose(ctx);
   return 0;
@@ -696,15 +845,24 @@ CASE(create_execution_engine) {
   LLVMExecutionEngineRef ee;
   char *err = NULL;
   say("LLVMCreateExecutionEngineForModule(&engine, module)");
-  if (LLVMCreateExecutionEngineForModule(&ee, m, &err)) { printf("%s\n", err); return 1; }
-  if (bad) { say("LLVMDisposeModule(module) owned by the engine"); LLVMDisposeModule(m); }
+  if (LLVMCreateExecutionEngineForModule(&ee, m, &err)) {
+    printf("%s\n", err);
+    return 1;
+  }
+  if (bad) {
+    say("LLVMDisposeModule(module) owned by the engine");
+    LLVMDisposeModule(m);
+  }
   LLVMDisposeExecutionEngine(ee);
   LLVMContextDispose(ctx);
   return 0;
 }
 CASE(create_interpreter) {
   struct engine e = make_engine();
-  if (bad) { say("LLVMDisposeModule(module) owned by the engine"); LLVMDisposeModule(e.mod); }
+  if (bad) {
+    say("LLVMDisposeModule(module) owned by the engine");
+    LLVMDisposeModule(e.mod);
+  }
   say("LLVMDisposeExecutionEngine(engine)");
   LLVMDisposeExecutionEngine(e.ee);
   LLVMContextDispose(e.ctx);
@@ -727,10 +885,18 @@ static int failed_jit_case(int bad, int mcjit) {
     say("LLVMCreateJITCompilerForModule(&engine, module) without a target");
     failed = LLVMCreateJITCompilerForModule(&ee, m, 0, &err);
   }
-  if (!failed) { say("unexpectedly created"); LLVMDisposeExecutionEngine(ee); LLVMContextDispose(ctx); return 0; }
+  if (!failed) {
+    say("unexpectedly created");
+    LLVMDisposeExecutionEngine(ee);
+    LLVMContextDispose(ctx);
+    return 0;
+  }
   say("failed");
   LLVMDisposeMessage(err);
-  if (bad) { say("LLVMDisposeModule(module) destroyed by the failed call"); LLVMDisposeModule(m); }
+  if (bad) {
+    say("LLVMDisposeModule(module) destroyed by the failed call");
+    LLVMDisposeModule(m);
+  }
   LLVMContextDispose(ctx);
   return 0;
 }
@@ -741,7 +907,10 @@ CASE(add_module) {
   LLVMModuleRef m2 = LLVMModuleCreateWithNameInContext("second", e.ctx);
   say("LLVMAddModule(engine, second)");
   LLVMAddModule(e.ee, m2);
-  if (bad) { say("LLVMDisposeModule(second) owned by the engine"); LLVMDisposeModule(m2); }
+  if (bad) {
+    say("LLVMDisposeModule(second) owned by the engine");
+    LLVMDisposeModule(m2);
+  }
   drop_engine(&e);
   return 0;
 }
@@ -752,7 +921,10 @@ CASE(thread_safe_module) {
   LLVMModuleRef m = LLVMModuleCreateWithNameInContext("tsm", ctx);
   say("LLVMOrcCreateNewThreadSafeModule(module)");
   LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(m, tsc);
-  if (bad) { say("LLVMDisposeModule(module) owned by the thread-safe module"); LLVMDisposeModule(m); }
+  if (bad) {
+    say("LLVMDisposeModule(module) owned by the thread-safe module");
+    LLVMDisposeModule(m);
+  }
   say("LLVMOrcDisposeThreadSafeModule(tsm)");
   LLVMOrcDisposeThreadSafeModule(tsm);
   LLVMOrcDisposeThreadSafeContext(tsc);
@@ -765,7 +937,10 @@ CASE(thread_safe_context_from_context) {
   say("LLVMOrcCreateNewThreadSafeContextFromLLVMContext(context)");
   LLVMOrcThreadSafeContextRef tsc =
       LLVMOrcCreateNewThreadSafeContextFromLLVMContext(ctx);
-  if (bad) { say("LLVMContextDispose(context) owned by the thread-safe context"); LLVMContextDispose(ctx); }
+  if (bad) {
+    say("LLVMContextDispose(context) owned by the thread-safe context");
+    LLVMContextDispose(ctx);
+  }
   say("LLVMOrcDisposeThreadSafeContext(tsc)");
   LLVMOrcDisposeThreadSafeContext(tsc);
   return 0;
@@ -781,9 +956,15 @@ CASE(remove_module) {
   LLVMAddModule(e.ee, m2);
   LLVMModuleRef out = NULL;
   char *err = NULL;
-  if (bad) { say("LLVMDisposeExecutionEngine(engine)"); LLVMDisposeExecutionEngine(e.ee); }
+  if (bad) {
+    say("LLVMDisposeExecutionEngine(engine)");
+    LLVMDisposeExecutionEngine(e.ee);
+  }
   say("LLVMRemoveModule(engine, second)");
-  if (LLVMRemoveModule(e.ee, m2, &out, &err)) { printf("%s\n", err); return 1; }
+  if (LLVMRemoveModule(e.ee, m2, &out, &err)) {
+    printf("%s\n", err);
+    return 1;
+  }
   say("LLVMDisposeExecutionEngine(engine)");
   LLVMDisposeExecutionEngine(e.ee);
   say("LLVMDisposeModule(second): ours again");
@@ -800,10 +981,16 @@ CASE(engine_twice) {
   char *err = NULL;
   if (!bad) {
     say("LLVMRemoveModule(engine, module)");
-    if (LLVMRemoveModule(e.ee, e.mod, &out, &err)) { printf("%s\n", err); return 1; }
+    if (LLVMRemoveModule(e.ee, e.mod, &out, &err)) {
+      printf("%s\n", err);
+      return 1;
+    }
   }
   say("LLVMCreateInterpreterForModule(&engine2, module)");
-  if (LLVMCreateInterpreterForModule(&ee2, e.mod, &err)) { printf("%s\n", err); return 1; }
+  if (LLVMCreateInterpreterForModule(&ee2, e.mod, &err)) {
+    printf("%s\n", err);
+    return 1;
+  }
   LLVMDisposeExecutionEngine(ee2);
   LLVMDisposeExecutionEngine(e.ee);
   LLVMContextDispose(e.ctx);
@@ -814,7 +1001,10 @@ CASE(add_module_twice) {
   LLVMModuleRef m2 = LLVMModuleCreateWithNameInContext("second", e.ctx);
   say("LLVMAddModule(engine, second)");
   LLVMAddModule(e.ee, m2);
-  if (bad) { say("LLVMAddModule(engine, second) again"); LLVMAddModule(e.ee, m2); }
+  if (bad) {
+    say("LLVMAddModule(engine, second) again");
+    LLVMAddModule(e.ee, m2);
+  }
   drop_engine(&e);
   return 0;
 }
@@ -822,7 +1012,10 @@ CASE(dispose_engine) {
   struct engine e = make_engine();
   say("LLVMDisposeExecutionEngine(engine)");
   LLVMDisposeExecutionEngine(e.ee);
-  if (bad) { say("LLVMGetNamedFunction(module, \"main\")"); LLVMGetNamedFunction(e.mod, "main"); }
+  if (bad) {
+    say("LLVMGetNamedFunction(module, \"main\")");
+    LLVMGetNamedFunction(e.mod, "main");
+  }
   LLVMContextDispose(e.ctx);
   return 0;
 }
@@ -830,28 +1023,39 @@ CASE(dispose_engine) {
 /* Messages: ok disposes once, bad twice. */
 static int message_case(int bad, char *s, const char *what) {
   say(what);
-  if (!s) { say("(null)"); return 1; }
+  if (!s) {
+    say("(null)");
+    return 1;
+  }
   say("LLVMDisposeMessage(string)");
   LLVMDisposeMessage(s);
-  if (bad) { say("LLVMDisposeMessage(string) again"); LLVMDisposeMessage(s); }
+  if (bad) {
+    say("LLVMDisposeMessage(string) again");
+    LLVMDisposeMessage(s);
+  }
   return 0;
 }
-CASE(create_message) { return message_case(bad, LLVMCreateMessage("hello"), "LLVMCreateMessage"); }
+CASE(create_message) {
+  return message_case(bad, LLVMCreateMessage("hello"), "LLVMCreateMessage");
+}
 CASE(print_module) {
   struct ir t = make_ir("m");
-  int r = message_case(bad, LLVMPrintModuleToString(t.mod), "LLVMPrintModuleToString");
+  int r = message_case(bad, LLVMPrintModuleToString(t.mod),
+                       "LLVMPrintModuleToString");
   drop_ir(&t);
   return r;
 }
 CASE(print_type) {
   struct ir t = make_ir("m");
-  int r = message_case(bad, LLVMPrintTypeToString(t.i32), "LLVMPrintTypeToString");
+  int r =
+      message_case(bad, LLVMPrintTypeToString(t.i32), "LLVMPrintTypeToString");
   drop_ir(&t);
   return r;
 }
 CASE(print_value) {
   struct ir t = make_ir("m");
-  int r = message_case(bad, LLVMPrintValueToString(t.sum), "LLVMPrintValueToString");
+  int r = message_case(bad, LLVMPrintValueToString(t.sum),
+                       "LLVMPrintValueToString");
   drop_ir(&t);
   return r;
 }
@@ -865,26 +1069,31 @@ CASE(print_dbg_record) {
       d, LLVMDWARFSourceLanguageC, file, "p", 1, 0, "", 0, 0, "", 0,
       LLVMDWARFEmissionFull, 0, 0, 0, "", 0, "", 0);
   LLVMMetadataRef sty = LLVMDIBuilderCreateSubroutineType(d, file, NULL, 0, 0);
-  LLVMMetadataRef sp = LLVMDIBuilderCreateFunction(d, cu, "foo", 3, "foo", 3, file, 1, sty, 0, 1, 1, 0, 0);
+  LLVMMetadataRef sp = LLVMDIBuilderCreateFunction(d, cu, "foo", 3, "foo", 3,
+                                                   file, 1, sty, 0, 1, 1, 0, 0);
   LLVMSetSubprogram(t.fn, sp);
   LLVMMetadataRef ity = LLVMDIBuilderCreateBasicType(d, "int", 3, 32, 5, 0);
-  LLVMMetadataRef var = LLVMDIBuilderCreateAutoVariable(d, sp, "v", 1, file, 1, ity, 0, 0, 0);
+  LLVMMetadataRef var =
+      LLVMDIBuilderCreateAutoVariable(d, sp, "v", 1, file, 1, ity, 0, 0, 0);
   LLVMMetadataRef loc = LLVMDIBuilderCreateDebugLocation(t.ctx, 1, 1, sp, NULL);
   LLVMDbgRecordRef rec = LLVMDIBuilderInsertDbgValueRecordBefore(
       d, t.sum, var, LLVMDIBuilderCreateExpression(d, NULL, 0), loc, t.ret);
   LLVMDIBuilderFinalize(d);
-  int r = message_case(bad, LLVMPrintDbgRecordToString(rec), "LLVMPrintDbgRecordToString");
+  int r = message_case(bad, LLVMPrintDbgRecordToString(rec),
+                       "LLVMPrintDbgRecordToString");
   LLVMDisposeDIBuilder(d);
   drop_ir(&t);
   return r;
 #else
-  (void)bad; return EXIT_NOT_AVAILABLE;
+  (void)bad;
+  return EXIT_NOT_AVAILABLE;
 #endif
 }
 static char *g_diag;
 static void diag_handler(LLVMDiagnosticInfoRef di, void *ctx) {
   (void)ctx;
-  if (!g_diag) g_diag = LLVMGetDiagInfoDescription(di);
+  if (!g_diag)
+    g_diag = LLVMGetDiagInfoDescription(di);
 }
 CASE(diag_info_description) {
   LLVMContextRef ctx = LLVMContextCreate();
@@ -895,24 +1104,37 @@ CASE(diag_info_description) {
   LLVMLinkModules2(a, b2);
   LLVMDisposeModule(a);
   LLVMContextDispose(ctx);
-  return message_case(bad, g_diag, "LLVMGetDiagInfoDescription (from the handler)");
+  return message_case(bad, g_diag,
+                      "LLVMGetDiagInfoDescription (from the handler)");
 }
 CASE(target_data_string) {
   LLVMTargetDataRef td = LLVMCreateTargetData("e-m:e-i64:64");
-  int r = message_case(bad, LLVMCopyStringRepOfTargetData(td), "LLVMCopyStringRepOfTargetData");
+  int r = message_case(bad, LLVMCopyStringRepOfTargetData(td),
+                       "LLVMCopyStringRepOfTargetData");
   LLVMDisposeTargetData(td);
   return r;
 }
-CASE(default_target_triple) { return message_case(bad, LLVMGetDefaultTargetTriple(), "LLVMGetDefaultTargetTriple"); }
-CASE(normalize_target_triple) { return message_case(bad, LLVMNormalizeTargetTriple("x86_64-linux"), "LLVMNormalizeTargetTriple"); }
-CASE(host_cpu_name) { return message_case(bad, LLVMGetHostCPUName(), "LLVMGetHostCPUName"); }
-CASE(host_cpu_features) { return message_case(bad, LLVMGetHostCPUFeatures(), "LLVMGetHostCPUFeatures"); }
+CASE(default_target_triple) {
+  return message_case(bad, LLVMGetDefaultTargetTriple(),
+                      "LLVMGetDefaultTargetTriple");
+}
+CASE(normalize_target_triple) {
+  return message_case(bad, LLVMNormalizeTargetTriple("x86_64-linux"),
+                      "LLVMNormalizeTargetTriple");
+}
+CASE(host_cpu_name) {
+  return message_case(bad, LLVMGetHostCPUName(), "LLVMGetHostCPUName");
+}
+CASE(host_cpu_features) {
+  return message_case(bad, LLVMGetHostCPUFeatures(), "LLVMGetHostCPUFeatures");
+}
 static int tm_string_case(int bad, int which) {
   LLVMTargetMachineRef tm = make_tm();
-  char *s = which == 0 ? LLVMGetTargetMachineTriple(tm)
-          : which == 1 ? LLVMGetTargetMachineCPU(tm)
-                       : LLVMGetTargetMachineFeatureString(tm);
-  int r = message_case(bad, s, "LLVMGetTargetMachine{Triple,CPU,FeatureString}");
+  char *s = which == 0   ? LLVMGetTargetMachineTriple(tm)
+            : which == 1 ? LLVMGetTargetMachineCPU(tm)
+                         : LLVMGetTargetMachineFeatureString(tm);
+  int r =
+      message_case(bad, s, "LLVMGetTargetMachine{Triple,CPU,FeatureString}");
   LLVMDisposeTargetMachine(tm);
   return r;
 }
@@ -924,7 +1146,8 @@ CASE(intrinsic_copy_overloaded_name) {
   LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
   size_t n;
   unsigned id = LLVMLookupIntrinsicID("llvm.ctpop", 10);
-  int r = message_case(bad, (char *)LLVMIntrinsicCopyOverloadedName(id, &i32, 1, &n),
+  int r = message_case(bad,
+                       (char *)LLVMIntrinsicCopyOverloadedName(id, &i32, 1, &n),
                        "LLVMIntrinsicCopyOverloadedName");
   LLVMContextDispose(ctx);
   return r;
@@ -933,15 +1156,21 @@ CASE(intrinsic_copy_overloaded_name2) {
   struct ir t = make_ir("m");
   size_t n;
   unsigned id = LLVMLookupIntrinsicID("llvm.ctpop", 10);
-  int r = message_case(bad, (char *)LLVMIntrinsicCopyOverloadedName2(t.mod, id, &t.i32, 1, &n),
-                       "LLVMIntrinsicCopyOverloadedName2");
+  int r = message_case(
+      bad, (char *)LLVMIntrinsicCopyOverloadedName2(t.mod, id, &t.i32, 1, &n),
+      "LLVMIntrinsicCopyOverloadedName2");
   drop_ir(&t);
   return r;
 }
 CASE(jtmb_target_triple) {
   LLVMOrcJITTargetMachineBuilderRef jtmb = NULL;
   LLVMErrorRef e = LLVMOrcJITTargetMachineBuilderDetectHost(&jtmb);
-  if (e) { char *m = LLVMGetErrorMessage(e); printf("detect host: %s\n", m); LLVMDisposeErrorMessage(m); return EXIT_NOT_AVAILABLE; }
+  if (e) {
+    char *m = LLVMGetErrorMessage(e);
+    printf("detect host: %s\n", m);
+    LLVMDisposeErrorMessage(m);
+    return EXIT_NOT_AVAILABLE;
+  }
   int r = message_case(bad, LLVMOrcJITTargetMachineBuilderGetTargetTriple(jtmb),
                        "LLVMOrcJITTargetMachineBuilderGetTargetTriple");
   LLVMOrcDisposeJITTargetMachineBuilder(jtmb);
@@ -959,7 +1188,8 @@ CASE(print_module_to_file) {
   struct ir t = make_ir("m");
   char *msg = NULL;
   say("LLVMPrintModuleToFile(module, \"/nonexistent/dir/m.ll\")");
-  printf("failed %d\n", LLVMPrintModuleToFile(t.mod, "/nonexistent/dir/m.ll", &msg));
+  printf("failed %d\n",
+         LLVMPrintModuleToFile(t.mod, "/nonexistent/dir/m.ll", &msg));
   drop_ir(&t);
   return message_case(bad, msg, "error message");
 }
@@ -967,7 +1197,8 @@ CASE(buffer_from_file) {
   LLVMMemoryBufferRef buf = NULL;
   char *msg = NULL;
   say("LLVMCreateMemoryBufferWithContentsOfFile(\"/nonexistent/file\")");
-  printf("failed %d\n", LLVMCreateMemoryBufferWithContentsOfFile("/nonexistent/file", &buf, &msg));
+  printf("failed %d\n", LLVMCreateMemoryBufferWithContentsOfFile(
+                            "/nonexistent/file", &buf, &msg));
   return message_case(bad, msg, "error message");
 }
 CASE(buffer_from_stdin) {
@@ -983,7 +1214,9 @@ CASE(emit_to_file) {
   struct ir t = make_ir("m");
   char *msg = NULL;
   say("LLVMTargetMachineEmitToFile(tm, module, \"/nonexistent/dir/m.o\")");
-  printf("failed %d\n", LLVMTargetMachineEmitToFile(tm, t.mod, "/nonexistent/dir/m.o", LLVMObjectFile, &msg));
+  printf("failed %d\n",
+         LLVMTargetMachineEmitToFile(tm, t.mod, "/nonexistent/dir/m.o",
+                                     LLVMObjectFile, &msg));
   drop_ir(&t);
   LLVMDisposeTargetMachine(tm);
   return message_case(bad, msg, "error message");
@@ -996,7 +1229,10 @@ CASE(emit_to_memory_buffer) {
   LLVMDisposeTargetMachine(tm);
   say("LLVMDisposeMemoryBuffer(object)");
   LLVMDisposeMemoryBuffer(buf);
-  if (bad) { say("LLVMDisposeMemoryBuffer(object) again"); LLVMDisposeMemoryBuffer(buf); }
+  if (bad) {
+    say("LLVMDisposeMemoryBuffer(object) again");
+    LLVMDisposeMemoryBuffer(buf);
+  }
   return 0;
 }
 
@@ -1005,7 +1241,10 @@ CASE(consume_error) {
   LLVMErrorRef e = LLVMCreateStringError("boom");
   say("LLVMConsumeError(error)");
   LLVMConsumeError(e);
-  if (bad) { say("LLVMConsumeError(error) again"); LLVMConsumeError(e); }
+  if (bad) {
+    say("LLVMConsumeError(error) again");
+    LLVMConsumeError(e);
+  }
   return 0;
 }
 CASE(get_error_message) {
@@ -1013,14 +1252,20 @@ CASE(get_error_message) {
   say("LLVMGetErrorMessage(error)");
   char *m = LLVMGetErrorMessage(e);
   printf("message %s\n", m);
-  if (bad) { say("LLVMConsumeError(error) after LLVMGetErrorMessage"); LLVMConsumeError(e); }
+  if (bad) {
+    say("LLVMConsumeError(error) after LLVMGetErrorMessage");
+    LLVMConsumeError(e);
+  }
   LLVMDisposeErrorMessage(m);
   return 0;
 }
 CASE(dispose_error_message) {
   LLVMErrorRef e = LLVMCreateStringError("boom");
   char *m = LLVMGetErrorMessage(e);
-  if (bad) { say("LLVMDisposeMessage(error message)"); LLVMDisposeMessage(m); }
+  if (bad) {
+    say("LLVMDisposeMessage(error message)");
+    LLVMDisposeMessage(m);
+  }
   say("LLVMDisposeErrorMessage(error message)");
   LLVMDisposeErrorMessage(m);
   return 0;
@@ -1031,13 +1276,20 @@ CASE(dispose_message_foreign) {
   size_t n;
   const char *name = LLVMGetModuleIdentifier(t.mod, &n);
   printf("module %s\n", name);
-  if (bad) { say("LLVMDisposeMessage(module identifier)"); LLVMDisposeMessage((char *)name); }
+  if (bad) {
+    say("LLVMDisposeMessage(module identifier)");
+    LLVMDisposeMessage((char *)name);
+  }
   drop_ir(&t);
   return 0;
 }
 
 /* Binaries and their iterators (an ELF object from the X86 target). */
-struct bin { LLVMMemoryBufferRef buf; LLVMBinaryRef bin; LLVMContextRef ctx; };
+struct bin {
+  LLVMMemoryBufferRef buf;
+  LLVMBinaryRef bin;
+  LLVMContextRef ctx;
+};
 static struct bin make_binary(void) {
   struct bin b;
   LLVMTargetMachineRef tm = make_tm();
@@ -1046,7 +1298,10 @@ static struct bin make_binary(void) {
   b.ctx = LLVMContextCreate();
   char *err = NULL;
   b.bin = LLVMCreateBinary(b.buf, b.ctx, &err);
-  if (!b.bin) { printf("create binary: %s\n", err); exit(1); }
+  if (!b.bin) {
+    printf("create binary: %s\n", err);
+    exit(1);
+  }
   return b;
 }
 static void drop_binary(struct bin *b) {
@@ -1059,7 +1314,10 @@ CASE(create_binary) {
   printf("binary type %d\n", (int)LLVMBinaryGetType(b.bin));
   say("LLVMDisposeBinary(binary)");
   LLVMDisposeBinary(b.bin);
-  if (bad) { say("LLVMDisposeBinary(binary) again"); LLVMDisposeBinary(b.bin); }
+  if (bad) {
+    say("LLVMDisposeBinary(binary) again");
+    LLVMDisposeBinary(b.bin);
+  }
   LLVMDisposeMemoryBuffer(b.buf);
   LLVMContextDispose(b.ctx);
   return 0;
@@ -1071,17 +1329,25 @@ CASE(create_binary_bitcode) {
   char *err = NULL;
   say("LLVMCreateBinary(bitcode)");
   LLVMBinaryRef bin = LLVMCreateBinary(buf, t.ctx, &err);
-  if (!bin) { printf("create binary: %s\n", err); LLVMDisposeMessage(err); return 1; }
+  if (!bin) {
+    printf("create binary: %s\n", err);
+    LLVMDisposeMessage(err);
+    return 1;
+  }
   printf("binary type %d\n", (int)LLVMBinaryGetType(bin));
   LLVMDisposeBinary(bin);
-  if (bad) { say("LLVMBinaryGetType(binary) after dispose"); LLVMBinaryGetType(bin); }
+  if (bad) {
+    say("LLVMBinaryGetType(binary) after dispose");
+    LLVMBinaryGetType(bin);
+  }
   LLVMDisposeMemoryBuffer(buf);
   drop_ir(&t);
   return 0;
 }
 CASE(create_binary_failed) {
   LLVMContextRef ctx = LLVMContextCreate();
-  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy("junk", 4, "junk");
+  LLVMMemoryBufferRef buf =
+      LLVMCreateMemoryBufferWithMemoryRangeCopy("junk", 4, "junk");
   char *err = NULL;
   say("LLVMCreateBinary(junk)");
   LLVMBinaryRef bin = LLVMCreateBinary(buf, ctx, &err);
@@ -1095,7 +1361,10 @@ static int iterator_case(int bad, int which) {
   LLVMSectionIteratorRef si = LLVMObjectFileCopySectionIterator(b.bin);
   if (which == 0) {
     int n = 0;
-    while (!LLVMObjectFileIsSectionIteratorAtEnd(b.bin, si)) { ++n; LLVMMoveToNextSection(si); }
+    while (!LLVMObjectFileIsSectionIteratorAtEnd(b.bin, si)) {
+      ++n;
+      LLVMMoveToNextSection(si);
+    }
     printf("sections %d\n", n > 0);
     if (bad) {
       say("LLVMDisposeBinary(binary)");
@@ -1108,18 +1377,28 @@ static int iterator_case(int bad, int which) {
   } else if (which == 1) {
     LLVMSymbolIteratorRef sym = LLVMObjectFileCopySymbolIterator(b.bin);
     int n = 0;
-    while (!LLVMObjectFileIsSymbolIteratorAtEnd(b.bin, sym)) { ++n; LLVMMoveToNextSymbol(sym); }
+    while (!LLVMObjectFileIsSymbolIteratorAtEnd(b.bin, sym)) {
+      ++n;
+      LLVMMoveToNextSymbol(sym);
+    }
     printf("symbols %d\n", n > 0);
     say("LLVMDisposeSymbolIterator(symbol iterator)");
     LLVMDisposeSymbolIterator(sym);
-    if (bad) { say("LLVMDisposeSymbolIterator(symbol iterator) again"); LLVMDisposeSymbolIterator(sym); }
+    if (bad) {
+      say("LLVMDisposeSymbolIterator(symbol iterator) again");
+      LLVMDisposeSymbolIterator(sym);
+    }
     LLVMDisposeSectionIterator(si);
   } else {
     /* find .rela.text (the relocation of the call to @ext) */
     for (;;) {
-      if (LLVMObjectFileIsSectionIteratorAtEnd(b.bin, si)) { say("no .rela.text"); return 1; }
+      if (LLVMObjectFileIsSectionIteratorAtEnd(b.bin, si)) {
+        say("no .rela.text");
+        return 1;
+      }
       const char *name = LLVMGetSectionName(si);
-      if (name && strcmp(name, ".rela.text") == 0) break;
+      if (name && strcmp(name, ".rela.text") == 0)
+        break;
       LLVMMoveToNextSection(si);
     }
     LLVMRelocationIteratorRef ri = LLVMGetRelocations(si);
@@ -1138,7 +1417,10 @@ static int iterator_case(int bad, int which) {
       char *v = (char *)LLVMGetRelocationTypeName(ri);
       say("LLVMDisposeMessage(relocation type name)");
       LLVMDisposeMessage(v);
-      if (bad) { say("LLVMDisposeMessage(relocation type name) again"); LLVMDisposeMessage(v); }
+      if (bad) {
+        say("LLVMDisposeMessage(relocation type name) again");
+        LLVMDisposeMessage(v);
+      }
     }
     if (which == 5) {
       LLVMDisposeRelocationIterator(ri);
@@ -1147,7 +1429,10 @@ static int iterator_case(int bad, int which) {
       LLVMSymbolIteratorRef sym = LLVMGetRelocationSymbol(ri);
       say("LLVMDisposeSymbolIterator(symbol of the relocation)");
       LLVMDisposeSymbolIterator(sym);
-      if (bad) { say("LLVMDisposeSymbolIterator(symbol of the relocation) again"); LLVMDisposeSymbolIterator(sym); }
+      if (bad) {
+        say("LLVMDisposeSymbolIterator(symbol of the relocation) again");
+        LLVMDisposeSymbolIterator(sym);
+      }
     }
     if (which == 3) {
       LLVMDisposeRelocationIterator(ri);
@@ -1155,14 +1440,21 @@ static int iterator_case(int bad, int which) {
       char *v = (char *)LLVMGetRelocationValueString(ri);
       say("LLVMDisposeMessage(relocation value string)");
       LLVMDisposeMessage(v);
-      if (bad) { say("LLVMDisposeMessage(relocation value string) again"); LLVMDisposeMessage(v); }
+      if (bad) {
+        say("LLVMDisposeMessage(relocation value string) again");
+        LLVMDisposeMessage(v);
+      }
     }
     say("LLVMDisposeRelocationIterator(relocation iterator)");
     LLVMDisposeRelocationIterator(ri);
-    if (bad && which == 2) { say("LLVMDisposeRelocationIterator(relocation iterator) again"); LLVMDisposeRelocationIterator(ri); }
+    if (bad && which == 2) {
+      say("LLVMDisposeRelocationIterator(relocation iterator) again");
+      LLVMDisposeRelocationIterator(ri);
+    }
     LLVMDisposeSectionIterator(si);
   }
-  if (!(bad && which == 0)) drop_binary(&b);
+  if (!(bad && which == 0))
+    drop_binary(&b);
   return 0;
 }
 CASE(section_iterator) { return iterator_case(bad, 0); }
@@ -1179,18 +1471,28 @@ CASE(object_file) {
   LLVMDisposeTargetMachine(tm);
   say("LLVMCreateObjectFile(object)");
   LLVMObjectFileRef of = LLVMCreateObjectFile(buf);
-  if (!of) { say("no object file"); return 1; }
-  if (bad) { say("LLVMGetBufferSize(object) taken by LLVMCreateObjectFile"); LLVMGetBufferSize(buf); }
+  if (!of) {
+    say("no object file");
+    return 1;
+  }
+  if (bad) {
+    say("LLVMGetBufferSize(object) taken by LLVMCreateObjectFile");
+    LLVMGetBufferSize(buf);
+  }
   say("LLVMDisposeObjectFile(object file)");
   LLVMDisposeObjectFile(of);
   return 0;
 }
 CASE(object_file_failed) {
-  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy("junk", 4, "junk");
+  LLVMMemoryBufferRef buf =
+      LLVMCreateMemoryBufferWithMemoryRangeCopy("junk", 4, "junk");
   say("LLVMCreateObjectFile(junk)");
   LLVMObjectFileRef of = LLVMCreateObjectFile(buf);
   printf("object file %s\n", of ? "made" : "null");
-  if (bad) { say("LLVMDisposeMemoryBuffer(junk) destroyed by the failed call"); LLVMDisposeMemoryBuffer(buf); }
+  if (bad) {
+    say("LLVMDisposeMemoryBuffer(junk) destroyed by the failed call");
+    LLVMDisposeMemoryBuffer(buf);
+  }
   return 0;
 }
 static int object_file_iterator_case(int bad, int symbols) {
@@ -1198,12 +1500,18 @@ static int object_file_iterator_case(int bad, int symbols) {
   LLVMMemoryBufferRef buf = make_object(tm);
   LLVMDisposeTargetMachine(tm);
   LLVMObjectFileRef of = LLVMCreateObjectFile(buf);
-  if (!of) { say("no object file"); return 1; }
+  if (!of) {
+    say("no object file");
+    return 1;
+  }
   int n = 0;
   if (symbols) {
     say("LLVMGetSymbols(object file)");
     LLVMSymbolIteratorRef sym = LLVMGetSymbols(of);
-    while (!LLVMIsSymbolIteratorAtEnd(of, sym)) { ++n; LLVMMoveToNextSymbol(sym); }
+    while (!LLVMIsSymbolIteratorAtEnd(of, sym)) {
+      ++n;
+      LLVMMoveToNextSymbol(sym);
+    }
     printf("symbols %d\n", n > 0);
     /* The iterator is its own allocation: disposing it after its object
      * file is fine (llvmlite does), using it is not. */
@@ -1220,7 +1528,10 @@ static int object_file_iterator_case(int bad, int symbols) {
   } else {
     say("LLVMGetSections(object file)");
     LLVMSectionIteratorRef si = LLVMGetSections(of);
-    while (!LLVMIsSectionIteratorAtEnd(of, si)) { ++n; LLVMMoveToNextSection(si); }
+    while (!LLVMIsSectionIteratorAtEnd(of, si)) {
+      ++n;
+      LLVMMoveToNextSection(si);
+    }
     printf("sections %d\n", n > 0);
     if (bad) {
       say("LLVMDisposeObjectFile(object file)");
@@ -1247,7 +1558,10 @@ CASE(object_file_iterator_twice) {
   LLVMDisposeObjectFile(of);
   say("LLVMDisposeSectionIterator(section iterator) of the freed object file");
   LLVMDisposeSectionIterator(si);
-  if (bad) { say("LLVMDisposeSectionIterator(section iterator) again"); LLVMDisposeSectionIterator(si); }
+  if (bad) {
+    say("LLVMDisposeSectionIterator(section iterator) again");
+    LLVMDisposeSectionIterator(si);
+  }
   return 0;
 }
 CASE(object_file_symbols) { return object_file_iterator_case(bad, 1); }
@@ -1259,10 +1573,14 @@ static int disasm_case(int bad, int which) {
   LLVMInitializeX86Disassembler();
   const char *triple = "x86_64-pc-linux-gnu";
   LLVMDisasmContextRef dc =
-      which == 0 ? LLVMCreateDisasm(triple, NULL, 0, NULL, NULL)
+      which == 0   ? LLVMCreateDisasm(triple, NULL, 0, NULL, NULL)
       : which == 1 ? LLVMCreateDisasmCPU(triple, "x86-64", NULL, 0, NULL, NULL)
-                   : LLVMCreateDisasmCPUFeatures(triple, "x86-64", "+sse2", NULL, 0, NULL, NULL);
-  if (!dc) { say("no X86 disassembler"); return EXIT_NOT_AVAILABLE; }
+                   : LLVMCreateDisasmCPUFeatures(triple, "x86-64", "+sse2",
+                                                 NULL, 0, NULL, NULL);
+  if (!dc) {
+    say("no X86 disassembler");
+    return EXIT_NOT_AVAILABLE;
+  }
   uint8_t code[] = {0x90, 0xc3};
   char text[64];
   size_t n = LLVMDisasmInstruction(dc, code, sizeof code, 0, text, sizeof text);
@@ -1294,7 +1612,10 @@ CASE(module_flags) {
   printf("%zu flag(s), key %.*s\n", n, (int)len, key);
   say("LLVMDisposeModuleFlagsMetadata(flags)");
   LLVMDisposeModuleFlagsMetadata(flags);
-  if (bad) { say("LLVMModuleFlagEntriesGetKey(flags) after dispose"); LLVMModuleFlagEntriesGetKey(flags, 0, &len); }
+  if (bad) {
+    say("LLVMModuleFlagEntriesGetKey(flags) after dispose");
+    LLVMModuleFlagEntriesGetKey(flags, 0, &len);
+  }
   drop_ir(&t);
   return 0;
 }
@@ -1305,7 +1626,9 @@ static int value_metadata_case(int bad, int instruction) {
   LLVMValueMetadataEntry *entries;
   size_t n = 0;
   if (instruction) {
-    LLVMSetMetadata(t.sum, kind, LLVMMetadataAsValue(t.ctx, LLVMMDNodeInContext2(t.ctx, &md, 1)));
+    LLVMSetMetadata(
+        t.sum, kind,
+        LLVMMetadataAsValue(t.ctx, LLVMMDNodeInContext2(t.ctx, &md, 1)));
     say("LLVMInstructionGetAllMetadataOtherThanDebugLoc(%sum)");
     entries = LLVMInstructionGetAllMetadataOtherThanDebugLoc(t.sum, &n);
   } else {
@@ -1318,8 +1641,13 @@ static int value_metadata_case(int bad, int instruction) {
          n > 0 && LLVMValueMetadataEntriesGetKind(entries, 0) == kind);
   say("LLVMDisposeValueMetadataEntries(entries)");
   LLVMDisposeValueMetadataEntries(entries);
-  if (bad && instruction) { say("LLVMValueMetadataEntriesGetMetadata(entries) after dispose"); LLVMValueMetadataEntriesGetMetadata(entries, 0); }
-  else if (bad) { say("LLVMDisposeValueMetadataEntries(entries) again"); LLVMDisposeValueMetadataEntries(entries); }
+  if (bad && instruction) {
+    say("LLVMValueMetadataEntriesGetMetadata(entries) after dispose");
+    LLVMValueMetadataEntriesGetMetadata(entries, 0);
+  } else if (bad) {
+    say("LLVMDisposeValueMetadataEntries(entries) again");
+    LLVMDisposeValueMetadataEntries(entries);
+  }
   drop_ir(&t);
   return 0;
 }
@@ -1333,7 +1661,10 @@ CASE(temporary_md_node) {
   LLVMMetadataRef tmp = LLVMTemporaryMDNode(ctx, NULL, 0);
   say("LLVMDisposeTemporaryMDNode(temporary)");
   LLVMDisposeTemporaryMDNode(tmp);
-  if (bad) { say("LLVMDisposeTemporaryMDNode(temporary) again"); LLVMDisposeTemporaryMDNode(tmp); }
+  if (bad) {
+    say("LLVMDisposeTemporaryMDNode(temporary) again");
+    LLVMDisposeTemporaryMDNode(tmp);
+  }
   LLVMContextDispose(ctx);
   return 0;
 }
@@ -1345,8 +1676,12 @@ CASE(temporary_md_rauw) {
   LLVMMetadataRef repl = LLVMMDNodeInContext2(ctx, &s, 1);
   say("LLVMMetadataReplaceAllUsesWith(temporary, node)");
   LLVMMetadataReplaceAllUsesWith(tmp, repl);
-  printf("user is a node %d\n", LLVMGetMDNodeNumOperands(LLVMMetadataAsValue(ctx, user)) == 1);
-  if (bad) { say("LLVMDisposeTemporaryMDNode(temporary) after RAUW"); LLVMDisposeTemporaryMDNode(tmp); }
+  printf("user is a node %d\n",
+         LLVMGetMDNodeNumOperands(LLVMMetadataAsValue(ctx, user)) == 1);
+  if (bad) {
+    say("LLVMDisposeTemporaryMDNode(temporary) after RAUW");
+    LLVMDisposeTemporaryMDNode(tmp);
+  }
   LLVMContextDispose(ctx);
   return 0;
 }
@@ -1361,17 +1696,24 @@ static int di_temporary_case(int bad, int global) {
         d, file, "g", 1, "g", 1, file, 1, ity, 0, NULL, 0);
     say("LLVMDisposeTemporaryMDNode(forward declaration)");
     LLVMDisposeTemporaryMDNode(tmp);
-    if (bad) { say("LLVMDisposeTemporaryMDNode(forward declaration) again"); LLVMDisposeTemporaryMDNode(tmp); }
+    if (bad) {
+      say("LLVMDisposeTemporaryMDNode(forward declaration) again");
+      LLVMDisposeTemporaryMDNode(tmp);
+    }
   } else {
     say("LLVMDIBuilderCreateReplaceableCompositeType(dibuilder)");
     LLVMMetadataRef tmp = LLVMDIBuilderCreateReplaceableCompositeType(
         d, 0x13 /* DW_TAG_structure_type */, "S", 1, file, file, 1, 0, 0, 0,
         LLVMDIFlagFwdDecl, "", 0);
     LLVMMetadataRef real = LLVMDIBuilderCreateStructType(
-        d, file, "S", 1, file, 1, 0, 0, LLVMDIFlagZero, NULL, NULL, 0, 0, NULL, "", 0);
+        d, file, "S", 1, file, 1, 0, 0, LLVMDIFlagZero, NULL, NULL, 0, 0, NULL,
+        "", 0);
     say("LLVMMetadataReplaceAllUsesWith(forward type, struct type)");
     LLVMMetadataReplaceAllUsesWith(tmp, real);
-    if (bad) { say("LLVMMetadataReplaceAllUsesWith(forward type) again"); LLVMMetadataReplaceAllUsesWith(tmp, real); }
+    if (bad) {
+      say("LLVMMetadataReplaceAllUsesWith(forward type) again");
+      LLVMMetadataReplaceAllUsesWith(tmp, real);
+    }
   }
   LLVMDisposeDIBuilder(d);
   drop_ir(&t);
@@ -1381,49 +1723,66 @@ CASE(replaceable_composite_type) { return di_temporary_case(bad, 0); }
 CASE(temp_global_variable_fwd_decl) { return di_temporary_case(bad, 1); }
 
 /* Remarks (YAML): entries outlive the parser; their handles die with them. */
-static const char kRemarks[] =
-    "--- !Missed\n"
-    "Pass: inline\n"
-    "Name: NoDefinition\n"
-    "DebugLoc: { File: a.c, Line: 3, Column: 4 }\n"
-    "Function: foo\n"
-    "Args:\n"
-    "  - Callee: bar\n"
-    "  - String: ' will not be inlined'\n"
-    "...\n";
+static const char kRemarks[] = "--- !Missed\n"
+                               "Pass: inline\n"
+                               "Name: NoDefinition\n"
+                               "DebugLoc: { File: a.c, Line: 3, Column: 4 }\n"
+                               "Function: foo\n"
+                               "Args:\n"
+                               "  - Callee: bar\n"
+                               "  - String: ' will not be inlined'\n"
+                               "...\n";
 static void print_remark_string(const char *what, LLVMRemarkStringRef s) {
-  printf("%s %.*s\n", what, (int)LLVMRemarkStringGetLen(s), LLVMRemarkStringGetData(s));
+  printf("%s %.*s\n", what, (int)LLVMRemarkStringGetLen(s),
+         LLVMRemarkStringGetData(s));
 }
 CASE(remark_parser) {
   say("LLVMRemarkParserCreateYAML(remarks)");
-  LLVMRemarkParserRef p = LLVMRemarkParserCreateYAML(kRemarks, sizeof kRemarks - 1);
+  LLVMRemarkParserRef p =
+      LLVMRemarkParserCreateYAML(kRemarks, sizeof kRemarks - 1);
   int n = 0;
   LLVMRemarkEntryRef e;
-  while ((e = LLVMRemarkParserGetNext(p))) { ++n; LLVMRemarkEntryDispose(e); }
+  while ((e = LLVMRemarkParserGetNext(p))) {
+    ++n;
+    LLVMRemarkEntryDispose(e);
+  }
   printf("%d remark(s), error %d\n", n, (int)LLVMRemarkParserHasError(p));
   say("LLVMRemarkParserDispose(parser)");
   LLVMRemarkParserDispose(p);
-  if (bad) { say("LLVMRemarkParserGetNext(parser) after dispose"); LLVMRemarkParserGetNext(p); }
+  if (bad) {
+    say("LLVMRemarkParserGetNext(parser) after dispose");
+    LLVMRemarkParserGetNext(p);
+  }
   return 0;
 }
 CASE(remark_parser_bitstream) {
   static const char junk[] = "not a bitstream";
   say("LLVMRemarkParserCreateBitstream(junk)");
-  LLVMRemarkParserRef p = LLVMRemarkParserCreateBitstream(junk, sizeof junk - 1);
+  LLVMRemarkParserRef p =
+      LLVMRemarkParserCreateBitstream(junk, sizeof junk - 1);
   LLVMRemarkEntryRef e = LLVMRemarkParserGetNext(p);
-  printf("remark %s, error %d\n", e ? "read" : "none", (int)LLVMRemarkParserHasError(p));
-  if (e) LLVMRemarkEntryDispose(e);
+  printf("remark %s, error %d\n", e ? "read" : "none",
+         (int)LLVMRemarkParserHasError(p));
+  if (e)
+    LLVMRemarkEntryDispose(e);
   say("LLVMRemarkParserDispose(parser)");
   LLVMRemarkParserDispose(p);
-  if (bad) { say("LLVMRemarkParserDispose(parser) again"); LLVMRemarkParserDispose(p); }
+  if (bad) {
+    say("LLVMRemarkParserDispose(parser) again");
+    LLVMRemarkParserDispose(p);
+  }
   return 0;
 }
 /* which: the handle used after LLVMRemarkEntryDispose (bad). */
 static int remark_entry_case(int bad, int which) {
-  LLVMRemarkParserRef p = LLVMRemarkParserCreateYAML(kRemarks, sizeof kRemarks - 1);
+  LLVMRemarkParserRef p =
+      LLVMRemarkParserCreateYAML(kRemarks, sizeof kRemarks - 1);
   say("LLVMRemarkParserGetNext(parser)");
   LLVMRemarkEntryRef e = LLVMRemarkParserGetNext(p);
-  if (!e) { printf("no remark: %s\n", LLVMRemarkParserGetErrorMessage(p)); return 1; }
+  if (!e) {
+    printf("no remark: %s\n", LLVMRemarkParserGetErrorMessage(p));
+    return 1;
+  }
   /* The entry outlives its parser. */
   say("LLVMRemarkParserDispose(parser)");
   LLVMRemarkParserDispose(p);
@@ -1446,14 +1805,38 @@ static int remark_entry_case(int bad, int which) {
   if (!bad)
     return 0;
   switch (which) {
-  case 0: say("LLVMRemarkStringGetLen(pass name)"); LLVMRemarkStringGetLen(pass); break;
-  case 1: say("LLVMRemarkStringGetLen(remark name)"); LLVMRemarkStringGetLen(name); break;
-  case 2: say("LLVMRemarkStringGetLen(function name)"); LLVMRemarkStringGetLen(fn); break;
-  case 3: say("LLVMRemarkDebugLocGetSourceLine(location)"); LLVMRemarkDebugLocGetSourceLine(loc); break;
-  case 4: say("LLVMRemarkArgGetKey(first argument)"); LLVMRemarkArgGetKey(first); break;
-  case 5: say("LLVMRemarkArgGetValue(second argument)"); LLVMRemarkArgGetValue(second); break;
-  case 6: say("LLVMRemarkStringGetData(second value)"); LLVMRemarkStringGetData(value); break;
-  case 7: say("LLVMRemarkEntryDispose(entry) again"); LLVMRemarkEntryDispose(e); break;
+  case 0:
+    say("LLVMRemarkStringGetLen(pass name)");
+    LLVMRemarkStringGetLen(pass);
+    break;
+  case 1:
+    say("LLVMRemarkStringGetLen(remark name)");
+    LLVMRemarkStringGetLen(name);
+    break;
+  case 2:
+    say("LLVMRemarkStringGetLen(function name)");
+    LLVMRemarkStringGetLen(fn);
+    break;
+  case 3:
+    say("LLVMRemarkDebugLocGetSourceLine(location)");
+    LLVMRemarkDebugLocGetSourceLine(loc);
+    break;
+  case 4:
+    say("LLVMRemarkArgGetKey(first argument)");
+    LLVMRemarkArgGetKey(first);
+    break;
+  case 5:
+    say("LLVMRemarkArgGetValue(second argument)");
+    LLVMRemarkArgGetValue(second);
+    break;
+  case 6:
+    say("LLVMRemarkStringGetData(second value)");
+    LLVMRemarkStringGetData(value);
+    break;
+  case 7:
+    say("LLVMRemarkEntryDispose(entry) again");
+    LLVMRemarkEntryDispose(e);
+    break;
   }
   return 0;
 }
@@ -1473,43 +1856,78 @@ CASE(pass_manager_builder) {
   LLVMPassManagerBuilderSetOptLevel(pmb, 2);
   say("LLVMPassManagerBuilderDispose(builder)");
   LLVMPassManagerBuilderDispose(pmb);
-  if (bad) { say("LLVMPassManagerBuilderDispose(builder) again"); LLVMPassManagerBuilderDispose(pmb); }
+  if (bad) {
+    say("LLVMPassManagerBuilderDispose(builder) again");
+    LLVMPassManagerBuilderDispose(pmb);
+  }
   return 0;
 #else
-  (void)bad; return EXIT_NOT_AVAILABLE;
+  (void)bad;
+  return EXIT_NOT_AVAILABLE;
 #endif
 }
 CASE(pass_manager_builder_use) {
 #if LLVM_VERSION_MAJOR <= 16
   LLVMPassManagerBuilderRef pmb = LLVMPassManagerBuilderCreate();
-  if (!bad) { say("LLVMPassManagerBuilderSetSizeLevel(builder, 1)"); LLVMPassManagerBuilderSetSizeLevel(pmb, 1); }
+  if (!bad) {
+    say("LLVMPassManagerBuilderSetSizeLevel(builder, 1)");
+    LLVMPassManagerBuilderSetSizeLevel(pmb, 1);
+  }
   say("LLVMPassManagerBuilderDispose(builder)");
   LLVMPassManagerBuilderDispose(pmb);
-  if (bad) { say("LLVMPassManagerBuilderSetSizeLevel(builder, 1) after dispose"); LLVMPassManagerBuilderSetSizeLevel(pmb, 1); }
+  if (bad) {
+    say("LLVMPassManagerBuilderSetSizeLevel(builder, 1) after dispose");
+    LLVMPassManagerBuilderSetSizeLevel(pmb, 1);
+  }
   return 0;
 #else
-  (void)bad; return EXIT_NOT_AVAILABLE;
+  (void)bad;
+  return EXIT_NOT_AVAILABLE;
 #endif
 }
 
 /* MCJIT memory managers: the caller's until an engine takes one. */
-static uint8_t *mm_alloc_code(void *o, uintptr_t size, unsigned align, unsigned id, const char *name) {
-  (void)o; (void)size; (void)align; (void)id; (void)name; return NULL;
+static uint8_t *mm_alloc_code(void *o, uintptr_t size, unsigned align,
+                              unsigned id, const char *name) {
+  (void)o;
+  (void)size;
+  (void)align;
+  (void)id;
+  (void)name;
+  return NULL;
 }
-static uint8_t *mm_alloc_data(void *o, uintptr_t size, unsigned align, unsigned id, const char *name, LLVMBool ro) {
-  (void)o; (void)size; (void)align; (void)id; (void)name; (void)ro; return NULL;
+static uint8_t *mm_alloc_data(void *o, uintptr_t size, unsigned align,
+                              unsigned id, const char *name, LLVMBool ro) {
+  (void)o;
+  (void)size;
+  (void)align;
+  (void)id;
+  (void)name;
+  (void)ro;
+  return NULL;
 }
-static LLVMBool mm_finalize(void *o, char **err) { (void)o; (void)err; return 0; }
-static void mm_destroy(void *o) { (void)o; say("memory manager destroyed"); }
+static LLVMBool mm_finalize(void *o, char **err) {
+  (void)o;
+  (void)err;
+  return 0;
+}
+static void mm_destroy(void *o) {
+  (void)o;
+  say("memory manager destroyed");
+}
 static LLVMMCJITMemoryManagerRef make_mm(void) {
-  return LLVMCreateSimpleMCJITMemoryManager(NULL, mm_alloc_code, mm_alloc_data, mm_finalize, mm_destroy);
+  return LLVMCreateSimpleMCJITMemoryManager(NULL, mm_alloc_code, mm_alloc_data,
+                                            mm_finalize, mm_destroy);
 }
 CASE(mcjit_memory_manager) {
   say("LLVMCreateSimpleMCJITMemoryManager()");
   LLVMMCJITMemoryManagerRef mm = make_mm();
   say("LLVMDisposeMCJITMemoryManager(manager)");
   LLVMDisposeMCJITMemoryManager(mm);
-  if (bad) { say("LLVMDisposeMCJITMemoryManager(manager) again"); LLVMDisposeMCJITMemoryManager(mm); }
+  if (bad) {
+    say("LLVMDisposeMCJITMemoryManager(manager) again");
+    LLVMDisposeMCJITMemoryManager(mm);
+  }
   return 0;
 }
 /* with_target: an engine is made and owns the manager; without a native
@@ -1531,13 +1949,28 @@ static int mcjit_mm_case(int bad, int with_target) {
   if (LLVMCreateMCJITCompilerForModule(&ee, m, &o, sizeof o, &err)) {
     say("failed");
     LLVMDisposeMessage(err);
-    if (with_target) { LLVMContextDispose(ctx); return EXIT_NOT_AVAILABLE; }
-    if (bad) { say("LLVMDisposeMCJITMemoryManager(manager) destroyed by the failed call"); LLVMDisposeMCJITMemoryManager(mm); }
+    if (with_target) {
+      LLVMContextDispose(ctx);
+      return EXIT_NOT_AVAILABLE;
+    }
+    if (bad) {
+      say("LLVMDisposeMCJITMemoryManager(manager) destroyed by the failed "
+          "call");
+      LLVMDisposeMCJITMemoryManager(mm);
+    }
     LLVMContextDispose(ctx);
     return 0;
   }
-  if (!with_target) { say("unexpectedly created"); LLVMDisposeExecutionEngine(ee); LLVMContextDispose(ctx); return 0; }
-  if (bad) { say("LLVMDisposeMCJITMemoryManager(manager) owned by the engine"); LLVMDisposeMCJITMemoryManager(mm); }
+  if (!with_target) {
+    say("unexpectedly created");
+    LLVMDisposeExecutionEngine(ee);
+    LLVMContextDispose(ctx);
+    return 0;
+  }
+  if (bad) {
+    say("LLVMDisposeMCJITMemoryManager(manager) owned by the engine");
+    LLVMDisposeMCJITMemoryManager(mm);
+  }
   say("LLVMDisposeExecutionEngine(engine)");
   LLVMDisposeExecutionEngine(ee);
   LLVMContextDispose(ctx);
@@ -1551,7 +1984,10 @@ CASE(mcjit_failed_memory_manager) { return mcjit_mm_case(bad, 0); }
   do {                                                                         \
     say(what);                                                                 \
     dispose(obj);                                                              \
-    if (bad) { say("again"); dispose(obj); }                                   \
+    if (bad) {                                                                 \
+      say("again");                                                            \
+      dispose(obj);                                                            \
+    }                                                                          \
   } while (0)
 CASE(target_machine) {
   LLVMTargetMachineRef tm = make_tm();
@@ -1563,30 +1999,37 @@ CASE(target_machine_options) {
   have_x86();
   LLVMTargetRef t;
   char *err = NULL;
-  if (LLVMGetTargetFromTriple("x86_64-pc-linux-gnu", &t, &err)) return EXIT_NOT_AVAILABLE;
+  if (LLVMGetTargetFromTriple("x86_64-pc-linux-gnu", &t, &err))
+    return EXIT_NOT_AVAILABLE;
   LLVMTargetMachineOptionsRef o = LLVMCreateTargetMachineOptions();
-  LLVMTargetMachineRef tm = LLVMCreateTargetMachineWithOptions(t, "x86_64-pc-linux-gnu", o);
+  LLVMTargetMachineRef tm =
+      LLVMCreateTargetMachineWithOptions(t, "x86_64-pc-linux-gnu", o);
   LLVMDisposeTargetMachineOptions(o);
-  DOUBLE_DISPOSE(tm, LLVMDisposeTargetMachine, "LLVMDisposeTargetMachine(tm with options)");
+  DOUBLE_DISPOSE(tm, LLVMDisposeTargetMachine,
+                 "LLVMDisposeTargetMachine(tm with options)");
   return 0;
 #else
-  (void)bad; return EXIT_NOT_AVAILABLE;
+  (void)bad;
+  return EXIT_NOT_AVAILABLE;
 #endif
 }
 CASE(target_machine_options_dispose) {
 #if LLVM_VERSION_MAJOR >= 19
   LLVMTargetMachineOptionsRef o = LLVMCreateTargetMachineOptions();
-  DOUBLE_DISPOSE(o, LLVMDisposeTargetMachineOptions, "LLVMDisposeTargetMachineOptions(options)");
+  DOUBLE_DISPOSE(o, LLVMDisposeTargetMachineOptions,
+                 "LLVMDisposeTargetMachineOptions(options)");
   return 0;
 #else
-  (void)bad; return EXIT_NOT_AVAILABLE;
+  (void)bad;
+  return EXIT_NOT_AVAILABLE;
 #endif
 }
 CASE(target_data_layout) {
   LLVMTargetMachineRef tm = make_tm();
   LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
   LLVMDisposeTargetMachine(tm);
-  DOUBLE_DISPOSE(td, LLVMDisposeTargetData, "LLVMDisposeTargetData(data layout)");
+  DOUBLE_DISPOSE(td, LLVMDisposeTargetData,
+                 "LLVMDisposeTargetData(data layout)");
   return 0;
 }
 CASE(pass_manager) {
@@ -1597,13 +2040,15 @@ CASE(pass_manager) {
 CASE(function_pass_manager) {
   struct ir t = make_ir("m");
   LLVMPassManagerRef pm = LLVMCreateFunctionPassManagerForModule(t.mod);
-  DOUBLE_DISPOSE(pm, LLVMDisposePassManager, "LLVMDisposePassManager(function pm)");
+  DOUBLE_DISPOSE(pm, LLVMDisposePassManager,
+                 "LLVMDisposePassManager(function pm)");
   drop_ir(&t);
   return 0;
 }
 CASE(pass_builder_options) {
   LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
-  DOUBLE_DISPOSE(o, LLVMDisposePassBuilderOptions, "LLVMDisposePassBuilderOptions(options)");
+  DOUBLE_DISPOSE(o, LLVMDisposePassBuilderOptions,
+                 "LLVMDisposePassBuilderOptions(options)");
   return 0;
 }
 CASE(dibuilder) {
@@ -1622,7 +2067,8 @@ CASE(dibuilder_disallow_unresolved) {
 }
 CASE(generic_value_int) {
   LLVMContextRef ctx = LLVMContextCreate();
-  LLVMGenericValueRef g = LLVMCreateGenericValueOfInt(LLVMInt32TypeInContext(ctx), 3, 0);
+  LLVMGenericValueRef g =
+      LLVMCreateGenericValueOfInt(LLVMInt32TypeInContext(ctx), 3, 0);
   DOUBLE_DISPOSE(g, LLVMDisposeGenericValue, "LLVMDisposeGenericValue(int)");
   LLVMContextDispose(ctx);
   return 0;
@@ -1630,12 +2076,14 @@ CASE(generic_value_int) {
 CASE(generic_value_pointer) {
   static int x;
   LLVMGenericValueRef g = LLVMCreateGenericValueOfPointer(&x);
-  DOUBLE_DISPOSE(g, LLVMDisposeGenericValue, "LLVMDisposeGenericValue(pointer)");
+  DOUBLE_DISPOSE(g, LLVMDisposeGenericValue,
+                 "LLVMDisposeGenericValue(pointer)");
   return 0;
 }
 CASE(generic_value_float) {
   LLVMContextRef ctx = LLVMContextCreate();
-  LLVMGenericValueRef g = LLVMCreateGenericValueOfFloat(LLVMDoubleTypeInContext(ctx), 1.5);
+  LLVMGenericValueRef g =
+      LLVMCreateGenericValueOfFloat(LLVMDoubleTypeInContext(ctx), 1.5);
   DOUBLE_DISPOSE(g, LLVMDisposeGenericValue, "LLVMDisposeGenericValue(float)");
   LLVMContextDispose(ctx);
   return 0;
@@ -1645,11 +2093,13 @@ CASE(operand_bundle) {
   struct ir t = make_ir("m");
   LLVMValueRef arg = LLVMConstInt(t.i32, 1, 0);
   LLVMOperandBundleRef ob = LLVMCreateOperandBundle("tag", 3, &arg, 1);
-  DOUBLE_DISPOSE(ob, LLVMDisposeOperandBundle, "LLVMDisposeOperandBundle(bundle)");
+  DOUBLE_DISPOSE(ob, LLVMDisposeOperandBundle,
+                 "LLVMDisposeOperandBundle(bundle)");
   drop_ir(&t);
   return 0;
 #else
-  (void)bad; return EXIT_NOT_AVAILABLE;
+  (void)bad;
+  return EXIT_NOT_AVAILABLE;
 #endif
 }
 CASE(operand_bundle_at_index) {
@@ -1658,48 +2108,56 @@ CASE(operand_bundle_at_index) {
   LLVMValueRef arg = LLVMConstInt(t.i32, 1, 0);
   LLVMOperandBundleRef ob = LLVMCreateOperandBundle("tag", 3, &arg, 1);
   LLVMPositionBuilderBefore(t.b, t.ret);
-  LLVMValueRef call = LLVMBuildCallWithOperandBundles(t.b, t.fn_type, t.fn, &arg, 1, &ob, 1, "");
+  LLVMValueRef call = LLVMBuildCallWithOperandBundles(t.b, t.fn_type, t.fn,
+                                                      &arg, 1, &ob, 1, "");
   LLVMDisposeOperandBundle(ob);
   LLVMOperandBundleRef copy = LLVMGetOperandBundleAtIndex(call, 0);
   size_t n;
   printf("tag %s\n", LLVMGetOperandBundleTag(copy, &n));
-  DOUBLE_DISPOSE(copy, LLVMDisposeOperandBundle, "LLVMDisposeOperandBundle(copy)");
+  DOUBLE_DISPOSE(copy, LLVMDisposeOperandBundle,
+                 "LLVMDisposeOperandBundle(copy)");
   drop_ir(&t);
   return 0;
 #else
-  (void)bad; return EXIT_NOT_AVAILABLE;
+  (void)bad;
+  return EXIT_NOT_AVAILABLE;
 #endif
 }
 
-/* ---- table ----------------------------------------------------------------- */
-struct entry { const char *name; int (*fn)(int); };
+/* ---- table --------------------------------------------------------------- */
+struct entry {
+  const char *name;
+  int (*fn)(int);
+};
 #include "orc_cases.inc"
 
+/* A list of names, packed (by hand). */
+/* clang-format off */
 #define E(n) {#n, case_##n},
 static const struct entry kCases[] = {
-  ORC_CASES
-  E(context_dispose) E(module_dispose) E(module_provider) E(builder_dispose)
-  E(memory_buffer_dispose) E(delete_function) E(delete_global)
-  E(erase_global_ifunc) E(remove_global_ifunc) E(delete_basic_block)
-  E(instruction_erase) E(delete_instruction) E(remove_block)
-  E(remove_instruction) E(append_existing_block) E(insert_existing_block)
-  E(insert_into_builder) E(insert_into_builder_with_name) E(get_params)
-  E(get_basic_blocks) E(get_param_types) E(get_struct_element_types)
-  E(get_subtypes) E(get_md_node_operands) E(get_named_metadata_operands)
-  E(position_builder) E(position_builder_before) E(position_builder_at_end)
+  ORC_CASES E(context_dispose) E(module_dispose) E(module_provider)
+  E(builder_dispose) E(memory_buffer_dispose) E(delete_function)
+  E(delete_global) E(erase_global_ifunc) E(remove_global_ifunc)
+  E(delete_basic_block) E(instruction_erase) E(delete_instruction)
+  E(remove_block) E(remove_instruction) E(append_existing_block)
+  E(insert_existing_block) E(insert_into_builder)
+  E(insert_into_builder_with_name) E(get_params) E(get_basic_blocks)
+  E(get_param_types) E(get_struct_element_types) E(get_subtypes)
+  E(get_md_node_operands) E(get_named_metadata_operands) E(position_builder)
+  E(position_builder_before) E(position_builder_at_end)
   E(clear_insertion_position) E(position_before_dbg_records)
   E(position_before_instr_and_dbg_records) E(run_passes) E(run_function)
   E(run_function_as_main) E(free_machine_code) E(get_pointer_to_global)
   E(add_global_mapping) E(recompile_and_relink) E(run_function_result)
-  E(build_shuffle_vector) E(const_shuffle_vector) E(cast_opcode)
-  E(parse_ir) E(parse_ir_failed) E(link_modules) E(create_execution_engine)
-  E(create_interpreter) E(create_jit) E(create_mcjit) E(add_module) E(thread_safe_module)
-  E(thread_safe_context_from_context)
-  E(remove_module) E(engine_twice) E(add_module_twice) E(dispose_engine) E(create_message) E(print_module)
-  E(print_type) E(print_value) E(print_dbg_record) E(diag_info_description)
-  E(target_data_string) E(default_target_triple) E(normalize_target_triple)
-  E(host_cpu_name) E(host_cpu_features) E(target_machine_triple)
-  E(target_machine_cpu) E(target_machine_features)
+  E(build_shuffle_vector) E(const_shuffle_vector) E(cast_opcode) E(parse_ir)
+  E(parse_ir_failed) E(link_modules) E(create_execution_engine)
+  E(create_interpreter) E(create_jit) E(create_mcjit) E(add_module)
+  E(thread_safe_module) E(thread_safe_context_from_context) E(remove_module)
+  E(engine_twice) E(add_module_twice) E(dispose_engine) E(create_message)
+  E(print_module) E(print_type) E(print_value) E(print_dbg_record)
+  E(diag_info_description) E(target_data_string) E(default_target_triple)
+  E(normalize_target_triple) E(host_cpu_name) E(host_cpu_features)
+  E(target_machine_triple) E(target_machine_cpu) E(target_machine_features)
   E(intrinsic_copy_overloaded_name) E(intrinsic_copy_overloaded_name2)
   E(jtmb_target_triple) E(verify_module) E(print_module_to_file)
   E(buffer_from_file) E(buffer_from_stdin) E(emit_to_file)
@@ -1711,20 +2169,21 @@ static const struct entry kCases[] = {
   E(target_data_layout) E(pass_manager) E(function_pass_manager)
   E(pass_builder_options) E(dibuilder) E(dibuilder_disallow_unresolved)
   E(generic_value_int) E(generic_value_pointer) E(generic_value_float)
-  E(operand_bundle) E(operand_bundle_at_index) E(relocation_type_name) E(relocation_symbol)
-  E(set_value_name2) E(set_value_name) E(set_module_identifier)
-  E(get_bitcode_module)
-  E(object_file) E(object_file_failed) E(object_file_sections) E(object_file_iterator_twice)
+  E(operand_bundle) E(operand_bundle_at_index) E(relocation_type_name)
+  E(relocation_symbol) E(set_value_name2) E(set_value_name)
+  E(set_module_identifier) E(get_bitcode_module) E(object_file)
+  E(object_file_failed) E(object_file_sections) E(object_file_iterator_twice)
   E(object_file_symbols) E(disasm) E(disasm_cpu) E(disasm_cpu_features)
   E(module_flags) E(global_metadata) E(instruction_metadata)
   E(temporary_md_node) E(temporary_md_rauw) E(replaceable_composite_type)
   E(temp_global_variable_fwd_decl) E(remark_parser) E(remark_parser_bitstream)
   E(remark_entry) E(remark_pass_name) E(remark_remark_name)
   E(remark_function_name) E(remark_debug_loc) E(remark_first_arg)
-  E(remark_next_arg) E(remark_arg_value) E(pass_manager_builder) E(pass_manager_builder_use)
-  E(mcjit_memory_manager) E(mcjit_owns_memory_manager)
-  E(mcjit_failed_memory_manager)
+  E(remark_next_arg) E(remark_arg_value) E(pass_manager_builder)
+  E(pass_manager_builder_use) E(mcjit_memory_manager)
+  E(mcjit_owns_memory_manager) E(mcjit_failed_memory_manager)
 };
+/* clang-format on */
 
 int main(int argc, char **argv) {
   if (argc == 2 && strcmp(argv[1], "--list") == 0) {

@@ -77,7 +77,7 @@ TEST(Flags, EveryIntegerRangeIsEnforced) {
 #define OWNSAN_INT_FLAG(Name, Default, Min, Max, Description)                  \
   EXPECT_TRUE(parses(#Name, Min)) << #Name;                                    \
   EXPECT_TRUE(parses(#Name, Max)) << #Name;                                    \
-  EXPECT_FALSE(parses(#Name, (long long)(Min)-1)) << #Name;                    \
+  EXPECT_FALSE(parses(#Name, (long long)(Min) - 1)) << #Name;                  \
   EXPECT_FALSE(parses(#Name, (long long)(Max) + 1)) << #Name;                  \
   EXPECT_GE(Default, Min) << #Name;                                            \
   EXPECT_LE(Default, Max) << #Name;

@@ -68,7 +68,6 @@ TEST(Quarantine, ManyChunksThroughASmallLimit) {
   EXPECT_EQ(released + q.count(), 100000u);
 }
 
-
 TEST(Quarantine, TrimIsDueOncePerSixtyFourthOfTheLimitReleased) {
   Quarantine q(64 * 100); // trims per 100 bytes released
   Quarantine::ReleaseList out;

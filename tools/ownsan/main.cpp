@@ -49,7 +49,9 @@ std::string SelfDir() {
   return path.substr(0, path.rfind('/'));
 }
 
-bool Readable(const std::string &path) { return access(path.c_str(), R_OK) == 0; }
+bool Readable(const std::string &path) {
+  return access(path.c_str(), R_OK) == 0;
+}
 
 // Where the runtime for LLVM `major` may be, in order:
 //   <bin>/../lib/libownsan.so                 this build tree's own runtime
