@@ -10,6 +10,8 @@
 #include <dlfcn.h>
 #include <stddef.h>
 
+#include "interpose/no_sanitize.h"
+
 typedef void *(*dlsym_fn)(void *, const char *);
 typedef void *(*dlvsym_fn)(void *, const char *, const char *);
 
@@ -19,10 +21,6 @@ void *ownsan_redirect_llvm_symbol(const char *name, const char *version,
                                   void *found);
 
 /* Called from sanitizer start-up code: no instrumentation. */
-#define OWNSAN_NO_SANITIZE                                                     \
-  __attribute__((no_sanitize("address", "thread", "undefined"),                \
-                 disable_sanitizer_instrumentation))
-
 OWNSAN_NO_SANITIZE static int is_llvm_name(const char *name) {
   return name && name[0] == 'L' && name[1] == 'L' && name[2] == 'V' &&
          name[3] == 'M';

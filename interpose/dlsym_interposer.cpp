@@ -171,11 +171,6 @@ OWNSAN_NO_SANITIZE DlvsymFn RealDlvsymFn() {
   return fn;
 }
 
-bool IsLLVMName(const char *name) {
-  return name && name[0] == 'L' && name[1] == 'L' && name[2] == 'V' &&
-         name[3] == 'M';
-}
-
 const ownsan_symbol *FindWrapped(const char *name) {
   size_t lo = 0, hi = ownsan_symbol_count;
   while (lo < hi) {

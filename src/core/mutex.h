@@ -50,6 +50,11 @@ public:
     Releasing();
     mu_.ReaderUnlock();
   }
+  /// Tells -Wthread-safety that the calling thread holds the lock
+  /// exclusively where the analysis cannot see it: in a lambda that a
+  /// visitor (OwnershipGraph::ForEachLive, ...) calls while its caller holds
+  /// the lock. Checked at run time too (absl::Mutex::AssertHeld: one load).
+  void AssertHeld() const ABSL_ASSERT_EXCLUSIVE_LOCK() { mu_.AssertHeld(); }
 
 private:
 #ifdef OWNSAN_TSAN

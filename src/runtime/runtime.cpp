@@ -995,7 +995,9 @@ ObjectRecord *Runtime::LookupLive(const void *h) {
 
 bool Runtime::CheckHandleSlow(FnId fn, unsigned arg, const void *h,
                               HandleType type) {
-  if (shadow_.MaybeContains(h)) {
+  // The shadow map's filter is atomic and read without the lock, by design
+  // (core/shadow_map.h); what it lets through is looked up under the lock.
+  if (ABSL_TS_UNCHECKED_READ(shadow_).MaybeContains(h)) {
     RuntimeSection section;
     ObjectRecord *freed = nullptr, *now = nullptr;
     ShadowMap::EvictedObject evicted;
@@ -2039,7 +2041,10 @@ void Runtime::FlushDeaths(bool release) {
     uint16_t block_of[kBatch];
     size_t n_found = 0;
     absl::InlinedVector<std::pair<ObjectRecord *, uint16_t>, 2> unwatched;
-    auto die = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    // (The visitor below calls die() from inside the index's range walk,
+    // where -Wthread-safety cannot see the lock taken above.)
+    auto die = [&]() {
+      mu_.AssertHeld();
       // The usual value (no unwatched children) leaves the live index and
       // enters the shadow map with the rest of the batch, in address order:
       // one pass over each region rather than a search and a shift each.
@@ -2072,7 +2077,7 @@ void Runtime::FlushDeaths(bool release) {
     };
     for (size_t i = from; i < n; ++i) {
       ForEachRecordIn(pending.blocks[i].p, pending.blocks[i].size,
-                      [&](ObjectRecord *r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+                      [&](ObjectRecord *r) {
                         __builtin_prefetch(r, 1);
                         found[n_found] = r;
                         block_of[n_found++] = static_cast<uint16_t>(i);
@@ -2906,6 +2911,7 @@ void Runtime::ReportLeaks(std::string *out, size_t *leaked) {
   {
     MutexLock lock(&mu_);
     graph_.ForEachLive([&](ObjectRecord *r) {
+      mu_.AssertHeld(); // (called under the lock above)
       if (!CallerMustDispose(r) || inherited_.contains(r))
         return;
       auto [it, inserted] =
@@ -3109,12 +3115,18 @@ void Runtime::AfterForkInChild() ABSL_NO_THREAD_SAFETY_ANALYSIS {
   new (&report_mu_) Mutex;
   // What the parent made before the fork is the parent's to dispose (and to
   // report): a child that exits reports only the objects it made itself.
-  inherited_.clear();
-  if (flags_.report_leaks)
-    graph_.ForEachLive([this](ObjectRecord *r) {
-      if (CallerMustDispose(r))
-        inherited_.insert(r);
-    });
+  {
+    // (Alone in the process, but -Wthread-safety checks the lambda below on
+    // its own: it is called under this lock.)
+    MutexLock lock(&mu_);
+    inherited_.clear();
+    if (flags_.report_leaks)
+      graph_.ForEachLive([this](ObjectRecord *r) {
+        mu_.AssertHeld();
+        if (CallerMustDispose(r))
+          inherited_.insert(r);
+      });
+  }
   // The child is a new process: its own problems, its own log file.
   problems_.clear();
   problem_index_.clear();
