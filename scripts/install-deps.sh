@@ -23,6 +23,9 @@ pkgs=(
   # this kernel's address-space layout).
   clang-19 libclang-rt-19-dev
   libabsl-dev libgtest-dev libbenchmark-dev
+  # scripts/lint.sh: the format gate pins clang-format 19 (formatting
+  # differs between majors), clang-tidy 19, pyflakes over the Python files.
+  clang-format-19 clang-tidy-19 pyflakes3
   python3 python3-pytest
   # The wrapper generator parses the llvm-c headers of any version with
   # libclang 19 (python3-clang-N packages conflict with each other).

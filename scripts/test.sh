@@ -14,6 +14,18 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
 scripts/install-deps.sh
+
+# The gates that need no build come first and stop the run: a formatting
+# slip or an unused import fails CI in seconds (scripts/lint.sh). The
+# compiler's gates are in every build below: OWNSAN_WERROR=ON (-Wall
+# -Wextra, and -Wthread-safety with clang, as errors).
+echo "=== lint: clang-format-19, pyflakes3 [${SECONDS}s] ==="
+if ! scripts/lint.sh; then
+  echo "=== lint failed [${SECONDS}s] ==="
+  exit 1
+fi
+werror="-DOWNSAN_WERROR=ON"
+
 mapfile -t majors < <(sed 's/#.*//; /^[[:space:]]*$/d' scripts/llvm-majors.txt)
 
 primary=19
@@ -33,7 +45,7 @@ for v in "${majors[@]}"; do
   [ "$v" = "$primary" ] && others=""
   # shellcheck disable=SC2086
   cmake -S . -B "$dir" -G Ninja -DLLVM_DIR="/usr/lib/llvm-$v/lib/cmake/llvm" \
-    $launcher $others >/dev/null
+    $launcher $werror $others >/dev/null
   cmake --build "$dir"
   if [ "$v" = "$primary" ]; then
     echo "=== LLVM $v: all tests [${SECONDS}s] ==="
@@ -49,14 +61,15 @@ done
 # tests, the thread stress test) run with the runtime instrumented.
 echo "=== sanitized runtime: AddressSanitizer + UndefinedBehaviorSanitizer [${SECONDS}s] ==="
 cmake -S . -B build-asan -G Ninja -DLLVM_DIR=/usr/lib/llvm-19/lib/cmake/llvm \
-  -DOWNSAN_SANITIZE=address,undefined -DOWNSAN_REUSE_REPEAT=3 >/dev/null
+  -DOWNSAN_SANITIZE=address,undefined -DOWNSAN_REUSE_REPEAT=3 $werror \
+  >/dev/null
 cmake --build build-asan
 ctest --test-dir build-asan -L sanitized \
   --output-on-failure -j2 || status=1
 echo "=== sanitized runtime: ThreadSanitizer (clang 19) [${SECONDS}s] ==="
 CC=clang-19 CXX=clang++-19 cmake -S . -B build-tsan -G Ninja \
   -DLLVM_DIR=/usr/lib/llvm-19/lib/cmake/llvm -DOWNSAN_SANITIZE=thread \
-  -DOWNSAN_REUSE_REPEAT=3 >/dev/null
+  -DOWNSAN_REUSE_REPEAT=3 $werror >/dev/null
 cmake --build build-tsan
 ctest --test-dir build-tsan -L sanitized --output-on-failure -j2 || status=1
 echo "=== done [${SECONDS}s] ==="

@@ -1509,7 +1509,7 @@ def render_wrapper(fn: Function, cls: Classification,
         # gets a neutral result.
         neutral = "return;" if fn.returns_void else (
             f"return {cxx_ret_type_value(fn)}{{}};")
-        out.append(f"  if (call.Skipped())")
+        out.append("  if (call.Skipped())")
         out.append(f"    {neutral}")
 
     call_args = ", ".join(f"p{p.index}" for p in fn.params)

@@ -100,7 +100,8 @@ FreeEvent *NewFreeEvent(FnIndex fn, ObjectRecord *target, StackId stack,
   FreeEvent *ev;
   {
     MutexLock lock(&g_events_mu);
-    if ((ev = g_free_events)) {
+    ev = g_free_events;
+    if (ev) {
       g_free_events = ev->next_free;
     } else {
       // (events point at their details, on the heap: leak roots)

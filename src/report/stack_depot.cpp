@@ -13,9 +13,9 @@ StackId StackDepot::Put(StackTrace s) {
   auto it = ids_.find(s);
   if (it != ids_.end())
     return it->second;
-  stacks_.push_back(s);
+  stacks_.push_back(std::move(s));
   StackId id = static_cast<StackId>(stacks_.size());
-  ids_.emplace(std::move(s), id);
+  ids_.emplace(stacks_.back(), id);
   return id;
 }
 

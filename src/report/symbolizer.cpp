@@ -201,7 +201,7 @@ bool RunSymbolizer(const std::string &path, const std::string &input,
       killed = true;
       continue;
     }
-    timespec pause = {0, 2 * 1000 * 1000};
+    timespec pause = {0, 2L * 1000 * 1000};
     nanosleep(&pause, nullptr);
   }
   if (killed)

@@ -72,7 +72,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "threads"))
 from rel_common import (case_main, clean_env, ownsan_lines,  # noqa: E402
-                        parse_reports, run, sanitizer_errors)
+                        run, sanitizer_errors)
 
 ERROR_LINE_RE = re.compile(r"==(\d+)==ERROR: OwnSan: (.*)")
 NOTE_LINE_RE = re.compile(r"==(\d+)==OwnSan: note: (.*)")

@@ -153,7 +153,7 @@ for kind, (ty, label, use, free) in REUSE_KINDS.items():
     EXPECT["reuse_" + kind] = [
         rf"ERROR: OwnSan: use-after-free on {ty} (0x[0-9a-f]+) \({label}",
         rf"passed as argument 1 of {use}",
-        rf"#0 .* in use_stale .*lifetime\.c",
+        r"#0 .* in use_stale .*lifetime\.c",
         rf"freed by {free}\(",
         r"#0 .* in free_one",
         r"identity: 0x[0-9a-f]+#1 \(address#generation\); no object has been "

@@ -1228,7 +1228,6 @@ def case_history_size_mb(x):
         opt = "verbosity=1" + (f":history_size_mb={mb}" if mb else "")
         r = run([x.a.ownsan, "run", "--", x.a.lifetime, "history_evicted"],
                 env=x.env(opt))
-        limit = (mb or 16) << 20
         reps = x.reports(r.err, f"history_size_mb={mb}", r)
         if not c.equal(len(reps), 1, f"history_size_mb={mb}: one report", r):
             continue

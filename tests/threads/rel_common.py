@@ -19,7 +19,6 @@ import os
 import re
 import signal
 import subprocess
-import sys
 from dataclasses import dataclass, field
 from typing import List, Optional
 
