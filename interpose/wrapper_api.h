@@ -90,13 +90,17 @@ enum class EffectKind : uint8_t {
 constexpr uint8_t kNoArg = 255;
 constexpr uint8_t kRet = 254; ///< Effect::arg naming the call's result
 constexpr uint8_t kFreesMallocedArray = 1; ///< Effect::extra of a Free
+/// Effect::extra of New/Message on an out parameter: when LLVM writes it.
+constexpr uint8_t kWrittenAlways = 0;
+constexpr uint8_t kWrittenIfOk = 1;
+constexpr uint8_t kWrittenIfFailed = 2;
 
 struct Effect {
   EffectKind kind;
   uint8_t arg;   ///< which argument (0-based), or kRet
   uint8_t other; ///< second argument for Attach*, Position, New, Own*
   /// Position: the instruction to insert before, or kNoArg. New/Message on
-  /// an out param: when LLVM writes it (0 always, 1 on success, 2 failure).
+  /// an out param: when LLVM writes it (kWritten*).
   /// Own/Forget of the result (arg == kRet): the result's HandleType.
   /// Free: kFreesMallocedArray if the arg is a malloc'ed array LLVM handed
   /// out (its disposer is just free()).

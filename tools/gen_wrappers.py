@@ -600,6 +600,13 @@ _NEW_RE = re.compile(
     r"\((ret|out=(\d+))(?:,parent=(\d+))?"
     r"(?:,when=(ok|failed|always))?\)$")
 WHEN = {"ok": 1, "failed": 2, "always": 0}
+# The names interpose/wrapper_api.h gives the numbers in the effect tables.
+WHEN_CONSTANT = {0: "kWrittenAlways", 1: "kWrittenIfOk", 2: "kWrittenIfFailed"}
+
+
+def arg_constant(n):
+    """An effect's argument index as the generated table spells it."""
+    return {RET: "kRet", NO_ARG: "kNoArg"}.get(n, str(n))
 _OWN_RE = re.compile(r"^own\((\d+)(?:\.(\w+))?,by=(out=)?(\d+)\)$")
 # A handle the call returns that belongs to another object (an LLJIT's
 # execution session) or to a part of LLVM ownsan does not model.
@@ -1480,6 +1487,10 @@ def render_wrapper(fn: Function, cls: Classification,
     fn_id = f"ownsan::kFn_{fn.name}"
     out = [f'extern "C" OWNSAN_EXPORT {signature}({params}) {{',
            f"  ownsan::CallScope call({fn_id}, __builtin_return_address(0));"]
+    if cls.effects:
+        # What src/spec/ownership.spec says of it, next to what it does.
+        out.insert(0, f"// spec: {fn.name} " +
+                   " ".join(e.spec_text() for e in cls.effects))
 
     hook_args = "nullptr"  # a zero-argument function has no args array
     if cls.has_hooks and fn.params:
@@ -1581,7 +1592,10 @@ def render_fn_info(functions: Sequence[Function],
         def render(e):
             name = effect_type_name(fn, e)
             type_text = f'"{name}"' if name else "nullptr"
-            extra = str(e.extra)
+            extra = arg_constant(e.extra)
+            if getattr(e, "out", False):
+                # new/message(out=N,when=...): when LLVM writes it.
+                extra = WHEN_CONSTANT[e.extra]
             if e.kind in ("own", "forget") and e.arg == RET:
                 # own(ret,...) / forget(ret): the HandleType of the result.
                 extra = (f"static_cast<uint8_t>("
@@ -1589,7 +1603,8 @@ def render_fn_info(functions: Sequence[Function],
             elif e.kind == "free" and fn.params[e.arg].owned_array:
                 # The disposer is free() of a malloc'ed array.
                 extra = "kFreesMallocedArray"
-            return (f"{{EffectKind::{EFFECT_KINDS[e.kind]}, {e.arg}, {e.other},"
+            return (f"{{EffectKind::{EFFECT_KINDS[e.kind]}, "
+                    f"{arg_constant(e.arg)}, {arg_constant(e.other)},"
                     f" {extra}, {type_text}, "
                     f"{handle_enum(effect_arg_handle(fn, e) or 'Other')}}}")
         items = ", ".join(render(e) for e in effects)

@@ -121,8 +121,8 @@ size_t FreeEventsInUse();
 void LockFreeEventsForFork(bool lock);
 void ResetFreeEventsLockInChild();
 
-/// Who is using a context right now (contexts only; see runtime.cpp,
-/// "Context concurrency"). Written lock-free by the threads that call in,
+/// Who is using a context right now (contexts only; see
+/// src/runtime/contexts.cpp). Written lock-free by the threads that call in,
 /// on every call: a cache line of its own, so that threads working on
 /// different contexts do not invalidate each other's.
 struct alignas(64) ContextUse {

@@ -2,8 +2,9 @@
 //
 // The Runtime owns the OwnershipGraph (live objects), the ShadowMap (freed
 // objects) and the StackDepot, and implements what the generated wrappers
-// ask for through CallScope (interpose/wrapper_api.h). See runtime.cpp for
-// the state machine.
+// ask for through CallScope (interpose/wrapper_api.h). Its member functions
+// are defined one file per job (docs/architecture.md, "The runtime's
+// files"); the state machine is in tracker_registration.cpp.
 //
 //===----------------------------------------------------------------------===//
 #ifndef OWNSAN_RUNTIME_RUNTIME_H
@@ -31,7 +32,8 @@ namespace ownsan {
 
 class Runtime;
 /// Set once, when the runtime is created; a plain load on the hot paths.
-extern std::atomic<Runtime *> g_runtime;
+extern std::atomic<Runtime *> g_runtime
+    __attribute__((visibility("hidden"))); // (read directly, not via GOT)
 
 class Runtime {
 public:
@@ -96,6 +98,9 @@ public:
 private:
   Runtime();
   static Runtime &Create();
+  /// Per-function facts the checks read on every call, from the spec's
+  /// effects and the function names (effects.cpp).
+  void LearnFunctionFacts();
 
   struct Classification {
     ObjectKind kind = ObjectKind::Unknown;
@@ -134,10 +139,40 @@ private:
   /// earlier are kept.
   void FreeWithDescendants(ObjectRecord *root, FreeEvent *ev,
                            bool intact = true);
+  // --- The effect interpreter (effects.cpp): one function per effect kind.
+  /// One effect of a call, with what it names: `h` is the argument `e.arg`
+  /// (or the result).
+  struct EffectSite {
+    FnId fn;
+    const Effect &e;
+    const void *h;
+    const void *const *args;
+    void *const *slots; ///< Before: where the wrapper reads each argument
+    const void *ret;    ///< After: the result
+    bool ok;            ///< After: the call succeeded
+  };
+  /// What a before-effect says about forwarding the call.
+  enum class BeforeVerdict {
+    kForward,  ///< go on
+    kHoldBack, ///< the runtime holds the object: the real dispose waits
+    kSkip,     ///< reported (continue mode): the call is not made
+  };
+  BeforeVerdict BeforeCauseText(const EffectSite &s);
+  BeforeVerdict BeforeFree(const EffectSite &s);
+  BeforeVerdict BeforeGiveAway(const EffectSite &s);
+  BeforeVerdict BeforeConsume(const EffectSite &s);
+  BeforeVerdict BeforeFreeString(const EffectSite &s);
+  void AfterNew(const EffectSite &s);
+  void AfterRenames(const EffectSite &s);
+  void AfterDetach(const EffectSite &s);
+  void AfterAttach(const EffectSite &s);
+  void AfterPosition(const EffectSite &s);
+  void AfterConsumeIf(const EffectSite &s);
+  void AfterForget(const EffectSite &s);
+  void AfterOwn(const EffectSite &s);
   /// own(ret,by=J) / forget(ret): the handle a call returned is owned by
   /// arg J, or by a part of LLVM ownsan does not model.
-  void ReturnedBelongsElsewhere(FnId fn, const Effect &e,
-                                const void *const *args, const void *ret);
+  void AfterResultBelongsElsewhere(const EffectSite &s);
   /// LLVMDisposeMessage on a string a getter lent this thread (and still
   /// lends): reports it; false if it is not one.
   bool ReportLentStringFree(FnId fn, unsigned arg, const void *s);
@@ -226,6 +261,25 @@ private:
   /// Bookkeeping for a record that just died (under mu_): builders that
   /// pointed at it now dangle.
   void NoteDeath(ObjectRecord *r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  /// LLVM released the memory at `p` with free(), which ownsan does not
+  /// see (a buffer or a string the quarantine held whole): the address
+  /// stops matching.
+  void ForgetReleasedAddress(const void *p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // --- Ownership sub-states of a LIVE record (tracker_registration.cpp). ---
+  /// Detached from its parent: the caller owns it now.
+  void MarkCallerOwned(ObjectRecord *r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  /// Inserted into `parent` (a function, a block), or into nothing known.
+  void MarkAttached(ObjectRecord *r, ObjectRecord *parent)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  /// Given to `owner` by `via` (a module to an engine): it dies with the
+  /// owner and is not the caller's to free. A null owner keeps the parent.
+  void MarkOwnedBy(ObjectRecord *r, ObjectRecord *owner, FnId via)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  /// Given by `via` to a part of LLVM ownsan does not model: not the
+  /// caller's to free, not a leak.
+  void MarkOwnedByLLVM(ObjectRecord *r, FnId via)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // --- The history bound (history_size_mb). ---
   /// One record of the history. The first record that died with a free
@@ -258,8 +312,8 @@ private:
     history_peak_bytes_ = std::max(history_peak_bytes_, history_bytes_);
   }
   /// Over the bound: evicts the oldest records until half of it is left
-  /// (see the state machine in runtime.cpp). Not while a thread is making
-  /// a report from a freed record outside mu_ (history_pins_).
+  /// (see the state machine in tracker_registration.cpp). Not while a thread is
+  /// making a report from a freed record outside mu_ (history_pins_).
   void EvictHistory() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   /// Holds eviction off while a record found under mu_ is read outside it
   /// (a report being made). Take() under mu_.
@@ -386,7 +440,27 @@ private:
   std::atomic<bool> exiting_{false};
 };
 
-uint32_t CurrentThreadNumber();
+/// This thread's number + 1, 0 until first asked (a trivial thread-local:
+/// no guard). Defined in thread_state.cpp.
+extern __thread uint32_t tls_thread_number_plus_one
+    __attribute__((tls_model("initial-exec"), visibility("hidden")));
+/// Numbers the calling thread (T0 is the main thread).
+uint32_t NumberThisThread();
+/// The calling thread's number, as reports show it (T0, T1...). Inline: a
+/// context claim on every checked call reads it.
+inline uint32_t CurrentThreadNumber() {
+  uint32_t n = tls_thread_number_plus_one;
+  if (__builtin_expect(n == 0, 0))
+    return NumberThisThread();
+  return n - 1;
+}
+/// CurrentThreadNumber() + 1: never 0 (what context claims store).
+inline uint32_t CurrentThreadNumberPlusOne() {
+  uint32_t n = tls_thread_number_plus_one;
+  if (__builtin_expect(n == 0, 0))
+    return NumberThisThread() + 1;
+  return n;
+}
 
 } // namespace ownsan
 

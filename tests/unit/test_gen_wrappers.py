@@ -589,7 +589,7 @@ class HeuristicsTest(unittest.TestCase):
                       gw.classification_line(
                           fn, self.classify("LLVMMakeWithOptions")))
         # arg_type: the field's handle type (how an unseen helper is adopted).
-        self.assertIn('{EffectKind::OwnByOut, 3, 0, 255, "LLVMWidgetRef", '
+        self.assertIn('{EffectKind::OwnByOut, 3, 0, kNoArg, "LLVMWidgetRef", '
                       'ownsan::HandleType::Other}',
                       gw.render_fn_info([fn], {fn.name: self.classify(
                           fn.name)}))
@@ -844,17 +844,17 @@ class RealLLVMEndToEndBase:
     def test_dispose_module_frees_arg0(self):
         cpp = self.files["wrappers.cpp"]
         self.assertIn("const Effect kEffects_LLVMDisposeModule[] = "
-                      "{{EffectKind::Free, 0, 0, 255, nullptr, "
+                      "{{EffectKind::Free, 0, 0, kNoArg, nullptr, "
                       "ownsan::HandleType::Module}};", cpp)
         self.assertIn('{"LLVMDisposeModule", kEffects_LLVMDisposeModule, 1},',
                       cpp)
         # Each effect names its argument's C type (adoption of unseen
         # objects): a block, a consumed module.
         self.assertIn("kEffects_LLVMDeleteBasicBlock[] = {{EffectKind::Free"
-                      "Attached, 0, 0, 255, nullptr, "
+                      "Attached, 0, 0, kNoArg, nullptr, "
                       "ownsan::HandleType::BasicBlock}};", cpp)
         self.assertIn("kEffects_LLVMLinkModules2[] = {{EffectKind::Consume, "
-                      "1, 0, 255, nullptr, ownsan::HandleType::Module}};", cpp)
+                      "1, 0, kNoArg, nullptr, ownsan::HandleType::Module}};", cpp)
         body = wrapper_body(cpp, "LLVMDisposeModule")
         self.assertIn("call.Before(args);", body)
         self.assertIn("call.After(args, nullptr, true);", body)
@@ -968,7 +968,7 @@ class RealLLVM19Test(RealLLVMEndToEndBase, unittest.TestCase):
 
     def test_delete_instruction_frees_detached(self):
         self.assertIn("const Effect kEffects_LLVMDeleteInstruction[] = "
-                      "{{EffectKind::FreeDetached, 0, 0, 255, nullptr, "
+                      "{{EffectKind::FreeDetached, 0, 0, kNoArg, nullptr, "
                       "ownsan::HandleType::Value}};",
                       self.files["wrappers.cpp"])
 

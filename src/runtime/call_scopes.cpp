@@ -1,0 +1,200 @@
+//===- call_scopes.cpp - Nested calls, jumps out of calls -----------------===//
+//
+// The per-thread stack of open wrapped calls (CallScope): callbacks that
+// call back into LLVM-C, longjmp/siglongjmp out of a call, the call name
+// the crash handler prints.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/runtime.h"
+#include "runtime/runtime_internal.h"
+
+#include "fn_ids.h"
+#include "runtime/crash_handler.h"
+
+#include <signal.h>
+
+namespace ownsan {
+
+// Read by the crash handler in a signal handler: thread-locals only.
+const char *CurrentWrappedCallName(bool *in_runtime) {
+  const ThreadCallState &state = CurrentThreadCallState();
+  *in_runtime = state.in_runtime;
+  if (state.depth == 0)
+    return nullptr;
+  FnId fn = CurrentCall().fn;
+  return fn < kFnCount ? kFnInfo[fn].name : "an LLVM-C call";
+}
+
+//===----------------------------------------------------------------------===//
+// Calls
+//===----------------------------------------------------------------------===//
+
+namespace {
+// Call contexts of outer calls while a nested call (from a callback) runs.
+constexpr int kMaxNesting = 8;
+struct SavedCalls {
+  CallContext saved[kMaxNesting];
+  int depth = 0;
+};
+SavedCalls &CurrentSavedCalls() {
+  static thread_local SavedCalls saved
+      __attribute__((tls_model("initial-exec")));
+  return saved;
+}
+} // namespace
+
+// Jumps out of wrapped calls (longjmp from a diagnostic or fatal-error
+// handler, siglongjmp from a SIGFPE handler in JIT code) skip the scopes'
+// destructors: their call contexts stay current, their context claims held.
+// A scope is known open or left by its frame: an open scope encloses every
+// later one, so on one stack (which grows down) it lies above it.
+// longjmp & co. close the scopes between the jump and its target first
+// (BeforeJump); jumps no libc function sees are found when the next call
+// starts below a left scope (EnterNested) or an enclosing call returns.
+namespace {
+// Farther apart than this, two frames are not on one stack.
+constexpr uintptr_t kMaxStackSpan = uintptr_t(1) << 30;
+
+// Was the scope at `frame` left, seen from a scope being entered at `here`?
+bool ScopeLeft(const void *frame, const void *here) {
+  uintptr_t f = reinterpret_cast<uintptr_t>(frame),
+            h = reinterpret_cast<uintptr_t>(here);
+  if (f >= h || h - f > kMaxStackSpan)
+    return false;
+  // Case: a signal handler running on the alternate signal stack, which may
+  // lie above the thread's stack: calls it interrupted are open.
+  stack_t alt;
+  if (sigaltstack(nullptr, &alt) == 0 && (alt.ss_flags & SS_ONSTACK)) {
+    uintptr_t lo = reinterpret_cast<uintptr_t>(alt.ss_sp);
+    return f >= lo && f - lo < alt.ss_size;
+  }
+  return true;
+}
+
+// Closes the current call context as its scope's destructor would have:
+// records its pending deaths, releases its context claim and makes the
+// outer call's context current.
+void CloseCurrentScope() {
+  if (tls_call_state.pending_deaths)
+    Runtime::Get().FlushDeaths();
+  CallContext &call = tls_call;
+  call.fn = kNoFn;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  if (call.entered) {
+    call.entered->store(0, std::memory_order_release);
+    call.entered = nullptr;
+  }
+  SavedCalls &s = CurrentSavedCalls();
+  if (s.depth > 0) {
+    call = s.saved[s.depth - 1];
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    --s.depth;
+  } else {
+    call = CallContext{};
+  }
+}
+
+// After CloseCurrentScope(): the thread's nesting depth, from the scope
+// that is current now (unchecked scopes inside it were left too).
+void RecountDepth() {
+  const CallContext &call = tls_call;
+  if (call.fn != kNoFn)
+    tls_call_state.depth = call.level + 1;
+  else if (CurrentSavedCalls().depth == 0)
+    tls_call_state.depth = 0;
+}
+} // namespace
+
+bool CallScope::EnterNested(const void *caller_pc) {
+  ThreadCallState &state = tls_call_state;
+  CallContext &call = tls_call;
+  if (call.fn != kNoFn && ScopeLeft(call.frame, this)) {
+    // Case: the current call was left by a jump no libc function saw
+    // (__builtin_longjmp, a language runtime's own unwinding).
+    do
+      CloseCurrentScope();
+    while (call.fn != kNoFn && ScopeLeft(call.frame, this));
+    RecountDepth();
+    if (state.depth == 0) {
+      // No call is open after all: this one is the outermost.
+      level_ = 0;
+      state.depth = 1;
+      nested_ = false;
+      Publish(caller_pc);
+      return true;
+    }
+    level_ = state.depth;
+    state.depth = level_ + 1;
+  }
+  // The outer call's deaths are recorded under its own event, before the
+  // callback's call looks at any handle; their blocks stay held until the
+  // outer call releases them (this call may come from a signal handler that
+  // interrupted free()).
+  if (state.pending_deaths)
+    Runtime::Get().FlushDeaths(/*release=*/false);
+  SavedCalls &s = CurrentSavedCalls();
+  if (s.depth == kMaxNesting)
+    return false; // too deep: forwarded unchecked
+  // (Saved before it counts, so that a signal handler's call in between
+  // saves into the next slot, not over this one.)
+  s.saved[s.depth] = call;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  ++s.depth;
+  call.fn = kNoFn;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  call.context = nullptr;
+  call.context_arg = 0;
+  call.entered = nullptr;
+  call.cause_text = nullptr;
+  Publish(caller_pc);
+  return true;
+}
+
+void CallScope::LeaveNested() {
+  SavedCalls &s = CurrentSavedCalls();
+  if (s.depth > 0) {
+    // (Copied before the slot is freed: see EnterNested.)
+    tls_call = s.saved[s.depth - 1];
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    --s.depth;
+  }
+}
+
+bool CallScope::CloseScopesInside() {
+  const SavedCalls &s = CurrentSavedCalls();
+  const CallContext &call = tls_call;
+  bool open = call.fn != kNoFn && call.frame == this;
+  for (int i = 0; i < s.depth && !open; ++i)
+    open = s.saved[i].fn != kNoFn && s.saved[i].frame == this;
+  if (!open)
+    return false; // (closed as left: a jump's target was misjudged)
+  while (call.fn == kNoFn || call.frame != this)
+    CloseCurrentScope();
+  return true;
+}
+
+void CallScope::BeforeJump(uintptr_t target, uintptr_t here) {
+  ThreadCallState &state = tls_call_state;
+  // Case: the jump leaves the runtime's own work (a signal handler that
+  // jumps out of anything): its locks may be held; nothing can be undone.
+  if (state.depth == 0 || state.in_runtime)
+    return;
+  // Only a jump up this stack closes scopes here; the others (off a signal
+  // stack, between coroutines) are left to EnterNested.
+  if (target <= here || target - here > kMaxStackSpan)
+    return;
+  const CallContext &call = tls_call;
+  bool closed = false;
+  while (call.fn != kNoFn) {
+    uintptr_t f = reinterpret_cast<uintptr_t>(call.frame);
+    if (f < here || f >= target)
+      break; // the jump's target is inside this call
+    CloseCurrentScope();
+    closed = true;
+  }
+  if (closed)
+    RecountDepth();
+}
+
+} // namespace ownsan

@@ -1,0 +1,248 @@
+//===- check.cpp - The per-call check (the fast path) ---------------------===//
+//
+// CallScope's verbs and Runtime::CheckHandle with its per-thread record
+// cache. Kept in one translation unit so the check inlines.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/record_cache.h"
+#include "runtime/runtime.h"
+#include "runtime/runtime_internal.h"
+
+#include "fn_ids.h"
+
+namespace ownsan {
+
+namespace {
+// Can a handle of C type `type` name an object of kind `k`?
+bool Compatible(ObjectKind k, HandleType type) {
+  switch (type) {
+  case HandleType::Other:
+    return true;
+  case HandleType::Context:
+    return k == ObjectKind::Context;
+  case HandleType::Module:
+    return k == ObjectKind::Module;
+  case HandleType::Type:
+    return k == ObjectKind::Type;
+  case HandleType::Builder:
+    return k == ObjectKind::Builder;
+  case HandleType::MemoryBuffer:
+    return k == ObjectKind::MemoryBuffer;
+  case HandleType::BasicBlock:
+    return k == ObjectKind::BasicBlock;
+  case HandleType::Value:
+    return IsValueKind(k);
+  case HandleType::Error:
+    return k == ObjectKind::Opaque;
+  }
+  return true;
+}
+} // namespace
+
+// (The cache itself: record_cache.h.)
+__thread RecordCacheSet tls_record_cache[1u << kRecordCacheBits]
+    __attribute__((tls_model("initial-exec")));
+__thread uint32_t tls_record_cache_rng
+    __attribute__((tls_model("initial-exec")));
+
+inline bool Runtime::CheckHandle(FnId fn, unsigned arg, const void *h,
+                                 HandleType type) {
+  // Fast path: a handle naming a live object of a kind the parameter can
+  // take. A live address is never freed-matched too (see INVARIANTS), so
+  // the shadow map has nothing to say; what is left is the context (or, for
+  // a builder, its insertion point).
+  if (type == HandleType::Other) {
+    // Case: an untyped handle (an array or iterator LLVM handed out) that
+    // names a live object: nothing else to check.
+    if (CachedLive(h))
+      return false;
+  } else {
+    ObjectRecord *r = CachedLive(h);
+    if (r && Compatible(r->kind, type)) {
+      if (type == HandleType::Builder)
+        return uses_insertion_point_[fn] &&
+               dangling_builders_.MaybeContains(h) &&
+               CheckInsertionPoint(fn, arg, h);
+      if (ContextUse *use = r->context_use;
+          use && type != HandleType::MemoryBuffer && !ContextExempt(fn, arg))
+        return CheckContext(fn, arg, h, r, use);
+      return false;
+    }
+  }
+  return CheckHandleSlow(fn, arg, h, type);
+}
+
+ObjectRecord *Runtime::LookupLive(const void *h) {
+  if (ObjectRecord *r = CachedLive(h))
+    return r;
+  if (!MaybeLive(h))
+    return nullptr; // (no filter bit: never registered)
+  RuntimeSection section;
+  ObjectRecord *r;
+  {
+    ReaderMutexLock lock(&mu_);
+    r = graph_.Find(h);
+  }
+  CacheRecord(h, r);
+  return r;
+}
+
+bool Runtime::CheckHandleSlow(FnId fn, unsigned arg, const void *h,
+                              HandleType type) {
+  // The shadow map's filter is atomic and read without the lock, by design
+  // (core/shadow_map.h); what it lets through is looked up under the lock.
+  if (ABSL_TS_UNCHECKED_READ(shadow_).MaybeContains(h)) {
+    RuntimeSection section;
+    ObjectRecord *freed = nullptr, *now = nullptr;
+    ShadowMap::EvictedObject evicted;
+    bool was_evicted = false;
+    HistoryPin pin(this);
+    {
+      MutexLock lock(&mu_);
+      freed = shadow_.Find(h);
+      if (!freed)
+        was_evicted =
+            shadow_.FindEvicted(h, &evicted) && Compatible(evicted.kind, type);
+      // Case: a freed object of a kind this parameter cannot name. Its
+      // memory may hold an object LLVM made with malloc (memory buffers),
+      // which the allocation hook does not see: say nothing.
+      if (freed && !Compatible(freed->kind, type))
+        freed = nullptr;
+      if (!freed && type != HandleType::Other) {
+        // Case: LLVM has handed the address to a new object, but of a kind
+        // this parameter cannot take, and an object of the right kind died
+        // here before: the handle is that dead object's stale copy.
+        ObjectRecord *live = graph_.Find(h);
+        if (live && !Compatible(live->kind, type))
+          for (ObjectRecord *p = live->rare().previous; p && !freed;
+               p = p->rare().previous)
+            if (Compatible(p->kind, type)) {
+              freed = p;
+              now = live;
+            }
+      }
+      if (freed)
+        pin.Take(); // (read below, without the lock)
+    }
+    if (was_evicted)
+      return ReportEvicted(fn, arg, h, evicted);
+    if (freed && FreesArg(fn, arg) && freed->kind == ObjectKind::Opaque &&
+        !freed->owned_by_other && freed->freed &&
+        freed->freed->target != freed && !freed->freed->consumed) {
+      // Case: an object that died with its owner but is a separate
+      // allocation (a section iterator after LLVMDisposeObjectFile): using
+      // it is a use after free, disposing it once is not.
+      MutexLock lock(&mu_);
+      if (!freed->rare().disposed_late) {
+        freed->MutableRare().disposed_late = true;
+        return false;
+      }
+    }
+    if (freed) {
+      // Case: the handle names an object that died, and no object has been
+      // created at its address since (the quarantine holds the memory).
+      // Any use is a use after free; a second free is a double free.
+      ErrorKind kind =
+          FreesArg(fn, arg) ? ErrorKind::DoubleFree : ErrorKind::UseAfterFree;
+      if (freed->freed && freed->freed->consumed)
+        kind = ErrorKind::UseAfterConsume;
+      ErrorReport rep = NewReport(kind, freed, h, fn, arg);
+      rep.related = now;
+      return Report(std::move(rep));
+    }
+  }
+  if (type == HandleType::Builder && uses_insertion_point_[fn] &&
+      dangling_builders_.MaybeContains(h))
+    return CheckInsertionPoint(fn, arg, h);
+  if (type != HandleType::Other && type != HandleType::Builder &&
+      type != HandleType::MemoryBuffer && !ContextExempt(fn, arg)) {
+    ObjectRecord *r = LookupLive(h);
+    if (r && r->context_use)
+      return CheckContext(fn, arg, h, r, r->context_use);
+  }
+  return false;
+}
+
+namespace {
+bool KindExpected(uint8_t expected, ObjectKind k) {
+  return (kKindExpectations[expected].kinds >> static_cast<unsigned>(k)) & 1;
+}
+} // namespace
+
+ArgVerdict Runtime::CheckKindedHandle(FnId fn, unsigned arg, const void *h,
+                                      HandleType type, uint8_t expected) {
+  if (CheckHandle(fn, arg, h, type))
+    return ArgVerdict::Skip;
+  ObjectRecord *r = LookupLive(h);
+  // Case: a handle ownsan never saw handed out (made by C++ code, or not
+  // an LLVM object at all), or a record of an unwatched kind, which may
+  // have died unseen: nothing is known. The call goes ahead.
+  if (!r || !IsValueKind(r->kind))
+    return ArgVerdict::Unverified;
+  if (KindExpected(expected, r->kind))
+    return ArgVerdict::Ok;
+  return ReportWrongKind(fn, arg, h, r, expected);
+}
+
+//===----------------------------------------------------------------------===//
+// CallScope (interpose/wrapper_api.h)
+//===----------------------------------------------------------------------===//
+
+// Wrapped calls are checked only once the library constructor has made
+// the runtime (g_enabled), so g_runtime is set here.
+bool CallScope::CheckHandleArg(FnId fn, unsigned arg, const void *h,
+                               HandleType type) {
+  return g_runtime.load(std::memory_order_relaxed)
+      ->CheckHandle(fn, arg, h, type);
+}
+
+ArgVerdict CallScope::CheckKindedArg(FnId fn, unsigned arg, const void *h,
+                                     HandleType type, uint8_t expected) {
+  return g_runtime.load(std::memory_order_relaxed)
+      ->CheckKindedHandle(fn, arg, h, type, expected);
+}
+
+void CallScope::RegisterResult(FnId fn, const void *h, HandleType type) {
+  g_runtime.load(std::memory_order_relaxed)->Register(fn, h, type);
+}
+
+void CallScope::CheckArray(unsigned arg, const void *const *hs, size_t n,
+                           HandleType type) {
+  if (!hs)
+    return;
+  for (size_t i = 0; i < n; ++i)
+    if (hs[i] && CheckHandleArg(fn_, arg, hs[i], type))
+      skip_ = true;
+}
+
+void CallScope::Before(const void *const *args) {
+  // A call already held back by a report has no effects.
+  if (!skip_)
+    skip_ = Runtime::Get().Before(fn_, args, nullptr);
+}
+
+void CallScope::Before(const void *const *args, void *const *slots) {
+  if (!skip_)
+    skip_ = Runtime::Get().Before(fn_, args, slots);
+}
+
+void CallScope::After(const void *const *args, const void *ret, bool ok) {
+  // Deaths during the call come first: after-effects (a consumed module's
+  // teardown) see the values LLVM has already destroyed as freed.
+  if (tls_call_state.pending_deaths)
+    FlushDeaths();
+  Runtime::Get().After(fn_, args, ret, ok);
+}
+
+void CallScope::FlushDeaths() { Runtime::Get().FlushDeaths(); }
+
+void CallScope::OutArray(unsigned, const void *const *hs, size_t n,
+                         HandleType type) {
+  if (!hs || unverified_)
+    return; // (see Returned)
+  for (size_t i = 0; i < n; ++i)
+    Runtime::Get().Register(fn_, hs[i], type);
+}
+
+} // namespace ownsan

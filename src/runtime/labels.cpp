@@ -1,0 +1,97 @@
+//===- labels.cpp - How reports name objects ------------------------------===//
+//
+// Labels such as `function @f`, `block %entry in @f`, `module 'm'`, from
+// the names snapshotted at registration (LLVM is only asked about live
+// objects).
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/runtime.h"
+#include "runtime/runtime_internal.h"
+
+#include "fn_ids.h"
+#include "report/report_writer.h"
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+
+#include <llvm-c/Core.h>
+
+namespace ownsan {
+
+//===----------------------------------------------------------------------===//
+// Labels
+//===----------------------------------------------------------------------===//
+
+// Does SnapshotName ask LLVM (values, types), or is the name the one
+// recorded at registration (modules: see RegisterImpl)?
+bool Runtime::NameComesFromLLVM(const ObjectRecord *r) {
+  return IsValueKind(r->kind) || r->kind == ObjectKind::Type;
+}
+
+std::string Runtime::SnapshotName(const ObjectRecord *r) {
+  void *h = const_cast<void *>(r->addr);
+  if (IsValueKind(r->kind))
+    return ValueName(h);
+  switch (r->kind) {
+  case ObjectKind::Type: {
+    char *s = Real<char *(*)(LLVMTypeRef)>(kFn_LLVMPrintTypeToString)(
+        static_cast<LLVMTypeRef>(h));
+    std::string out = s ? s : "";
+    Real<void (*)(char *)>(kFn_LLVMDisposeMessage)(s);
+    return out;
+  }
+  default:
+    return r->name;
+  }
+}
+
+std::string Runtime::ShortLabel(const ObjectRecord *r) {
+  // (An opaque object is named by its C type unless it was given a name.)
+  std::string name = r->kind == ObjectKind::Opaque && r->name.empty()
+                         ? OpaqueNoun(r)
+                         : std::string(r->name);
+  // Live values are named as they are now (names change); freed ones as
+  // they were when they died.
+  if (r->state == ObjectState::Live && IsValueKind(r->kind))
+    name = SnapshotName(r);
+  // A name is the program's bytes: escaped, so it cannot forge report lines
+  // or reach the terminal as an escape sequence (messages: CEscape below).
+  std::string raw_name = name;
+  name = PrintableText(name);
+  std::string addr =
+      absl::StrCat("0x", absl::Hex(reinterpret_cast<uintptr_t>(r->addr)));
+  switch (r->kind) {
+  case ObjectKind::Context:
+    return absl::StrCat("context ", addr,
+                        r->is_global_context ? " (global)" : "");
+  case ObjectKind::Module:
+    return absl::StrCat("module \"", name, "\"");
+  case ObjectKind::Function:
+  case ObjectKind::GlobalVariable:
+  case ObjectKind::GlobalAlias:
+  case ObjectKind::GlobalIFunc:
+    return absl::StrCat(KindNoun(r->kind), " ",
+                        name.empty() ? "<unnamed>" : "@" + name);
+  case ObjectKind::BasicBlock:
+  case ObjectKind::Instruction:
+  case ObjectKind::Argument:
+    return absl::StrCat(KindNoun(r->kind), " ",
+                        name.empty() ? "<unnamed>" : "%" + name);
+  case ObjectKind::Type:
+    return absl::StrCat("type ", name.empty() ? addr : name);
+  case ObjectKind::Opaque:
+    return absl::StrCat(name.empty() ? "object" : name, " ", addr);
+  case ObjectKind::Message:
+  case ObjectKind::ErrorMessage:
+    if (r->rare().unterminated)
+      return absl::StrCat("message ", addr, " (not NUL-terminated)");
+    return absl::StrCat(r->kind == ObjectKind::ErrorMessage ? "error message "
+                                                            : "message ",
+                        addr, " \"", absl::CEscape(raw_name), "\"");
+  default:
+    return absl::StrCat(KindNoun(r->kind), " ", addr);
+  }
+}
+
+} // namespace ownsan

@@ -1,0 +1,89 @@
+//===- quarantine_hooks.cpp - Freed memory held back from reuse -----------===//
+//
+// Blocks a stale handle may still name wait in the Quarantine
+// (src/core/quarantine.h) instead of going back to malloc: Hold() puts them
+// there (TakeIntoQuarantine in tracker_deaths.cpp decides, for operator
+// delete); what leaves is released the way LLVM would have (free(), or the
+// LLVM-C disposer of a buffer or a string held whole), and free heap pages
+// are handed back now and then (malloc_trim).
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/runtime.h"
+#include "runtime/runtime_internal.h"
+
+#include "fn_ids.h"
+
+#include <llvm-c/Core.h>
+
+#include <malloc.h>
+#include <time.h>
+
+#include <cstdlib>
+
+namespace ownsan {
+
+namespace {
+uint64_t MonotonicNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+} // namespace
+
+void Runtime::Hold(Quarantine::Chunk chunk) { HoldAll(&chunk, 1); }
+
+void Runtime::HoldAll(const Quarantine::Chunk *chunks, size_t n) {
+  RuntimeSection section;
+  Quarantine::ReleaseList release;
+  bool trim_due;
+  {
+    MutexLock lock(&quarantine_mu_);
+    for (size_t i = 0; i < n; ++i)
+      quarantine_.Put(chunks[i], &release);
+    trim_due = quarantine_.TakeTrimDue(MonotonicNs);
+  }
+  for (const Quarantine::Chunk &c : release) {
+    if (c.release == Quarantine::Chunk::kFree) {
+      free(c.p);
+      continue;
+    }
+    // LLVM frees buffers and strings with free(), which ownsan does not
+    // see, so their addresses stop matching when the real dispose happens.
+    {
+      MutexLock lock(&mu_);
+      ForgetReleasedAddress(c.p);
+    }
+    switch (c.release) {
+    case Quarantine::Chunk::kDisposeMemoryBuffer:
+      Real<void (*)(LLVMMemoryBufferRef)>(kFn_LLVMDisposeMemoryBuffer)(
+          static_cast<LLVMMemoryBufferRef>(c.p));
+      break;
+    case Quarantine::Chunk::kDisposeMessage:
+      Real<void (*)(char *)>(kFn_LLVMDisposeMessage)(static_cast<char *>(c.p));
+      break;
+    case Quarantine::Chunk::kDisposeErrorMessage:
+      Real<void (*)(char *)>(kFn_LLVMDisposeErrorMessage)(
+          static_cast<char *>(c.p));
+      break;
+    case Quarantine::Chunk::kFreeMalloced:
+      free(c.p); // what the skipped disposer would have done
+      break;
+    case Quarantine::Chunk::kFree:
+      break;
+    }
+  }
+#ifdef __GLIBC__
+  if (trim_due) { // (see Quarantine::TakeTrimDue)
+    uint64_t start = MonotonicNs();
+    malloc_trim(0);
+    uint64_t end = MonotonicNs();
+    MutexLock lock(&quarantine_mu_);
+    quarantine_.TrimDone(start, end);
+  }
+#else
+  (void)trim_due;
+#endif
+}
+
+} // namespace ownsan

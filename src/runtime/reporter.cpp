@@ -1,0 +1,394 @@
+//===- reporter.cpp - The reporter: one place that writes a report --------===//
+//
+// Report() plays ASan's ScopedInErrorReport: lock, dedupe, suppress,
+// write (text or JSON, log_path), callback, halt; the leak report and the
+// exit summary.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/runtime.h"
+#include "runtime/runtime_internal.h"
+
+#include "fn_ids.h"
+#include "interpose/signal_entry.h"
+#include "report/report_writer.h"
+#include "report/symbolizer.h"
+#include "runtime/crash_handler.h"
+
+#include "absl/strings/str_cat.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <gnu/libc-version.h>
+#include <malloc.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <vector>
+
+namespace ownsan {
+
+//===----------------------------------------------------------------------===//
+// Reports
+//===----------------------------------------------------------------------===//
+
+std::string Runtime::SymbolizerPath() const {
+  if (!flags_.symbolize)
+    return "";
+  return flags_.symbolizer_path.empty() ? OWNSAN_DEFAULT_SYMBOLIZER
+                                        : flags_.symbolizer_path;
+}
+
+namespace {
+// Did a frame-pointer walk that ended at `pc` reach the start of its
+// thread? A thread's outermost frames are glibc's (__libc_start_call_main,
+// start_thread), which the walk reaches through code that keeps frame
+// pointers; a walk that ends anywhere else met a frame without one.
+bool EndsInLibc(uintptr_t pc) {
+  static const void *const libc_base = [] {
+    Dl_info d;
+    return dladdr(reinterpret_cast<void *>(&gnu_get_libc_version), &d)
+               ? d.dli_fbase
+               : nullptr;
+  }();
+  Dl_info d;
+  return libc_base && dladdr(reinterpret_cast<void *>(pc), &d) &&
+         d.dli_fbase == libc_base;
+}
+} // namespace
+
+StackId Runtime::ReportUseStack() {
+  StackId id = CurrentCallStack();
+  if (!flags_.fast_unwind)
+    return id;
+  const StackTrace &st = depot_.Get(id);
+  if (st.pcs.empty() || !st.py_frames.empty() ||
+      st.pcs.size() >= static_cast<size_t>(flags_.malloc_context_size) ||
+      EndsInLibc(st.pcs.back()))
+    return id; // stacks off, Python frames, full depth, or a whole walk
+  // Case: the frame-pointer walk stopped at a frame without a frame pointer
+  // (OCaml code, a bindings' C stub built without them): a report is rare,
+  // so unwind this one with DWARF tables. Otherwise two misuses that reach
+  // LLVM through the same stub would have the same use stack: one problem,
+  // the second never shown, and neither at its line.
+  return CaptureStack(false, /*dwarf=*/true);
+}
+
+ErrorReport Runtime::NewReport(ErrorKind kind, const ObjectRecord *object,
+                               const void *handle, FnId fn, unsigned arg) {
+  ErrorReport rep;
+  rep.kind = kind;
+  rep.object = object;
+  rep.handle = handle;
+  rep.fn = fn;
+  rep.arg = arg;
+  rep.use_stack = ReportUseStack();
+  rep.thread = CurrentThreadNumber();
+  return rep;
+}
+
+bool Runtime::SuppressedCallHarms(const ErrorReport &rep) {
+  switch (ErrorKindCallHarm(rep.kind)) {
+  case CallHarm::Never:
+    return false;
+  case CallHarm::Always:
+    return true;
+  case CallHarm::IfItFreesArg:
+    return rep.fn < kFnCount && FreesArg(rep.fn, rep.arg);
+  }
+  return true;
+}
+
+bool Runtime::Report(ErrorReport rep) {
+  RuntimeSection section;
+  std::string text, kind;
+  bool halt = flags_.halt_on_error;
+  ErrorCallback callback = error_callback_.load();
+  {
+    MutexLock report_lock(&report_mu_);
+    // Case: a problem already reported (same kind and call, same use site
+    // and free site: the same use and free stacks): count it, do not print
+    // it. Whole stacks, not innermost frames: in a binding, every call goes
+    // through the same wrapper line.
+    StackId free_stack = rep.object->freed ? rep.object->freed->stack : 0;
+    if (rep.kind == ErrorKind::DanglingInsertionPoint && rep.related &&
+        rep.related->freed)
+      free_stack = rep.related->freed->stack;
+    auto key = std::make_tuple(static_cast<int>(rep.kind), rep.fn,
+                               rep.use_stack, free_stack);
+    auto it = problem_index_.find(key);
+    if (it != problem_index_.end()) {
+      Problem &p = problems_[it->second];
+      ++p.count;
+      text = p.text;
+      kind = p.kind;
+    } else {
+      auto fn_name = [](FnIndex f) { return FnName(f); };
+      auto short_label = [this](const ObjectRecord *r) {
+        return ShortLabel(r);
+      };
+      ReportContext ctx{getpid(), &depot_, SymbolizerPath(), fn_name,
+                        short_label};
+      ctx.symbolizer_timeout_ms = flags_.symbolizer_timeout_ms;
+      ResolvedReport resolved = Resolve(rep, ctx);
+      // Case: the user's suppression file names this report: say nothing.
+      // The call goes through unchanged, unless making it would free memory
+      // twice or corrupt it: then it is skipped, as in continue mode.
+      if (suppressions_.Match(resolved))
+        return SuppressedCallHarms(rep);
+      Problem p;
+      p.problem_id = resolved.problem_id;
+      p.kind = resolved.kind_name;
+      p.summary = resolved.summary;
+      p.text = RenderText(resolved);
+      p.count = 1;
+      text = p.text;
+      kind = p.kind;
+      bool print =
+          flags_.max_reports == 0 || printed_ < size_t(flags_.max_reports);
+      if (print) {
+        ++printed_;
+        WriteOut(flags_.report_format == "json" ? RenderJson(resolved) + "\n"
+                                                : p.text);
+      }
+      problem_index_[key] = problems_.size();
+      problems_.push_back(std::move(p));
+    }
+  }
+  if (callback) {
+    // Case: the binding asked to turn reports into its own errors: it gets
+    // the report, the call is skipped and returns 0/NULL.
+    {
+      MutexLock report_lock(&report_mu_);
+      ++handled_by_callback_;
+    }
+    callback(kind.c_str(), text.c_str(), error_callback_user_.load());
+    return true;
+  }
+  if (halt) {
+    if (flags_.abort_on_error)
+      abort();
+    _exit(flags_.exitcode);
+  }
+  // Continue mode: skip the offending call.
+  return true;
+}
+
+void Runtime::WriteOut(const std::string &text) {
+  int fd = report_fd_;
+  if (!flags_.log_path.empty()) {
+    if (!log_tried_) {
+      log_tried_ = true;
+      std::string path = absl::StrCat(flags_.log_path, ".", getpid());
+      // A new file only: never through a symlink, never over a file. (The
+      // crash handler may have created it: a crash line came first.)
+      log_fd_ = CrashLogFd();
+      if (log_fd_ < 0)
+        log_fd_ =
+            open(path.c_str(),
+                 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+      if (log_fd_ < 0 && errno == EEXIST)
+        log_fd_ = CrashLogFd();
+      if (log_fd_ >= 0)
+        SetCrashLogFd(log_fd_);
+      if (log_fd_ < 0) {
+        std::string line = absl::StrCat(
+            "==", getpid(), "==WARNING: OwnSan: cannot create log file ", path,
+            ": ", strerror(errno), "; writing reports to stderr\n");
+        (void)!write(report_fd_, line.data(), line.size());
+      }
+    }
+    if (log_fd_ >= 0)
+      fd = log_fd_;
+  }
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    done += n;
+  }
+}
+
+bool CallerMustDispose(const ObjectRecord *r) {
+  bool owned =
+      (r->kind == ObjectKind::Context && !r->is_global_context &&
+       r->created_by == kFn_LLVMContextCreate) ||
+      r->kind == ObjectKind::Builder || r->kind == ObjectKind::MemoryBuffer ||
+      r->kind == ObjectKind::Opaque || r->kind == ObjectKind::Message ||
+      r->kind == ObjectKind::ErrorMessage ||
+      // a module is owned by the caller (a live context would
+      // dispose it, but only if the context is disposed)
+      r->kind == ObjectKind::Module;
+  if (!owned || r->created_by == kNoFn || r->owned_by_other)
+    return false;
+  // An object owned by another live object (an iterator of a binary) is
+  // that object's to free.
+  return !(r->kind == ObjectKind::Opaque && r->parent);
+}
+
+void Runtime::ReportLeaks(std::string *out, size_t *leaked) {
+  // Owned objects still alive: grouped by creating call and stack.
+  struct Group {
+    FnIndex fn;
+    StackId stack;
+    uint32_t thread;
+    ObjectKind kind;
+    size_t count = 0;
+    std::string example;
+  };
+  std::vector<Group> groups;
+  absl::flat_hash_map<std::pair<FnIndex, StackId>, size_t> index;
+  {
+    MutexLock lock(&mu_);
+    graph_.ForEachLive([&](ObjectRecord *r) {
+      mu_.AssertHeld(); // (called under the lock above)
+      if (!CallerMustDispose(r) || inherited_.contains(r))
+        return;
+      auto [it, inserted] =
+          index.try_emplace({r->created_by, r->create_stack}, groups.size());
+      if (inserted)
+        groups.push_back(
+            {r->created_by, r->create_stack, r->create_thread, r->kind, 0, ""});
+      Group &g = groups[it->second];
+      if (g.count++ == 0)
+        g.example =
+            absl::StrCat("0x", absl::Hex(reinterpret_cast<uintptr_t>(r->addr)));
+    });
+  }
+  *leaked = 0;
+  if (groups.empty())
+    return;
+  auto fn_name = [](FnIndex f) { return FnName(f); };
+  auto short_label = [this](const ObjectRecord *r) { return ShortLabel(r); };
+  ReportContext ctx{getpid(), &depot_, SymbolizerPath(), fn_name, short_label};
+  ctx.symbolizer_timeout_ms = flags_.symbolizer_timeout_ms;
+  std::sort(groups.begin(), groups.end(),
+            [](const Group &a, const Group &b) { return a.count > b.count; });
+  bool json = flags_.report_format == "json";
+  std::string text =
+      absl::StrCat("==", getpid(),
+                   "==ERROR: OwnSan: detected leaks of owned LLVM objects\n");
+  std::string js =
+      absl::StrCat("{\"ownsan_leaks\":1,\"pid\":", getpid(), ",\"groups\":[");
+  // Every group's stack in one symbolizer run (see SymbolizerBatch).
+  SymbolizerBatch batch;
+  for (const Group &g : groups)
+    (void)ResolveStack(g.stack, ctx);
+  batch.Run(ctx.symbolizer_path, ctx.symbolizer_timeout_ms);
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const Group &g = groups[i];
+    *leaked += g.count;
+    ResolvedStack stack = ResolveStack(g.stack, ctx);
+    absl::StrAppend(&text, "  ", g.count, " ", KindHandleType(g.kind),
+                    g.count == 1 ? "" : "s", " (", KindNoun(g.kind), " ",
+                    g.example, g.count == 1 ? "" : ", ...", ") created by ",
+                    FnName(g.fn), " on thread T", g.thread,
+                    ", never disposed:\n", StackText(stack));
+    absl::StrAppend(&js, i ? "," : "", "{\"count\":", g.count,
+                    ",\"handle_type\":", JsonEscape(KindHandleType(g.kind)),
+                    ",\"kind\":", JsonEscape(KindNoun(g.kind)),
+                    ",\"example\":", JsonEscape(g.example),
+                    ",\"function\":", JsonEscape(FnName(g.fn)),
+                    ",\"thread\":", g.thread, ",\"stack\":");
+    AppendJsonStack(&js, stack);
+    js += "}";
+  }
+  absl::StrAppend(&text, "SUMMARY: OwnSan: ", *leaked,
+                  " leaked object(s) from ", groups.size(),
+                  " allocation site(s)\n");
+  absl::StrAppend(&js, "],\"total\":", *leaked, "}\n");
+  *out += json ? js : text;
+}
+
+void Runtime::OnExit() {
+  RuntimeSection section;
+  // Not checked, so said (as for another major's calls): one line.
+  if (uint64_t n = g_signal_handler_calls.load(std::memory_order_relaxed)) {
+    std::string line = absl::StrCat(
+        "==", getpid(), "==OwnSan: note: ", n,
+        " LLVM-C call(s) made in signal handlers were not checked (checking "
+        "may allocate, and a handler may have interrupted malloc)\n");
+    (void)!write(2, line.data(), line.size());
+  }
+  std::string out;
+  size_t leaked = 0;
+  if (flags_.report_leaks)
+    ReportLeaks(&out, &leaked);
+  bool any, unhandled = false;
+  {
+    MutexLock lock(&report_mu_);
+    any = !problems_.empty();
+    // Problems a binding turned into its own errors (error callback) do
+    // not fail the run by themselves.
+    size_t occurrences = 0;
+    for (const Problem &p : problems_)
+      occurrences += p.count;
+    unhandled = occurrences > handled_by_callback_;
+    bool used_suppressions = false;
+    for (const Suppression &s : suppressions_.rules())
+      used_suppressions |= s.hits > 0;
+    if (flags_.report_format == "json") {
+      std::string json = absl::StrCat(
+          "{\"ownsan_summary\":1,\"pid\":", getpid(), ",\"problems\":[");
+      for (size_t i = 0; i < problems_.size(); ++i)
+        absl::StrAppend(&json, i ? "," : "",
+                        "{\"problem_id\":", JsonEscape(problems_[i].problem_id),
+                        ",\"kind\":", JsonEscape(problems_[i].kind),
+                        ",\"count\":", problems_[i].count,
+                        ",\"summary\":", JsonEscape(problems_[i].summary), "}");
+      absl::StrAppend(&json, "],\"suppressed\":[");
+      bool first = true;
+      for (const Suppression &s : suppressions_.rules())
+        if (s.hits) {
+          absl::StrAppend(&json, first ? "" : ",", "{\"pattern\":",
+                          JsonEscape(absl::StrCat(s.type, ":", s.pattern)),
+                          ",\"count\":", s.hits, "}");
+          first = false;
+        }
+      absl::StrAppend(&json, "],\"leaked\":", leaked, ",\"exitcode\":",
+                      (any && unhandled) || leaked ? flags_.exitcode : 0,
+                      "}\n");
+      if (any || used_suppressions || leaked) {
+        if (!out.empty())
+          WriteOut(out); // the leak object, one JSON line
+        WriteOut(json);
+      }
+    } else {
+      if (flags_.print_summary && any) {
+        size_t total = 0;
+        absl::StrAppend(&out, "==", getpid(), "==OwnSan: ", problems_.size(),
+                        " distinct problem(s):\n");
+        for (const Problem &p : problems_) {
+          total += p.count;
+          absl::StrAppend(&out, "  ", p.count, "x ", p.summary, "\n");
+        }
+        absl::StrAppend(&out, "SUMMARY: OwnSan: ", problems_.size(),
+                        " distinct problem(s), ", total, " occurrence(s)\n");
+      }
+      if (used_suppressions && flags_.print_summary) {
+        absl::StrAppend(&out, "==", getpid(), "==OwnSan: suppressions used:\n");
+        for (const Suppression &s : suppressions_.rules())
+          if (s.hits)
+            absl::StrAppend(&out, "  ", s.hits, " ", s.type, ":", s.pattern,
+                            "\n");
+      }
+      if (!out.empty())
+        WriteOut(out);
+    }
+  }
+  if (flags_.verbosity >= 1)
+    PrintExitStatistics();
+  if ((any && unhandled) || leaked) {
+    // The run had problems: the process ends with `exitcode`, as with a
+    // sanitizer in recover mode, after stdio is flushed.
+    fflush(nullptr);
+    _exit(flags_.exitcode);
+  }
+}
+
+} // namespace ownsan

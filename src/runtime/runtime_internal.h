@@ -1,0 +1,125 @@
+//===- runtime_internal.h - Shared by the runtime's files ------*- C++ -*-===//
+//
+// What the files of src/runtime share besides the Runtime class itself: the
+// runtime section that marks the runtime's own work on a thread, the
+// running call's context, and small helpers over the generated tables. Not
+// for interpose/ or the generated wrappers (they see interpose/wrapper_api.h
+// and runtime/runtime.h).
+//
+//===----------------------------------------------------------------------===//
+#ifndef OWNSAN_RUNTIME_RUNTIME_INTERNAL_H
+#define OWNSAN_RUNTIME_RUNTIME_INTERNAL_H
+
+#include "runtime/runtime.h"
+
+#include "fn_ids.h"
+#include "interpose/wrapper_api.h"
+
+#include <llvm-c/Core.h>
+
+#include <pthread.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+namespace ownsan {
+
+// Marks the runtime's own work on this thread: nested wrapped calls are not
+// checked and the allocation hook ignores the runtime's own allocations.
+// A signal handler's wrapped call that interrupts the work is forwarded
+// unchecked too, so the per-thread state the runtime changes (batches,
+// caches, call contexts) and the locks it holds are never re-entered: every
+// change to them happens inside a section (the fences keep the compiler from
+// moving it out).
+class RuntimeSection {
+public:
+  RuntimeSection() : state_(CurrentThreadCallState()), was_(state_.in_runtime) {
+    state_.in_runtime = true;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+  }
+  ~RuntimeSection() {
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    state_.in_runtime = was_;
+  }
+
+private:
+  ThreadCallState &state_;
+  bool was_;
+};
+
+/// The running wrapped call of this thread.
+inline CallContext &CurrentCall() { return tls_call; }
+
+inline const char *FnName(FnIndex fn) {
+  return fn < kFnCount ? kFnInfo[fn].name : "<none>";
+}
+
+/// Does argument `arg` of `fn` name an object the call frees? (effects.cpp)
+bool FreesArg(FnId fn, unsigned arg);
+
+/// Calls Release(value) when the calling thread exits (one pthread key for
+/// each Release).
+template <void (*Release)(void *)> void ReleaseAtThreadExit(const void *value) {
+  static pthread_key_t key;
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, [] { pthread_key_create(&key, Release); });
+  pthread_setspecific(key, value);
+}
+
+// --- Small members of Runtime on the per-object paths, inline here so
+// that every file's callers inline them. ---
+inline StackId Runtime::CurrentCallStack() {
+  CallContext &call = CurrentCall();
+  if (call.fn == kNoFn)
+    return CaptureStack(false);
+  if (call.stack == 0)
+    call.stack = CaptureStack(false);
+  return call.stack;
+}
+
+inline std::string Runtime::ValueName(const void *h) {
+  size_t len = 0;
+  const char *s =
+      Real<const char *(*)(LLVMValueRef, size_t *)>(kFn_LLVMGetValueName2)(
+          static_cast<LLVMValueRef>(const_cast<void *>(h)), &len);
+  return std::string(s ? s : "", s ? len : 0);
+}
+
+inline std::string Runtime::ModuleName(const void *h) {
+  size_t len = 0;
+  const char *s = Real<const char *(*)(LLVMModuleRef, size_t *)>(
+      kFn_LLVMGetModuleIdentifier)(
+      static_cast<LLVMModuleRef>(const_cast<void *>(h)), &len);
+  return std::string(s ? s : "", s ? len : 0);
+}
+
+// --- stacks.cpp ---
+/// Records the text range of the module holding `addr_in_module`: frames
+/// there are ownsan's (or, with `llvm`, libLLVM's), not the program's.
+void AddCodeRangesOf(const void *addr_in_module, bool llvm = false);
+/// fork(): the file's locks are taken around it (in the order lifecycle.cpp
+/// takes every runtime lock); the child gets fresh ones.
+void LockCodeRangesForFork(bool lock);
+void ResetCodeRangesLockInChild();
+void LockStackCachesForFork(bool lock);
+void ResetStackCachesLockInChild();
+/// A new free event of this thread (see tracker_deaths.cpp).
+FreeEvent *NewThreadFreeEvent(FnIndex fn, ObjectRecord *target, StackId stack,
+                              const char *detail);
+
+// --- thread_state.cpp ---
+/// Checked calls made so far by every thread.
+uint64_t TotalCalls();
+/// In a fork child: the other threads' counters stop.
+void ForkThreadCalls();
+void LockThreadCallsForFork(bool lock);
+void ResetThreadCallsLockInChild();
+
+// --- reporter.cpp ---
+/// A live object the program was handed and has to dispose itself.
+bool CallerMustDispose(const ObjectRecord *r);
+
+} // namespace ownsan
+
+#endif // OWNSAN_RUNTIME_RUNTIME_INTERNAL_H

@@ -1,0 +1,267 @@
+//===- stacks.cpp - Stack capture and free events -------------------------===//
+//
+// Stacks of creating, freeing and using calls (with a per-thread cache of
+// recent stacks), the code ranges whose frames are not the program's, and
+// the free event of the running call.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/runtime.h"
+#include "runtime/runtime_internal.h"
+
+#include "fn_ids.h"
+#include "report/python_frames.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <malloc.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace ownsan {
+
+namespace {
+
+// Text ranges of code whose frames are not the program's: ownsan itself,
+// the observer and libLLVM. Leading frames there are dropped from stacks.
+struct CodeRange {
+  uintptr_t lo, hi;
+  bool llvm; ///< libLLVM's
+};
+Mutex g_ranges_mu(absl::kConstInit);
+// Append-only and read without a lock on every stack capture: entries are
+// written before the count that publishes them.
+constexpr int kMaxRanges = 32;
+CodeRange g_ranges[kMaxRanges];
+std::atomic<int> g_range_count{0};
+
+} // namespace
+
+void AddCodeRangesOf(const void *addr_in_module, bool llvm) {
+  Dl_info info;
+  if (!dladdr(addr_in_module, &info))
+    return;
+  struct Arg {
+    const void *base;
+    std::vector<CodeRange> found;
+  } arg{info.dli_fbase, {}};
+  dl_iterate_phdr(
+      [](dl_phdr_info *pi, size_t, void *data) {
+        auto *a = static_cast<Arg *>(data);
+        for (int i = 0; i < pi->dlpi_phnum; ++i) {
+          const auto &ph = pi->dlpi_phdr[i];
+          if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+            continue;
+          uintptr_t lo = pi->dlpi_addr + ph.p_vaddr;
+          if (reinterpret_cast<uintptr_t>(a->base) > lo + ph.p_memsz ||
+              reinterpret_cast<uintptr_t>(a->base) + 0x100000000ull < lo)
+            continue;
+          // Same object: the base must be this object's load address.
+          Dl_info di;
+          if (dladdr(reinterpret_cast<void *>(lo), &di) &&
+              di.dli_fbase == a->base)
+            a->found.push_back({lo, lo + ph.p_memsz, false});
+        }
+        return 0;
+      },
+      &arg);
+  MutexLock lock(&g_ranges_mu);
+  for (auto r : arg.found) {
+    int n = g_range_count.load(std::memory_order_relaxed);
+    if (n == kMaxRanges)
+      break;
+    r.llvm = llvm;
+    g_ranges[n] = r;
+    g_range_count.store(n + 1, std::memory_order_release);
+  }
+}
+
+namespace {
+
+// Is `pc` in a recorded range (of libLLVM only, if `llvm_only`)?
+bool InCodeRanges(uintptr_t pc, bool llvm_only) {
+  int n = g_range_count.load(std::memory_order_acquire);
+  for (int i = 0; i < n; ++i)
+    if ((g_ranges[i].llvm || !llvm_only) && pc >= g_ranges[i].lo &&
+        pc < g_ranges[i].hi)
+      return true;
+  return false;
+}
+bool IsInternalPc(uintptr_t pc) { return InCodeRanges(pc, false); }
+bool IsLLVMPc(uintptr_t pc) { return InCodeRanges(pc, true); }
+
+} // namespace
+//===----------------------------------------------------------------------===//
+// Stacks and free events
+//===----------------------------------------------------------------------===//
+
+namespace {
+// Stacks this thread stored, with their depot ids, by hash (direct-mapped,
+// 128 entries). A call site that runs in a loop (creating objects, or
+// claiming a context that changed threads) finds its stack here: no depot
+// lock, no hashing of vectors, no allocation. A binding copying a module
+// cycles through a few dozen to a hundred call sites. Exact: an entry is
+// used only for the very same frames. The cache (26 KiB) is taken for a
+// thread when it first captures a stack and given back when it exits, not
+// kept in thread-local storage: glibc takes that from each thread's stack,
+// and a thread created with a small stack must still start. Caches given
+// back are reused by the next threads (a few are kept; their entries name
+// process-wide depot ids, valid on any thread), so short threads cost no
+// mapping each.
+constexpr int kCachedFrames = 24; // the default malloc_context_size
+constexpr unsigned kStackCacheBits = 7;
+struct CachedStack {
+  uint64_t hash;
+  uint32_t n;
+  StackId id; ///< 0: empty entry
+  uintptr_t pcs[kCachedFrames];
+};
+struct StackCache {
+  CachedStack entry[1u << kStackCacheBits];
+};
+__thread StackCache *tls_stack_cache __attribute__((tls_model("initial-exec")));
+
+// Caches of exited threads, for the next threads (a leaf lock; taken only
+// in runtime sections, so a signal handler's wrapped call meanwhile is
+// forwarded unchecked and never waits for it).
+constexpr int kSpareStackCaches = 8;
+Mutex g_spare_stack_caches_mu(absl::kConstInit);
+StackCache *g_spare_stack_caches[kSpareStackCaches] ABSL_GUARDED_BY(
+    g_spare_stack_caches_mu);
+int g_spare_stack_cache_count ABSL_GUARDED_BY(g_spare_stack_caches_mu) = 0;
+
+void ReleaseStackCache(void *p) {
+  // (A destructor that runs later on this thread and captures a stack takes
+  // a cache again, which pthread releases on its next round of
+  // destructors.)
+  RuntimeSection section;
+  tls_stack_cache = nullptr;
+  auto *cache = static_cast<StackCache *>(p);
+  {
+    MutexLock lock(&g_spare_stack_caches_mu);
+    if (g_spare_stack_cache_count < kSpareStackCaches) {
+      g_spare_stack_caches[g_spare_stack_cache_count++] = cache;
+      return;
+    }
+  }
+  InternalUnmapBlock(cache, sizeof(StackCache));
+}
+
+CachedStack &StackCacheEntry(uint64_t hash) {
+  StackCache *cache = tls_stack_cache;
+  if (__builtin_expect(cache == nullptr, 0)) {
+    {
+      MutexLock lock(&g_spare_stack_caches_mu);
+      if (g_spare_stack_cache_count > 0)
+        cache = g_spare_stack_caches[--g_spare_stack_cache_count];
+    }
+    if (!cache)
+      cache = static_cast<StackCache *>(
+          InternalMapBlock(sizeof(StackCache), /*huge_pages=*/false));
+    tls_stack_cache = cache;
+    ReleaseAtThreadExit<ReleaseStackCache>(cache);
+  }
+  return cache->entry[hash >> (64 - kStackCacheBits)];
+}
+
+uint64_t HashFrames(const uintptr_t *pcs, int n) {
+  uint64_t h = 0x9E3779B97F4A7C15ull * (n + 1);
+  for (int i = 0; i < n; ++i)
+    h = (h ^ pcs[i]) * 0xff51afd7ed558ccdull;
+  return h ^ (h >> 29);
+}
+} // namespace
+
+StackId Runtime::CaptureStack(bool from_inside_llvm, bool dwarf) {
+  // The stack and the depot allocate and free memory (the depot under its
+  // lock): the allocation hooks must not come back into the runtime (freed
+  // memory can hold filter bits, and recording a death captures a stack).
+  RuntimeSection section;
+  int depth = flags_.malloc_context_size;
+  // Stacks off: nothing to unwind (the depot gives the empty stack an id).
+  if (depth == 0)
+    return empty_stack_;
+  // Frames inside libLLVM have no frame pointers: unwind with DWARF there.
+  bool fast = flags_.fast_unwind && !from_inside_llvm && !dwarf;
+  constexpr int kMaxRaw = 256;
+  uintptr_t raw[kMaxRaw];
+  int n = CaptureNativeStack(raw, kMaxRaw, 0, depth + 32, fast);
+  int i = 0;
+  if (from_inside_llvm) {
+    // Case: a death seen in an allocator's free path (ownsan's operator
+    // delete, or a sanitizer's free hook, whose code may be linked into the
+    // program): the frames before LLVM's are the allocator's.
+    int first_llvm = 0;
+    while (first_llvm < n && !IsLLVMPc(raw[first_llvm]))
+      ++first_llvm;
+    if (first_llvm < n)
+      i = first_llvm;
+  }
+  while (i < n && IsInternalPc(raw[i]))
+    ++i;
+  const uintptr_t *pcs = raw + i;
+  int kept = std::min(n - i, depth);
+  StackTrace st;
+  if (flags_.python_frames)
+    CapturePythonFrames(&st.py_frames, depth);
+  // Only native-only stacks are cached (Python frames are part of a
+  // stack's identity).
+  bool cacheable = st.py_frames.empty() && kept <= kCachedFrames;
+  uint64_t hash = 0;
+  if (cacheable) {
+    hash = HashFrames(pcs, kept);
+    const CachedStack &c = StackCacheEntry(hash);
+    if (c.id && c.hash == hash && c.n == static_cast<uint32_t>(kept) &&
+        std::equal(pcs, pcs + kept, c.pcs))
+      return c.id;
+  }
+  st.pcs.assign(pcs, pcs + kept);
+  StackId id = depot_.Put(std::move(st));
+  if (cacheable) {
+    CachedStack &c = StackCacheEntry(hash);
+    c.hash = hash;
+    c.n = kept;
+    c.id = id;
+    std::copy(pcs, pcs + kept, c.pcs);
+  }
+  return id;
+}
+
+FreeEvent *Runtime::CurrentFreeEvent(ObjectRecord *target) {
+  RuntimeSection section; // (events come from a pool under a lock)
+  CallContext &call = CurrentCall();
+  if (call.fn == kNoFn) {
+    if (!call.orphan_event)
+      call.orphan_event =
+          NewThreadFreeEvent(kNoFn, nullptr, CaptureStack(true), "");
+    return call.orphan_event;
+  }
+  if (!call.event) {
+    // Deleted by LLVM in the middle of a call: we are deep inside libLLVM
+    // unless the call's stack was taken before it was forwarded.
+    StackId stack = call.stack ? call.stack : CaptureStack(target == nullptr);
+    if (!call.stack && target)
+      call.stack = stack;
+    call.event = NewThreadFreeEvent(call.fn, target, stack, call.cause_text);
+  }
+  return call.event;
+}
+
+void LockCodeRangesForFork(bool lock) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  if (lock)
+    g_ranges_mu.Lock();
+  else
+    g_ranges_mu.Unlock();
+}
+void ResetCodeRangesLockInChild() { new (&g_ranges_mu) Mutex; }
+
+void LockStackCachesForFork(bool lock) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  if (lock)
+    g_spare_stack_caches_mu.Lock();
+  else
+    g_spare_stack_caches_mu.Unlock();
+}
+void ResetStackCachesLockInChild() { new (&g_spare_stack_caches_mu) Mutex; }
+
+} // namespace ownsan

@@ -1,0 +1,159 @@
+//===- strings.cpp - Owned and lent strings -------------------------------===//
+//
+// Strings LLVM hands out as owned (LLVMPrint*ToString, error messages),
+// which the program must dispose, and strings it only lends (names),
+// which it must not.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/runtime.h"
+#include "runtime/runtime_internal.h"
+
+#include "fn_ids.h"
+
+#include "absl/strings/str_cat.h"
+
+#include <malloc.h>
+
+#include <cstring>
+
+namespace ownsan {
+
+bool Runtime::FreeString(FnId fn, unsigned arg, const void *s,
+                         bool error_message, bool *skip) {
+  RuntimeSection section;
+  ObjectRecord *r = LookupLive(s);
+  if (!r) {
+    // Case: a string ownsan never saw handed out (made by other code, or
+    // already freed and reported by CheckString): let it through.
+    ObjectRecord *freed;
+    ShadowMap::EvictedObject evicted;
+    bool was_evicted = false;
+    HistoryPin pin(this);
+    {
+      MutexLock lock(&mu_);
+      freed = shadow_.Find(s);
+      if (freed)
+        pin.Take();
+      else
+        was_evicted = shadow_.FindEvicted(s, &evicted);
+    }
+    if (was_evicted && (evicted.kind == ObjectKind::Message ||
+                        evicted.kind == ObjectKind::ErrorMessage))
+      return ReportEvicted(fn, arg, s, evicted); // (released twice)
+    if (!freed || (freed->kind != ObjectKind::Message &&
+                   freed->kind != ObjectKind::ErrorMessage))
+      // Case: maybe a string a getter lent (LLVMGetModuleIdentifier's).
+      return ReportLentStringFree(fn, arg, s);
+    // Case: released twice.
+    return Report(NewReport(ErrorKind::DoubleFree, freed, s, fn, arg));
+  }
+  if (r->kind != ObjectKind::Message && r->kind != ObjectKind::ErrorMessage)
+    return false; // not a string we know: not ours to judge
+  bool is_error = r->kind == ObjectKind::ErrorMessage;
+  if (is_error != error_message) {
+    // Case: the wrong deallocator (LLVMGetErrorMessage's string is new[]'d,
+    // the others are malloc'ed).
+    ErrorReport rep = NewReport(ErrorKind::InvalidFree, r, s, fn, arg);
+    rep.note = absl::StrCat(
+        FnName(fn), " cannot release this string: it came from ",
+        FnName(r->created_by), " and must be released with ",
+        is_error ? "LLVMDisposeErrorMessage" : "LLVMDisposeMessage");
+    return Report(std::move(rep));
+  }
+  // Case: a correct release. The string is held back whole (LLVM frees it
+  // with free(), which ownsan does not see) and released for real when it
+  // leaves the quarantine.
+  size_t size = r->rare().unterminated
+                    ? malloc_usable_size(const_cast<void *>(s))
+                    : strlen(static_cast<const char *>(s)) + 1;
+  FreeWithDescendants(r, CurrentFreeEvent(r));
+  Hold({const_cast<void *>(s), size ? size : 1,
+        error_message ? Quarantine::Chunk::kDisposeErrorMessage
+                      : Quarantine::Chunk::kDisposeMessage});
+  *skip = true;
+  return false;
+}
+
+namespace {
+// The last borrowed strings LLVM handed to this thread: a fixed ring, so a
+// getter call costs a few stores. A binding that frees a borrowed string
+// does so right after getting it, on the same thread.
+struct LentString {
+  const char *s;
+  FnId fn;
+  const void *args[3];
+  CallScope::RegetFn reget;
+};
+struct LentStrings {
+  LentString ring[16];
+  unsigned next;
+};
+LentStrings &CurrentLentStrings() {
+  static thread_local LentStrings lent
+      __attribute__((tls_model("initial-exec")));
+  return lent;
+}
+} // namespace
+
+void CallScope::BorrowedString(const char *s, const void *a0, const void *a1,
+                               const void *a2, RegetFn reget) {
+  if (!s)
+    return;
+  // (A section: a signal handler's getter call that interrupts the write is
+  // forwarded unchecked rather than mix its entry into this one.)
+  RuntimeSection section;
+  LentStrings &lent = CurrentLentStrings();
+  lent.ring[lent.next++ % 16] = {s, fn_, {a0, a1, a2}, reget};
+}
+
+bool Runtime::ReportLentStringFree(FnId fn, unsigned arg, const void *s) {
+  const LentStrings &lent = CurrentLentStrings();
+  for (const LentString &e : lent.ring) {
+    if (e.s != s || !e.reget)
+      continue;
+    // Case: the string came from a getter on this thread. It is still lent
+    // only if every handle it was asked for is live and the getter still
+    // returns this very pointer (its memory may have been freed and reused
+    // since, e.g. by a string the binding made and may free).
+    ObjectRecord *owner = nullptr;
+    bool live = true;
+    for (const void *h : e.args)
+      if (h) {
+        ObjectRecord *r = LookupLive(h);
+        live = live && r;
+        if (!owner)
+          owner = r;
+      }
+    if (!live || !owner)
+      continue;
+    const char *now;
+    {
+      RuntimeSection section;
+      now = e.reget(e.args);
+    }
+    if (now != s)
+      continue;
+    RegisterOpaque(e.fn, s, "const char *", owner->addr);
+    ObjectRecord *r = LookupLive(s);
+    if (!r)
+      return false;
+    {
+      MutexLock lock(&mu_);
+      r->name = "string";
+      r->create_stack = 0; // the getter's stack is not recorded (cost)
+      MarkOwnedBy(r, nullptr, e.fn); // (its parent: the lender)
+    }
+    ErrorReport rep = NewReport(ErrorKind::InvalidFree, r, s, fn, arg);
+    rep.note = absl::StrCat(
+        FnName(fn), " frees a string LLVM only lent: ", FnName(e.fn),
+        " returned it and ", ShortLabel(owner),
+        " owns it; only strings LLVM hands out as owned (LLVMPrint*ToString, "
+        "error messages...) go to ",
+        FnName(fn));
+    return Report(std::move(rep));
+  }
+  return false;
+}
+
+} // namespace ownsan

@@ -1,0 +1,113 @@
+//===- thread_state.cpp - Per-thread counters and numbers -----------------===//
+//
+// Thread numbers (T0, T1... in reports) and the per-thread checked-call
+// counters of the exit statistics, released when a thread exits.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/runtime.h"
+#include "runtime/runtime_internal.h"
+
+#include "fn_ids.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace ownsan {
+
+namespace {
+// Per-thread call counters for the exit statistics: each thread that makes
+// a checked call lists its counter here; a thread that exits folds its
+// count into the total. (Threads of the parent are gone after a fork: their
+// entries are dropped in the child, their calls stay in the total.)
+Mutex g_thread_calls_mu(absl::kConstInit);
+std::vector<const std::atomic<uint64_t> *> *
+    g_thread_calls ABSL_GUARDED_BY(g_thread_calls_mu);
+uint64_t g_exited_thread_calls ABSL_GUARDED_BY(g_thread_calls_mu) = 0;
+
+void ForgetThreadCalls(void *counter) {
+  // (Runs on the exiting thread: the counter is its own.)
+  auto *c = static_cast<std::atomic<uint64_t> *>(counter);
+  RuntimeSection section;
+  MutexLock lock(&g_thread_calls_mu);
+  auto &v = *g_thread_calls;
+  v.erase(std::remove(v.begin(), v.end(), c), v.end());
+  g_exited_thread_calls += c->load(std::memory_order_relaxed);
+  // Case: a destructor that runs after this one on the thread (another
+  // thread-specific key's, a thread_local's) makes more checked calls: the
+  // first of them counts as the thread's first again and lists the counter
+  // anew, and pthread runs this destructor once more.
+  c->store(0, std::memory_order_relaxed);
+}
+
+} // namespace
+
+// Checked calls made so far by every thread.
+uint64_t TotalCalls() {
+  MutexLock lock(&g_thread_calls_mu);
+  uint64_t n = g_exited_thread_calls;
+  if (g_thread_calls)
+    for (const std::atomic<uint64_t> *c : *g_thread_calls)
+      n += c->load(std::memory_order_relaxed);
+  return n;
+}
+
+// In a fork child: the other threads' counters stop (their threads are not
+// here); their counts so far stay in the total.
+void ForkThreadCalls() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  if (!g_thread_calls)
+    return;
+  const std::atomic<uint64_t> *mine = &tls_call_state.calls;
+  for (const std::atomic<uint64_t> *c : *g_thread_calls)
+    if (c != mine)
+      g_exited_thread_calls += c->load(std::memory_order_relaxed);
+  g_thread_calls->clear();
+  if (mine->load(std::memory_order_relaxed))
+    g_thread_calls->push_back(mine);
+}
+
+void NoteFirstCall() {
+  RuntimeSection section;
+  const std::atomic<uint64_t> *c = &tls_call_state.calls;
+  {
+    MutexLock lock(&g_thread_calls_mu);
+    if (!g_thread_calls)
+      g_thread_calls = new std::vector<const std::atomic<uint64_t> *>;
+    // Case: a signal handler's first call came between this thread's first
+    // call's count and its listing: both saw the count 1.
+    if (std::find(g_thread_calls->begin(), g_thread_calls->end(), c) !=
+        g_thread_calls->end())
+      return;
+    g_thread_calls->push_back(c);
+  }
+  ReleaseAtThreadExit<ForgetThreadCalls>(c);
+}
+
+__thread uint32_t tls_thread_number_plus_one
+    __attribute__((tls_model("initial-exec")));
+
+uint32_t NumberThisThread() {
+  static std::atomic<uint32_t> next{1};
+  uint32_t n = (static_cast<uint32_t>(syscall(SYS_gettid)) ==
+                        static_cast<uint32_t>(getpid())
+                    ? 0u
+                    : next.fetch_add(1)) +
+               1;
+  // (A signal handler's call may have numbered the thread meanwhile.)
+  if (tls_thread_number_plus_one == 0)
+    tls_thread_number_plus_one = n;
+  return tls_thread_number_plus_one - 1;
+}
+
+void LockThreadCallsForFork(bool lock) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  if (lock)
+    g_thread_calls_mu.Lock();
+  else
+    g_thread_calls_mu.Unlock();
+}
+void ResetThreadCallsLockInChild() { new (&g_thread_calls_mu) Mutex; }
+
+} // namespace ownsan

@@ -1,0 +1,422 @@
+//===- tracker_deaths.cpp - The tracker: LIVE -> FREED --------------------===//
+//
+// Deaths: explicit frees with their descendants, values LLVM deleted
+// (operator delete asks TakeIntoQuarantine), batched per call; expiry when
+// memory is allocated again; the history bound (eviction). See the state
+// machine in tracker_registration.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/runtime.h"
+#include "runtime/runtime_internal.h"
+
+#include "fn_ids.h"
+
+#include "absl/container/inlined_vector.h"
+
+#include <malloc.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <vector>
+
+namespace ownsan {
+
+void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev,
+                                  bool intact) {
+  RuntimeSection section;
+  std::vector<ObjectRecord *> dying;
+  std::vector<std::string> names;
+  MutexLock lock(&mu_);
+  if (root->state != ObjectState::Live)
+    return;
+  if ((!intact || !NameComesFromLLVM(root)) &&
+      !graph_.HasUnwatchedChildren(root)) {
+    // Case: an object that takes nothing with it and whose name ownsan
+    // keeps (a builder, a buffer, a message, an opaque object).
+    graph_.RemoveWithoutList(root);
+    MarkFreed(root, ev);
+    return;
+  }
+  dying = graph_.Remove(root);
+  if (intact && std::any_of(dying.begin(), dying.end(), NameComesFromLLVM)) {
+    // Names are read while the objects are still intact (not yet
+    // forwarded), without the lock: reading them calls into LLVM.
+    mu_.Unlock();
+    names.reserve(dying.size());
+    for (ObjectRecord *r : dying)
+      names.push_back(SnapshotName(r));
+    mu_.Lock();
+  }
+  for (size_t i = 0; i < dying.size(); ++i) {
+    ObjectRecord *r = dying[i];
+    if (!names.empty())
+      r->name = std::move(names[i]);
+    MarkFreed(r, ev);
+  }
+}
+
+void Runtime::MarkFreed(ObjectRecord *r, FreeEvent *ev) {
+  MarkFreedSorted(&r, 1, ev);
+}
+
+void Runtime::MarkFreedSorted(ObjectRecord *const *rs, size_t n,
+                              FreeEvent *ev) {
+  // (Before marking: the records the caller holds are all live, and
+  // freed records it holds are pinned.)
+  if (history_bytes_ > history_limit_)
+    EvictHistory();
+  ev->refs.fetch_add(static_cast<uint32_t>(n), std::memory_order_relaxed);
+  for (size_t k = 0; k < n; ++k) {
+    rs[k]->state = ObjectState::Freed;
+    rs[k]->freed = ev;
+    tracked_pages_.Add(rs[k]->addr);
+    AddToHistory(rs[k]);
+  }
+  shadow_.InsertSorted(rs, n);
+  for (size_t k = 0; k < n; ++k)
+    NoteDeath(rs[k]);
+}
+
+template <typename F>
+void Runtime::ForEachRecordIn(const void *p, size_t size, F visit) {
+  // One range query of the live index: a Value is not at the start of its
+  // block (a User's operands, or the pointer to its hung-off operands, come
+  // first), and the filter bits of values that died here before stay set,
+  // so a lookup per set bit found nothing as often as not.
+  if (live_values_.MaybeOverlaps(p, size))
+    graph_.ForEachLiveIn(p, size, visit);
+}
+
+void Runtime::ValueDied(ObjectRecord *r, FreeEvent *ev) {
+  // Case: already recorded as freed by the explicit free that is now being
+  // forwarded (or by another thread meanwhile).
+  if (r->state != ObjectState::Live)
+    return;
+  graph_.RemoveWithoutList(r);
+  MarkFreed(r, ev);
+}
+
+bool Runtime::ValuesDied(const void *p, size_t size) {
+  ObjectRecord *dying[16];
+  size_t n = 0;
+  std::vector<ObjectRecord *> more;
+  {
+    ReaderMutexLock lock(&mu_);
+    ForEachRecordIn(p, size, [&](ObjectRecord *r) {
+      if (!OwnershipGraph::IsWatched(r->kind))
+        return;
+      if (n < 16)
+        dying[n++] = r;
+      else
+        more.push_back(r);
+    });
+  }
+  if (n == 0)
+    return false; // Case: the bits were set by values that died before.
+  // Case: LLVM destroyed values the program may still hold (a parent was
+  // freed, or a pass deleted them): they die with the call now running.
+  FreeEvent *ev = CurrentFreeEvent(nullptr);
+  MutexLock lock(&mu_);
+  for (size_t i = 0; i < n; ++i)
+    ValueDied(dying[i], ev);
+  for (ObjectRecord *r : more)
+    ValueDied(r, ev);
+  return true;
+}
+
+bool Runtime::UnwatchedDied(const void *p, size_t size) {
+  if (exiting_.load(std::memory_order_relaxed))
+    return false; // (see RegisterImpl)
+  {
+    ReaderMutexLock lock(&mu_);
+    bool any = false;
+    graph_.ForEachUnwatchedIn(p, size, [&](ObjectRecord *) { any = true; });
+    if (!any)
+      return false;
+  }
+  // (The event is taken without the lock: it captures a stack.)
+  FreeEvent *ev = CurrentFreeEvent(nullptr);
+  MutexLock lock(&mu_);
+  absl::InlinedVector<ObjectRecord *, 4> dying;
+  graph_.ForEachUnwatchedIn(p, size,
+                            [&](ObjectRecord *r) { dying.push_back(r); });
+  for (ObjectRecord *r : dying)
+    UnwatchedDiedLocked(r, ev);
+  return !dying.empty();
+}
+
+void Runtime::UnwatchedDiedLocked(ObjectRecord *r, FreeEvent *ev) {
+  // Case: already taken by the death of an ancestor in the same block; or
+  // the process is exiting (see RegisterImpl).
+  if (r->state != ObjectState::Live || exiting_.load(std::memory_order_relaxed))
+    return;
+  // Its unwatched descendants (a context's modules and types) died with it
+  // if C++ code did not free them first; their names are the ones recorded
+  // earlier: the memory is gone.
+  for (ObjectRecord *d : graph_.Remove(r))
+    MarkFreed(d, ev);
+}
+
+namespace {
+// Blocks operator delete released during this thread's running call, whose
+// value deaths are not recorded yet (ThreadCallState::pending_deaths of
+// them). A module's dispose releases its values one by one: recording them
+// in batches takes the locks once per batch, not three times per value.
+//
+// The batch belongs to one call (`owner`, its scope's frame). A call nested
+// in it (a callback's, or a signal handler's, which may have interrupted
+// malloc or free) records the outer call's deaths but leaves its blocks to
+// the outer call to release, and records its own deaths at once.
+constexpr size_t kMaxPendingDeaths = 32;
+struct PendingDeaths {
+  FreeEvent *event;  ///< the call's free event, taken at the first death
+  const void *owner; ///< CallContext::frame of the call
+  size_t recorded;   ///< blocks whose deaths are recorded (held still)
+  struct Block {
+    void *p;
+    size_t size;
+  } blocks[kMaxPendingDeaths];
+};
+__thread PendingDeaths tls_pending_deaths
+    __attribute__((tls_model("initial-exec")));
+
+// The calling thread exits: the events it held go back to the pool once
+// their records are evicted. (In a runtime section: a signal handler's
+// wrapped call meanwhile is forwarded unchecked. One that comes after and
+// makes an event holds it anew, and registers this again.)
+__thread bool tls_holds_events __attribute__((tls_model("initial-exec")));
+void ReleaseHeldFreeEvents(void *) {
+  RuntimeSection section;
+  tls_holds_events = false;
+  ReleaseThreadFreeEvents();
+}
+
+} // namespace
+
+FreeEvent *NewThreadFreeEvent(FnIndex fn, ObjectRecord *target, StackId stack,
+                              const char *detail) {
+  // (The event pool's lock is held inside: a signal handler's wrapped call
+  // meanwhile is forwarded unchecked, never waits for it.)
+  RuntimeSection section;
+  if (!tls_holds_events) {
+    tls_holds_events = true;
+    ReleaseAtThreadExit<ReleaseHeldFreeEvents>(&tls_holds_events);
+  }
+  const CallContext &call = CurrentCall();
+  const ThreadCallState &state = CurrentThreadCallState();
+  const FreeEvent *in_use[] = {call.event, call.orphan_event,
+                               state.pending_deaths ? tls_pending_deaths.event
+                                                    : nullptr};
+  return NewFreeEvent(fn, target, stack, CurrentThreadNumber(), detail,
+                      /*release_unused=*/state.depth <= 1, in_use,
+                      std::size(in_use));
+}
+
+bool Runtime::DeferDeaths(void *p, size_t size) {
+  // Case: outside any wrapped call (the program's C++ code, exit-time
+  // destructors): nothing would flush the batch soon.
+  const CallContext &call = CurrentCall();
+  if (call.fn == kNoFn)
+    return false;
+  ThreadCallState &state = CurrentThreadCallState();
+  PendingDeaths &pending = tls_pending_deaths;
+  if (state.pending_deaths == 0) {
+    // The stack is taken here, inside LLVM, as for a death recorded at once.
+    pending.event = CurrentFreeEvent(nullptr);
+    pending.owner = call.frame;
+    pending.recorded = 0;
+  } else if (pending.owner != call.frame) {
+    return false; // Case: the batch is an outer call's (see PendingDeaths).
+  }
+  pending.blocks[state.pending_deaths++] = {p, size};
+  if (state.pending_deaths == kMaxPendingDeaths)
+    FlushDeaths();
+  return true;
+}
+
+void Runtime::FlushDeaths(bool release) {
+  ThreadCallState &state = CurrentThreadCallState();
+  if (state.pending_deaths == 0)
+    return;
+  // Before the batch is read: a signal handler's call that interrupts the
+  // flush is forwarded unchecked instead of flushing the same blocks.
+  RuntimeSection section; // (nothing is deferred while it runs)
+  PendingDeaths &pending = tls_pending_deaths;
+  // Case: a call nested in the batch's call: the blocks are the outer
+  // call's to release.
+  if (pending.owner != CurrentCall().frame)
+    release = false;
+  size_t n = state.pending_deaths, from = pending.recorded;
+  if (from == n && !release)
+    return;
+  bool any[kMaxPendingDeaths] = {}; // block i held a watched value
+  Quarantine::Chunk held[kMaxPendingDeaths];
+  void *unheld[kMaxPendingDeaths];
+  size_t n_held = 0, n_unheld = 0;
+  {
+    MutexLock lock(&mu_);
+    // Two passes: find the records first and prefetch them, then mark them
+    // (each is a cache miss of its own otherwise).
+    constexpr size_t kBatch = 128;
+    ObjectRecord *found[kBatch];
+    uint16_t block_of[kBatch];
+    size_t n_found = 0;
+    absl::InlinedVector<std::pair<ObjectRecord *, uint16_t>, 2> unwatched;
+    // (The visitor below calls die() from inside the index's range walk,
+    // where -Wthread-safety cannot see the lock taken above.)
+    auto die = [&]() {
+      mu_.AssertHeld();
+      // The usual value (no unwatched children) leaves the live index and
+      // enters the shadow map with the rest of the batch, in address order:
+      // one pass over each region rather than a search and a shift each.
+      ObjectRecord *dead[kBatch];
+      size_t n_dead = 0;
+      for (size_t k = 0; k < n_found; ++k) {
+        ObjectRecord *r = found[k];
+        if (!OwnershipGraph::IsWatched(r->kind)) {
+          // Case: an unwatched object in a block with values (a module
+          // C++ code deleted, next to one of its values): it died too,
+          // recorded once the index is no longer being walked.
+          unwatched.push_back({r, block_of[k]});
+          continue;
+        }
+        any[block_of[k]] = true;
+        if (r->state != ObjectState::Live)
+          continue; // (see ValueDied)
+        if (graph_.HasUnwatchedChildren(r)) {
+          ValueDied(r, pending.event); // (rare: the general path)
+          continue;
+        }
+        dead[n_dead++] = r;
+      }
+      n_found = 0;
+      std::sort(dead, dead + n_dead, [](ObjectRecord *a, ObjectRecord *b) {
+        return a->addr < b->addr;
+      });
+      graph_.RemoveWatchedSorted(dead, n_dead);
+      MarkFreedSorted(dead, n_dead, pending.event);
+    };
+    for (size_t i = from; i < n; ++i) {
+      ForEachRecordIn(pending.blocks[i].p, pending.blocks[i].size,
+                      [&](ObjectRecord *r) {
+                        __builtin_prefetch(r, 1);
+                        found[n_found] = r;
+                        block_of[n_found++] = static_cast<uint16_t>(i);
+                        if (n_found == kBatch)
+                          die();
+                      });
+    }
+    die();
+    for (auto [r, block] : unwatched) {
+      UnwatchedDiedLocked(r, pending.event);
+      any[block] = true;
+    }
+    pending.recorded = n;
+    if (!release)
+      return;
+    for (size_t i = 0; i < n; ++i) {
+      auto [p, size] = pending.blocks[i];
+      // As in TakeIntoQuarantine: hold the block if a freed record matches
+      // an address in it.
+      if (any[i] || shadow_.AnyInRange(p, size))
+        held[n_held++] = {p, size, Quarantine::Chunk::kFree};
+      else
+        unheld[n_unheld++] = p;
+    }
+    state.pending_deaths = 0;
+    pending.recorded = 0;
+  }
+  for (size_t i = 0; i < n_unheld; ++i)
+    free(unheld[i]);
+  HoldAll(held, n_held);
+}
+
+void Runtime::OnSanitizerFree(const void *p) {
+  if (CurrentThreadCallState().in_runtime)
+    return;
+  size_t size = malloc_usable_size(const_cast<void *>(p));
+  if (!size)
+    return;
+  bool values = live_values_.MaybeOverlaps(p, size);
+  bool tracked = tracked_pages_.MaybeOverlaps(p, size);
+  if (!values && !tracked)
+    return;
+  RuntimeSection section;
+  if (values)
+    ValuesDied(p, size);
+  if (tracked)
+    UnwatchedDied(p, size);
+}
+
+void Runtime::OnAllocation(const void *p, size_t n) {
+  if (CurrentThreadCallState().in_runtime)
+    return;
+  if (!tracked_pages_.MaybeOverlaps(p, n ? n : 1))
+    return;
+  RuntimeSection section;
+  MutexLock lock(&mu_);
+  // Case: new memory over a freed object's address. The address may name a
+  // new object from now on; stop matching it.
+  shadow_.DropRange(p, n);
+  // Case: new memory over an unwatched object we believed live: it was
+  // freed by code we do not see. Forget it (and its unwatched children).
+  std::vector<ObjectRecord *> stale;
+  graph_.ForEachUnwatchedIn(p, n, [&](ObjectRecord *r) { stale.push_back(r); });
+  for (ObjectRecord *r : stale) {
+    if (r->state != ObjectState::Live)
+      continue;
+    DropUnseen(r);
+  }
+}
+
+void Runtime::ForgetReleasedAddress(const void *p) { shadow_.DropRange(p, 1); }
+
+// Does [p, p + size) hold the object the running call frees explicitly?
+// Its record was matched at its address when the call began (Before), and
+// the memory is only now being released: the block is one a stale handle
+// names, no need to ask the shadow map under the lock. (Holding a block
+// that turns out to hold no matched address only delays its reuse.)
+static bool HoldsFreeTarget(const void *p, size_t size) {
+  const FreeEvent *ev = CurrentCall().event;
+  if (!ev || !ev->target)
+    return false;
+  uintptr_t a = reinterpret_cast<uintptr_t>(ev->target->addr),
+            lo = reinterpret_cast<uintptr_t>(p);
+  return a - lo < size;
+}
+
+bool Runtime::TakeIntoQuarantine(void *p) {
+  if (CurrentThreadCallState().in_runtime)
+    return false;
+  size_t size = malloc_usable_size(p);
+  if (!size)
+    size = 1;
+  bool values = live_values_.MaybeOverlaps(p, size);
+  bool tracked = tracked_pages_.MaybeOverlaps(p, size);
+  if (!values && !tracked)
+    return false;
+  RuntimeSection section;
+  // Case: a block that may hold live values, released inside a wrapped
+  // call: recorded with the call's other deaths (held until then).
+  if (values && DeferDeaths(p, size))
+    return true;
+  // Case: the block held live values: they died, and their freed records
+  // now match addresses in it (no need to ask the shadow map).
+  bool died = values && ValuesDied(p, size);
+  // Case: the block held an unwatched object ownsan believed live (a module
+  // an execution engine built in C++ deleted): it died here.
+  if (tracked && UnwatchedDied(p, size))
+    died = true;
+  if (!died && !HoldsFreeTarget(p, size)) {
+    MutexLock lock(&mu_);
+    // Case: memory that holds no freed object's address: free it now.
+    if (!shadow_.AnyInRange(p, size))
+      return false;
+  }
+  // Case: the memory of an object a stale handle may still name.
+  Hold({p, size, Quarantine::Chunk::kFree});
+  return true;
+}
+
+} // namespace ownsan

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Checks the rules of the runtime's layout (docs/architecture.md, "The
+runtime's files"), which a reviewer could also check with grep.
+
+Each rule names what only some files of src/runtime may do, as a regular
+expression over code (comments are stripped first). A line that breaks a
+rule is printed with its file and number; the exit status is 1 if any does.
+Run from anywhere: `tools/check_runtime_layout.py [--root DIR]`.
+"""
+import argparse
+import pathlib
+import re
+import sys
+
+TRACKER = {"tracker_registration.cpp", "tracker_deaths.cpp"}
+
+# (what, pattern, files allowed to match)
+RULES = [
+    ("changes the shadow map or the ownership graph's structure",
+     r"\b(shadow_|graph_)\s*\.\s*(Insert\w*|Evict|Forget|TakeExpired|"
+     r"DropRange|Add|Remove\w*|Recycle|SetParent)\s*\(",
+     TRACKER),
+    ("moves a record to another state or ownership sub-state",
+     r"(->|\.)\s*state\s*(=[^=]|\.store\s*\()|"
+     r"\b(owned_by_other|owner_untracked)\s*=[^=]",
+     TRACKER),
+    ("reads the spec's effects",
+     r"\.\s*effects\s*\[|\bnum_effects\b",
+     {"effects.cpp"}),
+    ("renders a report or consults the suppressions",
+     r"\bRender(Text|Json)\s*\(|\bsuppressions_\s*\.\s*(Match|Find|rules)",
+     {"reporter.cpp"}),
+    ("takes the report lock",
+     r"\b(MutexLock\s+\w+\s*\(\s*&\s*report_mu_|report_mu_\s*\.\s*Lock)",
+     {"reporter.cpp", "lifecycle.cpp", "runtime.cpp"}),
+]
+
+EXEMPT = "(layout: not a tracked record)"
+MAX_LINES = 600          # any hand-written file of src/
+MAX_WIRING_LINES = 300   # src/runtime/runtime.cpp, the composition root
+
+
+def strip_comments(text):
+    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"),
+                  text, flags=re.S)
+    return [re.sub(r"//.*", "", line) for line in text.split("\n")]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--root", default=pathlib.Path(__file__).resolve().parents[1])
+    root = pathlib.Path(ap.parse_args().root)
+    runtime = root / "src" / "runtime"
+    problems = []
+    for path in sorted(runtime.glob("*.cpp")):
+        raw = path.read_text()
+        lines = strip_comments(raw)
+        # A line may say why it is no exception (a local record that only
+        # describes an evicted object to a report is tracked by nobody).
+        for n, line in enumerate(raw.split("\n")):
+            if EXEMPT in line:
+                lines[n] = ""
+        for what, pattern, allowed in RULES:
+            if path.name in allowed:
+                continue
+            for n, line in enumerate(lines, 1):
+                if re.search(pattern, line):
+                    problems.append(f"{path.relative_to(root)}:{n}: {what}, "
+                                    f"which only {', '.join(sorted(allowed))} "
+                                    f"may do: {line.strip()}")
+    for path in sorted((root / "src").rglob("*")):
+        if path.suffix not in (".cpp", ".h", ".c", ".inc", ".def"):
+            continue
+        n = path.read_text().count("\n")
+        if n > MAX_LINES:
+            problems.append(f"{path.relative_to(root)}: {n} lines (at most "
+                            f"{MAX_LINES}: split it by responsibility)")
+    n = (runtime / "runtime.cpp").read_text().count("\n")
+    if n > MAX_WIRING_LINES:
+        problems.append(f"src/runtime/runtime.cpp: {n} lines (the wiring "
+                        f"file: at most {MAX_WIRING_LINES})")
+    for p in problems:
+        print(p)
+    print(f"{len(problems)} layout rule(s) broken" if problems
+          else f"layout rules hold ({len(RULES)} rules, sizes)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
