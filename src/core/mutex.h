@@ -13,6 +13,8 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 
+#include <new>
+
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
 #define OWNSAN_TSAN 1
@@ -92,6 +94,17 @@ public:
 private:
   Mutex *mu_;
 };
+
+/// fork(): a file-level lock is taken before the fork (`lock`) and released
+/// after it in the parent; the child gets a fresh one (ResetInForkChild),
+/// since threads queued on the old one do not exist there.
+inline void LockForFork(Mutex &mu, bool lock) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  if (lock)
+    mu.Lock();
+  else
+    mu.Unlock();
+}
+inline void ResetInForkChild(Mutex &mu) { new (&mu) Mutex; }
 
 } // namespace ownsan
 

@@ -169,14 +169,9 @@ size_t FreeEventsInUse() {
   return g_events_in_use;
 }
 
-void LockFreeEventsForFork(bool lock) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-  if (lock)
-    g_events_mu.Lock();
-  else
-    g_events_mu.Unlock();
-}
+void LockFreeEventsForFork(bool lock) { LockForFork(g_events_mu, lock); }
 
-void ResetFreeEventsLockInChild() { new (&g_events_mu) Mutex; }
+void ResetFreeEventsLockInChild() { ResetInForkChild(g_events_mu); }
 
 void ObjectRecord::ReleaseHistory() {
   name.Release();

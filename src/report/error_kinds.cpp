@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "report/error_kinds.h"
+#include "report/report_writer.h"
 
 #include "report/error_report.h"
 
@@ -52,19 +53,7 @@ constexpr KindRow kRows[] = {
 
 // The table's text is ASCII and UTF-8 from this source file: only quotes,
 // backslashes and control characters need escaping.
-std::string Json(const char *s) {
-  std::string out = "\"";
-  for (const char *p = s; *p; ++p) {
-    unsigned char c = static_cast<unsigned char>(*p);
-    if (c == '"' || c == '\\')
-      absl::StrAppend(&out, "\\", std::string(1, static_cast<char>(c)));
-    else if (c < 0x20)
-      absl::StrAppendFormat(&out, "\\u%04x", c);
-    else
-      out += static_cast<char>(c);
-  }
-  return out + "\"";
-}
+std::string Json(const char *s) { return JsonEscape(s); }
 
 // A table cell: '|' would end it, a line break would end the row.
 std::string Cell(const char *s) {

@@ -137,14 +137,9 @@ void CapturePythonFrames(std::vector<uint32_t> *out, int depth) {
   py.PyGILState_Release(gil);
 }
 
-void LockPythonFramesForFork(bool lock) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-  if (lock)
-    Table().mu.Lock();
-  else
-    Table().mu.Unlock();
-}
+void LockPythonFramesForFork(bool lock) { LockForFork(Table().mu, lock); }
 
-void ResetPythonFramesLockInChild() { new (&Table().mu) Mutex; }
+void ResetPythonFramesLockInChild() { ResetInForkChild(Table().mu); }
 
 PythonFrame GetPythonFrame(uint32_t id) {
   FrameTable &t = Table();

@@ -248,20 +248,14 @@ FreeEvent *Runtime::CurrentFreeEvent(ObjectRecord *target) {
   return call.event;
 }
 
-void LockCodeRangesForFork(bool lock) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-  if (lock)
-    g_ranges_mu.Lock();
-  else
-    g_ranges_mu.Unlock();
-}
-void ResetCodeRangesLockInChild() { new (&g_ranges_mu) Mutex; }
+void LockCodeRangesForFork(bool lock) { LockForFork(g_ranges_mu, lock); }
+void ResetCodeRangesLockInChild() { ResetInForkChild(g_ranges_mu); }
 
-void LockStackCachesForFork(bool lock) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-  if (lock)
-    g_spare_stack_caches_mu.Lock();
-  else
-    g_spare_stack_caches_mu.Unlock();
+void LockStackCachesForFork(bool lock) {
+  LockForFork(g_spare_stack_caches_mu, lock);
 }
-void ResetStackCachesLockInChild() { new (&g_spare_stack_caches_mu) Mutex; }
+void ResetStackCachesLockInChild() {
+  ResetInForkChild(g_spare_stack_caches_mu);
+}
 
 } // namespace ownsan

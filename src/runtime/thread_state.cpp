@@ -102,12 +102,7 @@ uint32_t NumberThisThread() {
   return tls_thread_number_plus_one - 1;
 }
 
-void LockThreadCallsForFork(bool lock) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-  if (lock)
-    g_thread_calls_mu.Lock();
-  else
-    g_thread_calls_mu.Unlock();
-}
-void ResetThreadCallsLockInChild() { new (&g_thread_calls_mu) Mutex; }
+void LockThreadCallsForFork(bool lock) { LockForFork(g_thread_calls_mu, lock); }
+void ResetThreadCallsLockInChild() { ResetInForkChild(g_thread_calls_mu); }
 
 } // namespace ownsan
