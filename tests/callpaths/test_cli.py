@@ -19,7 +19,7 @@ import shutil
 import sys
 import tempfile
 
-from callpaths_common import Checker, clean_env, run
+from ownsan_testing import Checker, clean_env, run
 
 
 def run_capped(cmd, timeout=20):

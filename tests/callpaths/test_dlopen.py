@@ -32,8 +32,8 @@ import os
 import re
 import sys
 
-from callpaths_common import (Checker, ReportFormatError, parse_reports,
-                              report_headers, run)
+from ownsan_testing import (Checker, ReportFormatError, parse_reports,
+                            report_headers, run)
 
 LABEL = 'function @dl_answer in module "dlmod"'
 MODULE_LABEL = 'module "dlmod"'
@@ -136,13 +136,13 @@ def check_report(c, bug, subject):
                 f"also has {others}; frames are in {functions}")
 
     c.check(r.summary is not None, "a SUMMARY line")
-    if r.summary:
-        c.equal((r.summary["kind"], r.summary["call"]),
+    if r.summary_fields:
+        c.equal((r.summary_fields["kind"], r.summary_fields["call"]),
                 ("use-after-free", "LLVMGetValueName2"),
                 "SUMMARY: OwnSan: use-after-free in LLVMGetValueName2")
-        c.check(USE_STEP in (r.summary["rest"] or ""),
+        c.check(USE_STEP in (r.summary_fields["rest"] or ""),
                 f"the SUMMARY line locates the misuse in {USE_STEP}",
-                f"SUMMARY rest: {r.summary['rest']!r}")
+                f"SUMMARY rest: {r.summary_fields['rest']!r}")
 
 
 def aliases_of(libllvm):
@@ -188,7 +188,7 @@ def check_aliases(c, args, ownsan):
              f"use-after-free report on {LABEL}", bug),
         ]
         failing, why = KNOWN_ALIAS_BUGS.get(os.path.basename(path),
-                                            (set(), None))
+                                          (set(), None))
         for name, ok, expected, details in checks:
             if name in failing:
                 c.known_bug(ok, expected, why)

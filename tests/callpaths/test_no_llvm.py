@@ -11,10 +11,9 @@ SIGSEGV).
 
 import argparse
 import resource
-import subprocess
 import sys
 
-from callpaths_common import Checker, Run, clean_env
+from ownsan_testing import Checker, run
 
 PYTHON = "/usr/bin/python3"
 
@@ -40,17 +39,8 @@ def no_core_dumps():
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
-def run(cmd):
-    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=clean_env(), preexec_fn=no_core_dumps)
-    try:
-        out, err = proc.communicate(STDIN, timeout=120)
-        return Run(list(cmd), proc.pid, proc.returncode, out, err)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, err = proc.communicate()
-        return Run(list(cmd), proc.pid, None, out, err)
+def run_with_stdin(cmd):
+    return run(cmd, input=STDIN, timeout=120, preexec_fn=no_core_dumps)
 
 
 def main(argv=None):
@@ -60,8 +50,8 @@ def main(argv=None):
     c = Checker("processes that never load LLVM")
 
     for what, cmd, status, stdout in CASES:
-        plain = run(cmd)
-        under = run([args.ownsan, "run", "--"] + cmd)
+        plain = run_with_stdin(cmd)
+        under = run_with_stdin([args.ownsan, "run", "--"] + cmd)
         shown = f"{plain.describe()}\n{under.describe()}"
         c.check(plain.returncode == status,
                 f"{what}: without ownsan, returncode {status}", plain)

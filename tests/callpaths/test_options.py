@@ -20,8 +20,8 @@ import re
 import signal
 import sys
 
-from callpaths_common import (Checker, clean_env, ownsan_error_line_re,
-                              report_headers, run)
+from ownsan_testing import (Checker, clean_env, ownsan_error_line_re,
+                            report_headers, run)
 
 # (OWNSAN_OPTIONS, text the error line must contain)
 MALFORMED = [

@@ -18,7 +18,7 @@ import argparse
 import os
 import sys
 
-from callpaths_common import Checker, run
+from ownsan_testing import Checker, run
 
 # What the look-ups must answer (checked without ownsan first, so a broken
 # test program is not mistaken for an ownsan bug).

@@ -16,12 +16,9 @@ import subprocess
 import sys
 import tempfile
 
+from ownsan_testing import Checker, run
+
 HERE = pathlib.Path(__file__).resolve().parent
-
-
-def run(cmd, stdin_bytes):
-    return subprocess.run(cmd, input=stdin_bytes, capture_output=True,
-                          timeout=600)
 
 
 def main():
@@ -34,7 +31,7 @@ def main():
     echo = llvm_bin / "llvm-c-test"
     inputs = sorted((HERE / "echo_inputs").glob("*.c"))
     assert inputs, "no inputs"
-    failures = 0
+    c = Checker("clients.llvm_c_test_echo")
     checked = 0
     with tempfile.TemporaryDirectory() as tmp:
         for src in inputs:
@@ -43,38 +40,28 @@ def main():
                 subprocess.run([str(clang), opt, "-c", "-emit-llvm",
                                 str(src), "-o", str(bc)], check=True)
                 data = bc.read_bytes()
-                plain = run([str(echo), "--echo"], data)
-                under = run([args.ownsan, "run", "--", str(echo), "--echo"],
-                            data)
+                plain = run([echo, "--echo"], input=data, timeout=600)
+                under = run([args.ownsan, "run", "--", echo, "--echo"],
+                            input=data, timeout=600)
                 name = f"{src.name} {opt}"
                 if plain.returncode != 0:
                     # --echo clones a subset of IR (no switch, no sext, no
                     # FP constants...); optimized code may leave it.
                     print(f"skip {name}: outside --echo's subset without "
-                          f"ownsan: {plain.stderr[:80]!r}")
+                          f"ownsan: {plain.err[:80]!r}")
                     continue
                 checked += 1
-                if under.returncode != plain.returncode:
-                    print(f"FAIL {name}: exit {under.returncode} under ownsan, "
-                          f"{plain.returncode} without")
-                    print(under.stderr.decode(errors="replace")[-6000:])
-                    failures += 1
-                elif under.stdout != plain.stdout:
-                    print(f"FAIL {name}: stdout differs under ownsan "
-                          f"({len(under.stdout)} vs {len(plain.stdout)} bytes)")
-                    failures += 1
-                elif b"OwnSan" in under.stderr:
-                    print(f"FAIL {name}: ownsan reported on a correct program")
-                    print(under.stderr.decode(errors="replace")[-6000:])
-                    failures += 1
-                else:
-                    lines = plain.stdout.count(b"\n")
-                    print(f"ok   {name}: {lines} lines of IR identical")
-    if checked < len(inputs):
-        print(f"FAIL: only {checked} comparisons ran")
-        failures += 1
-    print(f"{checked - failures} passed, {failures} failed")
-    return 1 if failures else 0
+                lines = plain.stdout.count(b"\n")
+                c.check(under.returncode == plain.returncode and
+                        under.stdout == plain.stdout and
+                        "OwnSan" not in under.err,
+                        f"{name}: the same exit status and {lines} lines of "
+                        "IR under ownsan, no report",
+                        f"stdout {len(under.stdout)} vs {len(plain.stdout)} "
+                        f"bytes without ownsan\n{under.describe(6000)}")
+    c.check(checked >= len(inputs), f"at least {len(inputs)} comparisons "
+            f"ran ({checked})")
+    return c.finish()
 
 
 if __name__ == "__main__":

@@ -11,8 +11,9 @@ Usage: llvmlite_test.py --ownsan BUILD/bin/ownsan
 """
 import argparse
 import re
-import subprocess
 import sys
+
+from ownsan_testing import Checker, run
 
 CMD = ["/usr/bin/python3", "-m", "llvmlite.tests"]
 
@@ -26,31 +27,20 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ownsan", required=True)
     args = ap.parse_args()
-    plain = subprocess.run(CMD, capture_output=True, text=True, timeout=900)
-    under = subprocess.run([args.ownsan, "run", "--"] + CMD,
-                           capture_output=True, text=True, timeout=1800)
-    ok = True
-    if plain.returncode != 0:
-        print("llvmlite's suite fails without ownsan; cannot compare")
-        print(plain.stderr[-4000:])
-        return 1
-    if "OwnSan" in under.stderr:
-        print("FAIL: ownsan reported on llvmlite's own suite:")
-        print(under.stderr[-8000:])
-        ok = False
-    if under.returncode != 0:
-        print(f"FAIL: the suite exits {under.returncode} under ownsan")
-        print(under.stderr[-8000:])
-        ok = False
-    n_plain, n_under = ran(plain.stderr), ran(under.stderr)
-    if n_plain is None or n_plain != n_under:
-        print(f"FAIL: ran {n_under} tests under ownsan, {n_plain} without")
-        ok = False
-    print(f"llvmlite suite: {n_under} tests under ownsan, {n_plain} without, "
-          f"exit {under.returncode}")
-    print(f"{1 if ok else 0} passed, {0 if ok else 1} failed")
-    return 0 if ok else 1
-
+    c = Checker("clients.llvmlite_suite")
+    plain = run(CMD, timeout=900)
+    under = run([args.ownsan, "run", "--"] + CMD, timeout=1800)
+    if not c.equal(plain.returncode, 0, "llvmlite's suite passes without "
+                   "ownsan (else there is nothing to compare)", plain):
+        return c.finish()
+    c.check("OwnSan" not in under.err, "no OwnSan report on llvmlite's own "
+            "suite", under)
+    c.equal(under.returncode, 0, "the suite exits 0 under ownsan", under)
+    n_plain, n_under = ran(plain.err), ran(under.err)
+    c.check(n_plain is not None and n_plain == n_under,
+            f"as many tests ran under ownsan ({n_under}) as without "
+            f"({n_plain})")
+    return c.finish()
 
 if __name__ == "__main__":
     sys.exit(main())

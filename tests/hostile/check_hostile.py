@@ -69,10 +69,8 @@ import signal
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "threads"))
-from rel_common import (case_main, clean_env, ownsan_lines,  # noqa: E402
-                        run, sanitizer_errors)
+from ownsan_testing import (case_main, clean_env, ownsan_lines,
+                            run, sanitizer_errors)
 
 ERROR_LINE_RE = re.compile(r"==(\d+)==ERROR: OwnSan: (.*)")
 NOTE_LINE_RE = re.compile(r"==(\d+)==OwnSan: note: (.*)")
@@ -301,6 +299,13 @@ def case_suppressions_unreadable(c, a):
                     "the file", r)
 
 
+# ctest labels (tests/CMakeLists.txt): `sanitized` runs the case in the
+# ASan+UBSan and TSan builds of the runtime too.
+LABELS = {name: ["sanitized"] for name in (
+    "null_allowed", "garbage", "link_consumed", "version",
+    "suppressions_unreadable")}
+
+
 def main():
     def more(p):
         p.add_argument("--runtime", default="")
@@ -308,7 +313,7 @@ def main():
         p.add_argument("--other-program", default="")
         p.add_argument("--other-major", type=int, default=0)
         p.add_argument("--sanitizer-runtime", default="")
-    return case_main("hostile", globals(), 120, more)
+    return case_main("hostile", globals(), 120, more, labels=LABELS)
 
 
 

@@ -7,15 +7,21 @@ match the case's expectations, and the --fixed run must exit 0 with no
 report and the same stdout as without ownsan. `--repeat N` reruns the buggy
 case N times (address-reuse cases must be reported every time).
 
-Usage: check_lifetime.py --ownsan OWNSAN --program LIFETIME --case NAME
-           [--repeat N] [--options OWNSAN_OPTIONS]
+Usage: check_lifetime.py --ownsan OWNSAN --program LIFETIME --unseen UNSEEN
+           --cxx-freed CXX_FREED --case NAME [--repeat N] [--reuse-repeat N]
+       check_lifetime.py --list | --list-asan
+
+Each case is written once, in CASES below (program, options, repeats,
+labels); tests/CMakeLists.txt reads `--list` at configure time.
 """
 import argparse
-import json
-import os
 import re
-import subprocess
 import sys
+from dataclasses import dataclass, field
+from typing import Dict, Optional
+
+from ownsan_testing import (EXIT_SKIP, Checker, clean_env, json_reports,
+                            list_cases, report_headers, run)
 
 LABEL_F = r'function @f in module "m"'
 # unseen.cpp cases -> the call the JSON report's first_seen_in names.
@@ -162,17 +168,59 @@ for kind, (ty, label, use, free) in REUSE_KINDS.items():
         rf"SUMMARY: OwnSan: use-after-free in {use}"]
 
 
-def run(cmd, env):
-    return subprocess.run(cmd, capture_output=True, text=True, env=env,
-                          timeout=300)
+# How each case runs: which program, with which OWNSAN_OPTIONS and extra
+# environment, how many buggy runs (None: --reuse-repeat, the address-reuse
+# cases), whether the program may say the case does not exist for this LLVM
+# (exit 77), its ctest labels, and whether it runs again with the
+# AddressSanitizer build of lifetime.c (lifetime.asan.CASE; ASan's allocator
+# is the program's, its quarantine keeps freed addresses from reuse).
+@dataclass
+class Case:
+    program: str = "lifetime"  # lifetime | unseen | cxx_freed
+    options: str = ""
+    env: Dict[str, str] = field(default_factory=dict)
+    repeat: Optional[int] = 1
+    may_skip: bool = False
+    sanitized: bool = False
+    asan: bool = False
+
+
+# Objects freed by C++ code, their memory then reused: glibc's perturbation
+# fills freed memory and tcache off makes the reuse deterministic;
+# report_leaks=1 in the fixed runs (they never leak).
+CXX_FREED = dict(program="cxx_freed", options="report_leaks=1", sanitized=True,
+                 env={"MALLOC_PERTURB_": "165",
+                      "GLIBC_TUNABLES": "glibc.malloc.tcache_count=0"})
+CASES = {
+    "pass_dce": Case(sanitized=True, asan=True),
+    "pass_simplifycfg": Case(sanitized=True, asan=True),
+    "pass_globaldce": Case(sanitized=True),
+    "legacy_dce": Case(may_skip=True),
+    "builder_block_deleted": Case(sanitized=True, asan=True),
+    "builder_before_erased": Case(sanitized=True),
+    "unseen_dispose_module": Case(program="unseen"),
+    "unseen_consume_buffer": Case(program="unseen"),
+    "cxx_engine_dispose": Case(**CXX_FREED),
+    "cxx_engine_dispose_module": Case(**CXX_FREED),
+    "cxx_bitcode_owned": Case(**CXX_FREED),
+    # A stale handle of each kind after 10,000 new objects of its kind:
+    # reported in every run (the quarantine keeps the address from reuse).
+    **{f"reuse_{kind}": Case(repeat=None, sanitized=True,
+                             asan=kind not in ("block", "global"))
+       for kind in REUSE_KINDS},
+    # Quarantine off: a memory buffer takes a freed builder's memory.
+    "reuse_other_kind": Case(repeat=5, options="quarantine_size_mb=0"),
+    # history_size_mb=1: the record of the stale function was evicted.
+    "history_evicted": Case(options="history_size_mb=1", sanitized=True),
+}
 
 
 def check_report(case, proc, stale):
-    err = proc.stderr
+    err = proc.err
     problems = []
     if proc.returncode == 0:
         problems.append("the buggy run exited 0")
-    headers = re.findall(r"^==\d+==ERROR: OwnSan:", err, re.M)
+    headers = report_headers(err)
     if len(headers) != 1:
         problems.append(f"{len(headers)} reports instead of 1")
     pos = 0
@@ -191,58 +239,69 @@ def check_report(case, proc, stale):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--ownsan", required=True)
-    ap.add_argument("--program", required=True)
-    ap.add_argument("--case", required=True)
-    ap.add_argument("--repeat", type=int, default=1)
-    ap.add_argument("--options", default="")
+    ap.add_argument("--list", action="store_true",
+                    help="print the cases and their ctest labels")
+    ap.add_argument("--list-asan", action="store_true",
+                    help="print the cases that also run with lifetime_asan")
+    ap.add_argument("--ownsan")
+    ap.add_argument("--program", help="lifetime.c built")
+    ap.add_argument("--unseen", help="unseen.cpp built")
+    ap.add_argument("--cxx-freed", help="cxx_freed.cpp built")
+    ap.add_argument("--case", choices=sorted(CASES))
+    ap.add_argument("--repeat", type=int,
+                    help="buggy runs of every case (default: the case's)")
+    ap.add_argument("--reuse-repeat", type=int, default=20,
+                    help="buggy runs of the address-reuse cases")
     a = ap.parse_args()
-    env = dict(os.environ)
-    if a.options:
-        env["OWNSAN_OPTIONS"] = a.options
-    plain_env = {k: v for k, v in env.items() if k != "OWNSAN_OPTIONS"}
+    if a.list:
+        list_cases(CASES, {n: ["sanitized"] for n, k in CASES.items()
+                           if k.sanitized})
+        return 0
+    if a.list_asan:
+        list_cases([n for n, k in CASES.items() if k.asan])
+        return 0
+    if not (a.case and a.ownsan and a.program):
+        ap.error("--case, --ownsan and --program are required")
+    case = CASES[a.case]
+    program = {"lifetime": a.program, "unseen": a.unseen,
+               "cxx_freed": a.cxx_freed}[case.program]
+    if not program:
+        ap.error(f"--{case.program.replace('_', '-')} is required for "
+                 f"{a.case}")
+    repeat = a.repeat or case.repeat or a.reuse_repeat
+    c = Checker(f"lifetime.{a.case}")
+    plain_env = clean_env(**case.env)
+    env = clean_env(OWNSAN_OPTIONS=case.options or None, **case.env)
 
-    plain = run([a.program, a.case, "--fixed"], plain_env)
-    if plain.returncode == 77:
-        print(f"SKIP: {plain.stdout.strip()}")
-        return 77
-    failures = passed = 0
-    fixed = run([a.ownsan, "run", "--", a.program, a.case, "--fixed"], env)
-    if fixed.returncode != 0 or "OwnSan" in fixed.stderr or \
-            fixed.stdout != plain.stdout:
-        failures += 1
-        print(f"FAIL {a.case} --fixed: exit {fixed.returncode}, stdout "
-              f"{'same' if fixed.stdout == plain.stdout else 'differs'}")
-        print(fixed.stderr[-4000:])
-    else:
-        passed += 1
-    for i in range(a.repeat):
-        bug = run([a.ownsan, "run", "--", a.program, a.case], env)
-        stale = re.search(r"lifetime: stale = (0x[0-9a-f]+)", bug.stderr)
+    plain = run([program, a.case, "--fixed"], plain_env)
+    if case.may_skip and plain.returncode == EXIT_SKIP:
+        print(f"SKIP: {plain.out.strip()}")
+        return EXIT_SKIP
+    fixed = run([a.ownsan, "run", "--", program, a.case, "--fixed"], env)
+    c.check(fixed.returncode == 0 and "OwnSan" not in fixed.err and
+            fixed.out == plain.out,
+            f"{a.case} --fixed: exit 0, no report, the stdout of the run "
+            f"without ownsan ({'same' if fixed.out == plain.out else 'differs'})",
+            fixed)
+    for i in range(repeat):
+        bug = run([a.ownsan, "run", "--", program, a.case], env)
+        stale = re.search(r"lifetime: stale = (0x[0-9a-f]+)", bug.err)
         problems = check_report(a.case, bug, stale.group(1) if stale else None)
-        if problems:
-            failures += 1
-            print(f"FAIL {a.case} run {i + 1}: " + "; ".join(problems))
-            print(bug.stderr[-6000:])
-        else:
-            passed += 1
+        c.check(not problems, f"{a.case} run {i + 1}: the report"
+                + "".join(f"\n  * {p}" for p in problems),
+                bug.describe(6000) if problems else None)
     if a.case in FIRST_SEEN_IN:
         # The JSON report names the adopting call too (create is null).
         json_env = dict(env, OWNSAN_OPTIONS="report_format=json")
-        bug = run([a.ownsan, "run", "--", a.program, a.case], json_env)
-        reps = [json.loads(l) for l in bug.stderr.splitlines()
-                if l.startswith('{"ownsan_report"')]
+        bug = run([a.ownsan, "run", "--", program, a.case], json_env)
+        reps = json_reports(bug.err)
         want = FIRST_SEEN_IN[a.case]
-        if len(reps) == 1 and reps[0].get("create") is None and \
-                reps[0].get("first_seen_in") == want:
-            passed += 1
-        else:
-            failures += 1
-            print(f"FAIL {a.case} json: want one report with create null "
-                  f"and first_seen_in {want!r}; got "
-                  f"{[(r.get('create'), r.get('first_seen_in')) for r in reps]}")
-    print(f"{a.case}: {passed} passed, {failures} failed")
-    return 1 if failures else 0
+        c.check(len(reps) == 1 and reps[0].get("create") is None and
+                reps[0].get("first_seen_in") == want,
+                f"{a.case} json: one report with create null and "
+                f"first_seen_in {want!r}; got "
+                f"{[(r.get('create'), r.get('first_seen_in')) for r in reps]}")
+    return c.finish()
 
 
 if __name__ == "__main__":

@@ -9,8 +9,9 @@ through the quarantine (so it really was exercised).
 """
 import argparse
 import re
-import subprocess
 import sys
+
+from ownsan_testing import Checker, run
 
 STATS = re.compile(r"quarantine: peak (\d+) bytes \(limit (\d+)\), (\d+) "
                    r"bytes in (\d+) chunks at exit, (\d+) chunks taken")
@@ -21,28 +22,22 @@ def main():
     ap.add_argument("--ownsan", required=True)
     ap.add_argument("--program", required=True)
     a = ap.parse_args()
-    passed = failed = 0
+    c = Checker("lifetime.quarantine_bound")
     for mb in (1, 4):
-        p = subprocess.run(
-            [a.ownsan, "run", "--", a.program, "quarantine_bound"],
-            capture_output=True, text=True, timeout=300,
-            env={"OWNSAN_OPTIONS": f"quarantine_size_mb={mb}:verbosity=1",
-                 "PATH": "/usr/bin:/bin"})
-        m = STATS.search(p.stderr)
+        p = run([a.ownsan, "run", "--", a.program, "quarantine_bound"],
+                timeout=300,
+                env={"OWNSAN_OPTIONS": f"quarantine_size_mb={mb}:verbosity=1",
+                     "PATH": "/usr/bin:/bin"})
+        m = STATS.search(p.err)
         ok = (p.returncode == 0 and m is not None
               and int(m.group(2)) == mb << 20
               and int(m.group(1)) <= mb << 20
               and int(m.group(5)) >= 200000
-              and "ERROR" not in p.stderr)
-        print(f"quarantine_size_mb={mb}: "
-              + (m.group(0) if m else "no statistics line")
-              + (" ok" if ok else " FAIL"))
-        if not ok:
-            print(p.stderr[-3000:])
-        passed += ok
-        failed += not ok
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+              and "ERROR" not in p.err)
+        c.check(ok, f"quarantine_size_mb={mb}: exit 0, no report, peak within "
+                "the limit, >= 200,000 chunks taken: "
+                + (m.group(0) if m else "no statistics line"), p)
+    return c.finish()
 
 
 if __name__ == "__main__":

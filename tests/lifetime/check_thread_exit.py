@@ -17,8 +17,9 @@ verbosity=1, and reads the history line ownsan prints at exit:
 """
 import argparse
 import re
-import subprocess
 import sys
+
+from ownsan_testing import Checker, run
 
 HISTORY = re.compile(r"history: peak (\d+) bytes \(limit (\d+)\), (\d+) bytes "
                      r"at exit, (\d+) records evicted; (\d+) record slots, "
@@ -32,14 +33,13 @@ def main():
     ap.add_argument("--case", choices=["thread_exit", "lone_disposes"],
                     default="thread_exit")
     a = ap.parse_args()
-    p = subprocess.run(
-        [a.ownsan, "run", "--", a.program, a.case],
-        capture_output=True, text=True, timeout=600,
-        env={"OWNSAN_OPTIONS": "history_size_mb=1:verbosity=1",
-             "PATH": "/usr/bin:/bin"})
-    m = HISTORY.search(p.stderr)
+    c = Checker(f"lifetime history bound: {a.case}")
+    p = run([a.ownsan, "run", "--", a.program, a.case], timeout=600,
+            env={"OWNSAN_OPTIONS": "history_size_mb=1:verbosity=1",
+                 "PATH": "/usr/bin:/bin"})
+    m = HISTORY.search(p.err)
     checks = [
-        (p.returncode == 0 and "ERROR" not in p.stderr,
+        (p.returncode == 0 and "ERROR" not in p.err,
          "the run exits 0 with no report"),
         (m is not None, "the history line is printed"),
     ]
@@ -60,12 +60,10 @@ def main():
              "free events in use fit in the bound with their records "
              "(<= limit / 104 bytes)"),
         ]
-    failed = 0
     for ok, what in checks:
-        print(("ok    " if ok else "FAIL  ") + what)
-        failed += not ok
-    print(m.group(0) if m else p.stderr[-3000:])
-    return 1 if failed else 0
+        c.check(ok, what, None if m else p)
+    c.note(m.group(0) if m else "no history line")
+    return c.finish()
 
 
 if __name__ == "__main__":

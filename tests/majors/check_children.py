@@ -21,9 +21,7 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), "callpaths"))
-from callpaths_common import Checker, clean_env, run  # noqa: E402
+from ownsan_testing import Checker, clean_env, run
 
 PYTHON = "/usr/bin/python3"
 # Runs argv[1:] as a child, then exits with its status.

@@ -22,9 +22,7 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), "callpaths"))
-from callpaths_common import (  # noqa: E402  (path set up above)
+from ownsan_testing import (
     Checker, ReportFormatError, parse_reports, run)
 
 
@@ -104,9 +102,9 @@ def main(argv=None):
     p.add_argument("--other-lib", required=True)
     args = p.parse_args(argv)
     args.linked_major = lambda prog: (args.llvm_major if prog ==
-                                      args.linked_own else args.other_major)
+                                    args.linked_own else args.other_major)
     args.dlopened_major = lambda prog: (args.other_major if prog ==
-                                        args.linked_own else args.llvm_major)
+                                      args.linked_own else args.llvm_major)
     c = Checker(f"LLVM {args.llvm_major} runtime, LLVM {args.other_major} "
                 f"in the same process")
     own, other = args.llvm_major, args.other_major

@@ -40,11 +40,9 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "options"))
-from options_common import (Checker, FormatError, clean_env,  # noqa: E402
-                            marker_line, parse_json_lines,
-                            parse_leak_reports, parse_text_reports, run,
-                            run_ownsan_report)
+from ownsan_testing import (Checker, FormatError, clean_env, marker_line,
+                            parse_json_lines, parse_leak_reports,
+                            parse_reports, run, run_ownsan_report)
 
 SUITE_FILE = "ocaml_suite.ml"
 
@@ -257,7 +255,7 @@ def body(a, c, tmp):
     # --- 6. Default options: halt at the first misuse ---------------------------
     r = under_ownsan("use-after-module-dispose", None)
     try:
-        treps = parse_text_reports(r.err)
+        treps = parse_reports(r.err, require_functions=True)
     except FormatError as e:
         treps = []
         c.check(False, f"halting run: the report parses ({e})", r)

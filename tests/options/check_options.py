@@ -29,12 +29,10 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from options_common import (Checker, FormatError, clean_env, marker_line,  # noqa: E402
-                            ownsan_lines, parse_exit_summaries,
-                            parse_json_lines,
-                            parse_leak_reports, parse_suppressions_used,
-                            parse_text_reports, run)
+from ownsan_testing import (Checker, FormatError, clean_env, list_cases,
+                            marker_line, ownsan_lines, parse_exit_summaries,
+                            parse_json_lines, parse_leak_reports,
+                            parse_reports, parse_suppressions_used, run)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OPTS_PROG_C = os.path.join(HERE, "opts_prog.c")
@@ -75,7 +73,7 @@ class Ctx:
 
     def reports(self, text, what, r=None):
         try:
-            return parse_text_reports(text)
+            return parse_reports(text, require_functions=True)
         except FormatError as e:
             self.c.check(False, f"{what}: the reports follow the text format "
                          f"({e})", r)
@@ -1396,15 +1394,24 @@ CASES = {name[len("case_"):]: fn for name, fn in globals().items()
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--case", required=True, choices=sorted(CASES))
-    p.add_argument("--ownsan", required=True)
-    p.add_argument("--program", required=True)
+    p.add_argument("--list", action="store_true",
+                   help="print the case names and exit")
+    p.add_argument("--case", choices=sorted(CASES))
+    p.add_argument("--ownsan")
+    p.add_argument("--program")
     p.add_argument("--python-program", default=OPTS_PY)
-    p.add_argument("--docs", required=True)
-    p.add_argument("--flags-inc", required=True)
+    p.add_argument("--docs")
+    p.add_argument("--flags-inc")
     p.add_argument("--lifetime")
     p.add_argument("--symbolizer")
     args = p.parse_args(argv)
+    if args.list:
+        list_cases(CASES)
+        return 0
+    if not (args.case and args.ownsan and args.program and args.docs
+            and args.flags_inc):
+        p.error("--case, --ownsan, --program, --docs and --flags-inc are "
+                "required")
     if "OWNSAN_TEST_LIBLLVM" not in os.environ:
         p.error("set OWNSAN_TEST_LIBLLVM to the libLLVM of this build")
     c = Checker(f"options.{args.case}")

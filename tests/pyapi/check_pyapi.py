@@ -27,9 +27,8 @@ import signal
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "options"))
-from options_common import (Checker, FormatError, clean_env,  # noqa: E402
-                            parse_text_reports, run)
+from ownsan_testing import (Checker, FormatError, clean_env, parse_reports,
+                            run)
 
 PROG = os.path.join(HERE, "pyapi_prog.py")
 API = os.path.join(HERE, "ownsan_api.py")
@@ -135,7 +134,7 @@ def main(argv=None):
     c.check(f.get("after.name") == "again" and f.get("done") is True,
             "error callback: the program went on with fresh objects", r)
     try:
-        reps = parse_text_reports(r.err)
+        reps = parse_reports(r.err, require_functions=True)
     except FormatError as e:
         reps = []
         c.check(False, f"error callback: stderr reports parse ({e})", r)
@@ -158,7 +157,7 @@ def main(argv=None):
             "use.raised" not in f,
             "callback removed: the program stopped at the misuse", r)
     try:
-        n = len(parse_text_reports(r.err))
+        n = len(parse_reports(r.err, require_functions=True))
     except FormatError:
         n = -1
     c.equal(n, 1, "callback removed: one report", r)

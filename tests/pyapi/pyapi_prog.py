@@ -20,8 +20,7 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ownsan_api import (OWNSAN_HANDLE_FREED, OWNSAN_HANDLE_LIVE,  # noqa: E402
+from ownsan_api import (OWNSAN_HANDLE_FREED, OWNSAN_HANDLE_LIVE,
                         OWNSAN_HANDLE_UNKNOWN, LLVMMemoryError, checked,
                         ownsan)
 

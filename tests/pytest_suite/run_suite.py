@@ -38,11 +38,9 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "options"))
-from options_common import (Checker, FormatError, clean_env,  # noqa: E402
-                            marker_line, parse_exit_summaries,
-                            parse_json_lines, parse_text_reports, run,
-                            run_ownsan_report)
+from ownsan_testing import (Checker, FormatError, clean_env, marker_line,
+                            parse_exit_summaries, parse_json_lines,
+                            parse_reports, run, run_ownsan_report)
 
 PYTHON = "/usr/bin/python3"
 PYTEST = [PYTHON, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
@@ -275,7 +273,7 @@ def body(s):
     tfiles = sorted(os.listdir(tlog))
     text = "".join(open(os.path.join(tlog, f)).read() for f in tfiles)
     try:
-        treps = parse_text_reports(text)
+        treps = parse_reports(text, require_functions=True)
     except FormatError as e:
         treps = []
         c.check(False, f"text run: reports parse ({e})", text)
@@ -336,7 +334,8 @@ def body(s):
     r = run([a.ownsan, "run", "--", PYTHON, prog],
             env=clean_env(OWNSAN_OPTIONS="halt_on_error=0"))
     try:
-        tests = [t.test for t in parse_text_reports(r.err)]
+        tests = [t.test for t in
+                 parse_reports(r.err, require_functions=True)]
     except FormatError:
         tests = None
     c.equal(tests, ["runner/case-a", "runner/case-b", None],
@@ -347,7 +346,8 @@ def body(s):
         r = run(cmd, env=clean_env(OWNSAN_OPTIONS="halt_on_error=0",
                                    OWNSAN_TEST_NAME="ctest: seeded #7"))
         try:
-            tests = [t.test for t in parse_text_reports(r.err)]
+            tests = [t.test for t in
+                 parse_reports(r.err, require_functions=True)]
         except FormatError:
             tests = None
         c.equal(tests, ["ctest: seeded #7"], "OWNSAN_TEST_NAME given to a C "

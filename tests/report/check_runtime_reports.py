@@ -23,7 +23,6 @@ Cases:
 Prints one PASS/FAIL line per check and "N passed, M failed".
 """
 
-import argparse
 import json
 import os
 import re
@@ -32,9 +31,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "options"))
-from options_common import (Checker, clean_env, run,  # noqa: E402
-                            run_ownsan_report)
+from ownsan_testing import case_main, clean_env, run, run_ownsan_report
 
 ERROR_LINE = re.compile(rb"^==(\d+)==ERROR: OwnSan: ", re.M)
 SUMMARY_LINE = re.compile(rb"^SUMMARY: OwnSan: (?!\d+ distinct problem)", re.M)
@@ -208,19 +205,8 @@ def case_names(c, a):
     check_no_controls(c, html_text, "HTML")
 
 
-CASES = {"problem_ids": case_problem_ids, "names": case_names}
-
-
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--case", required=True, choices=sorted(CASES))
-    p.add_argument("--ownsan", required=True)
-    p.add_argument("--program", required=True)
-    a = p.parse_args()
-    c = Checker(f"runtime reports: {a.case}")
-    CASES[a.case](c, a)
-    return c.finish()
-
+    return case_main("report.runtime", globals(), timeout=300)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -2,8 +2,9 @@
 
 Each driver takes `--ownsan PATH` (the built CLI), runs `ownsan report` on
 the hand-written JSON Lines files in fixtures/, records one named check per
-assertion in a Checker, and ends with `sys.exit(checker.finish())`, which
-prints the final "N passed, M failed" line and returns non-zero on failure.
+assertion in a Checker (tests/lib/ownsan_testing.py), and ends with
+`sys.exit(checker.finish())`, which prints the final "N passed, M failed"
+line and returns non-zero on failure.
 
 Fixtures (tests/report/fixtures/), what each is for:
   run/ownsan.1001       use-after-free A (Python frames), exit summary count 3
@@ -30,8 +31,9 @@ import importlib.util
 import json
 import os
 import struct
-import subprocess
 import zlib
+
+from ownsan_testing import run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "fixtures")
@@ -60,60 +62,6 @@ SUMMARY_C = ("invalid-free in LLVMDeleteInstruction mybind/core.py:120 in "
              "delete")
 
 
-class Checker:
-    def __init__(self, title):
-        self.title = title
-        self.passed = 0
-        self.failed = 0
-        print(f"== {title}")
-
-    def check(self, ok, what, detail=None):
-        if ok:
-            self.passed += 1
-            print(f"PASS {what}")
-        else:
-            self.failed += 1
-            print(f"FAIL {what}")
-            if detail is not None:
-                text = detail.describe() if hasattr(detail, "describe") \
-                    else str(detail)
-                for line in text.splitlines()[:60]:
-                    print(f"     {line}")
-        return bool(ok)
-
-    def equal(self, got, want, what, detail=None):
-        ok = got == want
-        extra = f"expected {want!r}, got {got!r}"
-        if detail is not None and not ok:
-            extra += "\n" + (detail.describe() if hasattr(detail, "describe")
-                             else str(detail))
-        return self.check(ok, what, None if ok else extra)
-
-    def finish(self):
-        print(f"{self.passed} passed, {self.failed} failed")
-        return 1 if self.failed else 0
-
-
-class Result:
-    def __init__(self, cmd, proc):
-        self.cmd = cmd
-        self.returncode = proc.returncode
-        self.out = proc.stdout.decode("utf-8", "replace")
-        self.err = proc.stderr.decode("utf-8", "replace")
-
-    @property
-    def err_lines(self):
-        return self.err.splitlines()
-
-    @property
-    def out_lines(self):
-        return self.out.splitlines()
-
-    def describe(self):
-        return (f"command: {' '.join(self.cmd)}\nexit {self.returncode}\n"
-                f"--- stdout:\n{self.out}--- stderr:\n{self.err}--- end")
-
-
 def parse_args(doc):
     p = argparse.ArgumentParser(description=doc.split("\n")[0])
     p.add_argument("--ownsan", required=True, help="the built ownsan CLI")
@@ -122,11 +70,7 @@ def parse_args(doc):
 
 def report(ownsan, *args, timeout=120):
     """Runs `ownsan report ARGS...`."""
-    cmd = [ownsan, "report"] + [str(a) for a in args]
-    proc = subprocess.run(cmd, stdin=subprocess.DEVNULL,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          timeout=timeout)
-    return Result(cmd, proc)
+    return run([ownsan, "report"] + [str(a) for a in args], timeout=timeout)
 
 
 def script_path(ownsan):

@@ -20,10 +20,10 @@ import subprocess
 import sys
 import tempfile
 
+from ownsan_testing import Checker
 from report_common import (A, B, C, CLEAN, D, E, LABEL_A, LABEL_B, LABEL_C,
                            RACE, RUN, R, SOURCE_ROOT, SUMMARY_ONLY, X,
-                           Checker, load_kinds, parse_args, report,
-                           script_path)
+                           load_kinds, parse_args, report, script_path)
 
 FINAL_RE = re.compile(r"^ownsan report: (\d+) distinct problems in (\d+) "
                       r"reports from (\d+) processes$")

@@ -26,10 +26,11 @@ import subprocess
 import sys
 import tempfile
 
-from report_common import (A, B, C, D, E, LABEL_B, RACE, RUN, R,
-                           SUMMARY_ONLY, X, Checker, PNGError, count_in_box,
-                           find_color, hex_rgb, load_kinds, load_script,
-                           parse_args, read_png, report)
+from ownsan_testing import Checker
+from report_common import (A, B, C, D, E, LABEL_B, RACE, RUN, R, SUMMARY_ONLY,
+                           X, PNGError, count_in_box, find_color, hex_rgb,
+                           load_kinds, load_script, parse_args, read_png,
+                           report)
 
 WIDTH, HEIGHT = 1200, 900
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link",

@@ -17,7 +17,8 @@ import subprocess
 import sys
 import tempfile
 
-from report_common import RACE, Checker, kinds_path, report
+from ownsan_testing import Checker
+from report_common import RACE, kinds_path, report
 
 
 def main():

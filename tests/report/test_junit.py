@@ -18,9 +18,10 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
+from ownsan_testing import Checker
 from report_common import (A, B, C, CLEAN, LABEL_A, LABEL_B, LABEL_C, RUN,
                            SUMMARY_A, SUMMARY_B, SUMMARY_C, SUMMARY_ONLY,
-                           Checker, parse_args, report)
+                           parse_args, report)
 
 
 def parse(c, path, what):

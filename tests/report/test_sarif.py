@@ -30,10 +30,10 @@ import sys
 import tempfile
 import urllib.parse
 
-from report_common import (A, B, C, CLEAN, D, E, LABEL_A, LABEL_B, RACE,
-                           RUN, R, SOURCE_ROOT, SUMMARY_A, SUMMARY_B,
-                           SUMMARY_ONLY, X, Checker, load_kinds, parse_args,
-                           report)
+from ownsan_testing import Checker
+from report_common import (A, B, C, CLEAN, D, E, LABEL_A, LABEL_B, RACE, RUN,
+                           R, SOURCE_ROOT, SUMMARY_A, SUMMARY_B, SUMMARY_ONLY,
+                           X, load_kinds, parse_args, report)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCHEMA = os.path.join(HERE, "sarif-2.1.0-subset.schema.json")

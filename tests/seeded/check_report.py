@@ -25,165 +25,17 @@ printed), 77 skip.
 """
 
 import argparse
-import os
 import re
-import signal
-import subprocess
 import sys
-from dataclasses import dataclass, field
-from typing import Dict, List, Optional
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from expectations import EXPECTATIONS, Expectation  # noqa: E402
+from expectations import EXPECTATIONS, Expectation
+from ownsan_testing import (EXIT_SKIP, ReportFormatError, Run, handles,
+                            parse_reports, report_headers, run)
 
-EXIT_PASS, EXIT_FAIL, EXIT_SKIP = 0, 1, 77
-
-# --- The report format -------------------------------------------------------
-
-HEADER_START_RE = re.compile(r"==(\d+)==ERROR: OwnSan:")
-HEADER_RE = re.compile(
-    r"==(?P<pid>\d+)==ERROR: OwnSan: (?P<kind>\S+) on (?P<handle_type>\S+) "
-    r"0x(?P<address>[0-9a-fA-F]+) \((?P<label>.*)\)")
-USE_RE = re.compile(
-    r"  passed as argument (?P<arg>\d+) of (?P<call>\w+) "
-    r"on thread T(?P<thread>\d+):")
-# "freed by F(label)" is the usual form; the others say LLVM freed the object
-# with no handle of it passed ("during F ..., by LLVM itself") or that no
-# LLVM-C call was active. The clause after the thread is optional:
-# ", because it belonged to that <kind>" or e.g. ", as a side effect of ...".
-FREE_RE = re.compile(
-    r"  freed (?:by (?P<call>\w+)\((?P<label>.*)\)|during (?P<during>\w+)"
-    r"|outside any LLVM-C call) on thread T(?P<thread>\d+)"
-    r"(?:, (?P<clause>[^:]*))?:")
-BECAUSE_RE = re.compile(r"because it belonged to that (?P<kind>\w+)")
-CREATE_RE = re.compile(
-    r"  created by (?P<call>\w+) on thread T(?P<thread>\d+):")
-CHAIN_RE = re.compile(r"  ownership chain(?: when freed)?: (?P<chain>.*)")
-FRAME_START_RE = re.compile(r"    #\d+ ")
-PYTHON_FRAME_RE = re.compile(
-    r"    #(?P<index>\d+) (?P<location>.+:\d+) in (?P<function>\S+) \(python\)")
-NATIVE_FRAME_RE = re.compile(
-    r"    #(?P<index>\d+) 0x[0-9a-fA-F]+(?: in (?P<function>\S+))?"
-    r"(?: (?P<location>.*))?")
-SUMMARY_RE = re.compile(
-    r"SUMMARY: OwnSan: (?P<kind>\S+) in (?P<call>\S+)(?: (?P<rest>.*))?")
+EXIT_PASS, EXIT_FAIL = 0, 1
 
 # "seeded: <role> = 0x..." lines that the test programs print to stderr.
-HANDLE_RE = re.compile(r"seeded: (?P<role>\w+) = 0x(?P<value>[0-9a-fA-F]+)")
-
-
-class ReportFormatError(Exception):
-    """The text has an OwnSan report that does not follow the format."""
-
-
-@dataclass
-class Frame:
-    index: int
-    function: Optional[str]  # None for an unsymbolized native frame
-    location: str
-    python: bool
-
-
-@dataclass
-class StackSection:
-    """A line such as "  freed by ...:" and the frames under it."""
-
-    line: str
-    fields: Dict[str, Optional[str]]
-    frames: List[Frame] = field(default_factory=list)
-
-    def functions(self):
-        return [f.function for f in self.frames if f.function]
-
-
-@dataclass
-class Report:
-    pid: int
-    kind: str
-    handle_type: str
-    address: int
-    label: str
-    use: Optional[StackSection] = None
-    free: Optional[StackSection] = None
-    create: Optional[StackSection] = None
-    chain: Optional[str] = None
-    notes: List[str] = field(default_factory=list)
-    summary: Optional[Dict[str, Optional[str]]] = None
-    order: List[str] = field(default_factory=list)  # stack sections, in order
-
-
-def parse_frame(line):
-    for regex, python in ((PYTHON_FRAME_RE, True), (NATIVE_FRAME_RE, False)):
-        m = regex.fullmatch(line)
-        if m:
-            return Frame(int(m["index"]), m["function"], m["location"] or "",
-                         python)
-    raise ReportFormatError(f"bad stack frame: {line!r}")
-
-
-def parse_reports(text):
-    """Returns every OwnSan report in `text` (a child's stderr).
-
-    A report runs from its "==PID==ERROR: OwnSan:" header to its SUMMARY line
-    (or the next header, or the end). Raises ReportFormatError for a line of
-    a report that fits nowhere.
-    """
-    reports = []
-    report = None
-    section = None  # the StackSection that frames go to, if any
-    for line in text.splitlines():
-        if HEADER_START_RE.match(line):
-            m = HEADER_RE.fullmatch(line)
-            if not m:
-                raise ReportFormatError(f"bad report header: {line!r}")
-            report = Report(int(m["pid"]), m["kind"], m["handle_type"],
-                            int(m["address"], 16), m["label"])
-            reports.append(report)
-            section = None
-            continue
-        if report is None:
-            continue  # program output before any report
-        if line.startswith("SUMMARY:"):
-            m = SUMMARY_RE.fullmatch(line)
-            if not m:
-                raise ReportFormatError(f"bad SUMMARY line: {line!r}")
-            report.summary = m.groupdict()
-            report = section = None
-            continue
-        if FRAME_START_RE.match(line):
-            if section is None:
-                raise ReportFormatError(f"stack frame outside a stack: {line!r}")
-            frame = parse_frame(line)
-            if frame.index != len(section.frames):
-                raise ReportFormatError(
-                    f"frame #{frame.index} where #{len(section.frames)} "
-                    f"was due: {line!r}")
-            section.frames.append(frame)
-            continue
-        section = None
-        for name, regex in (("use", USE_RE), ("free", FREE_RE),
-                            ("create", CREATE_RE)):
-            m = regex.fullmatch(line)
-            if m:
-                if getattr(report, name) is not None:
-                    raise ReportFormatError(f"second {name} section: {line!r}")
-                section = StackSection(line, m.groupdict())
-                if name == "free":
-                    because = BECAUSE_RE.fullmatch(m["clause"] or "")
-                    section.fields["because"] = because and because["kind"]
-                setattr(report, name, section)
-                report.order.append(name)
-                break
-        if section is not None:
-            continue
-        m = CHAIN_RE.fullmatch(line)
-        if m:
-            report.chain = m["chain"]
-        elif line.startswith("  ") and line.strip():
-            report.notes.append(line.strip())
-        else:
-            raise ReportFormatError(f"unexpected line in a report: {line!r}")
-    return reports
+HANDLE_PREFIX = "seeded"
 
 
 # --- Comparing a report with its expectation ---------------------------------
@@ -208,14 +60,9 @@ def expand(regex, handles, readable=False):
     return regex
 
 
-def parse_handles(stderr_text):
+def parse_handles(err):
     """The "seeded: <role> = 0x..." lines of a test program, as {role: int}."""
-    handles = {}
-    for line in stderr_text.splitlines():
-        m = HANDLE_RE.fullmatch(line)
-        if m:
-            handles[m["role"]] = int(m["value"], 16)
-    return handles
+    return handles(err, HANDLE_PREFIX)
 
 
 def check_report(report, exp: Expectation, lang, handles=None):
@@ -313,60 +160,16 @@ def check_report(report, exp: Expectation, lang, handles=None):
             re.fullmatch(expand(exp.note, handles), n) for n in report.notes):
         problems.append(f"no explanation line matching /{exp.note}/; "
                         f"extra lines are {report.notes}")
-    if report.summary is None:
+    if report.summary_fields is None:
         problems.append("missing SUMMARY line")
     else:
-        expect_equal("SUMMARY kind", report.summary["kind"], exp.kind)
-        expect_equal("SUMMARY function", report.summary["call"], exp.call)
+        expect_equal("SUMMARY kind", report.summary_fields["kind"], exp.kind)
+        expect_equal("SUMMARY function", report.summary_fields["call"],
+                     exp.call)
     return problems
 
 
 # --- Running the program -----------------------------------------------------
-
-
-def exit_status_text(returncode):
-    """"exit N", "killed by SIGX", or "timed out" (returncode None)."""
-    if returncode is None:
-        return "timed out"
-    if returncode < 0:
-        try:
-            name = signal.Signals(-returncode).name
-        except ValueError:
-            name = f"signal {-returncode}"
-        return f"killed by {name}"
-    return f"exit {returncode}"
-
-
-@dataclass
-class Run:
-    cmd: List[str]
-    pid: int
-    returncode: Optional[int]  # None: timed out
-    stdout: bytes
-    stderr: bytes
-
-    @property
-    def stderr_text(self):
-        return self.stderr.decode(errors="replace")
-
-    @property
-    def stdout_text(self):
-        return self.stdout.decode(errors="replace")
-
-    def status(self):
-        return exit_status_text(self.returncode)
-
-
-def run(cmd, timeout):
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-        return Run(cmd, proc.pid, proc.returncode, out, err)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, err = proc.communicate()
-        return Run(cmd, proc.pid, None, out, err)
 
 
 def describe(exp: Expectation, lang, handles):
@@ -404,9 +207,8 @@ def check_bug_run(bug: Run, exp: Expectation, lang):
     if bug.returncode == 0:
         problems.append("exited 0; a report must end the process (abort or "
                         "exit 1)")
-    text = bug.stderr_text
-    headers = [int(m.group(1)) for m in
-               (HEADER_START_RE.match(line) for line in text.splitlines()) if m]
+    text = bug.err
+    headers = report_headers(text)
     if len(headers) != 1:
         problems.append(f"{len(headers)} OwnSan report headers; expected "
                         "exactly one")
@@ -417,12 +219,15 @@ def check_bug_run(bug: Run, exp: Expectation, lang):
         reports = parse_reports(text)
     except ReportFormatError as e:
         return problems + [f"report format: {e}"]
+    if len(reports) != len(headers):
+        problems.append(f"{len(headers)} report headers, {len(reports)} of "
+                        "them follow the report format")
     if reports:
         problems += check_report(reports[0], exp, lang, parse_handles(text))
     # The process must stop at the misuse: the program announces each call
     # on stdout before making it, so the misuse is the last line.
     use_line = f"{exp.stacks(lang).use}: {exp.call}("
-    lines = bug.stdout_text.splitlines()
+    lines = bug.out.splitlines()
     if not lines or not lines[-1].startswith(use_line):
         problems.append(f"last stdout line is {lines[-1] if lines else ''!r}; "
                         f"expected the misuse {use_line}...)")
@@ -435,13 +240,13 @@ def check_fixed_run(fixed: Run, reference: Run):
         problems.append(f"{fixed.status()}; expected exit 0")
     if fixed.stdout != reference.stdout:
         problems.append("stdout differs from the run without ownsan")
-    if "OwnSan" in fixed.stderr_text:
+    if "OwnSan" in fixed.err:
         problems.append('"OwnSan" on stderr')
     return problems
 
 
 def skip_reason(r: Run):
-    for line in reversed((r.stdout_text + r.stderr_text).splitlines()):
+    for line in reversed((r.out + r.err).splitlines()):
         if "not available" in line:
             return line.strip()
     return f"{' '.join(r.cmd)} exited 77"
@@ -453,11 +258,11 @@ def report_failure(title, r: Run, problems, reference=None):
         print(f"  * {p}")
     if reference is not None and r.stdout != reference.stdout:
         print("--- its stdout:")
-        print(r.stdout_text, end="")
+        print(r.out, end="")
         print(f"--- stdout without ownsan ({' '.join(reference.cmd)}):")
-        print(reference.stdout_text, end="")
+        print(reference.out, end="")
     print("--- its stderr:")
-    print(r.stderr_text, end="")
+    print(r.err, end="")
     print("--- end of stderr")
 
 
@@ -484,15 +289,16 @@ def main(argv=None):
     ownsan = [args.ownsan, "run", "--"]
     title = f"{args.case} ({args.lang})"
 
-    reference = run(program + [args.case, "--fixed"], args.timeout)
+    reference = run(program + [args.case, "--fixed"], timeout=args.timeout)
     if reference.returncode == EXIT_SKIP:
         print(f"SKIP: {skip_reason(reference)}")
         return EXIT_SKIP
-    bug = run(ownsan + program + [args.case], args.timeout)
+    bug = run(ownsan + program + [args.case], timeout=args.timeout)
     if bug.returncode == EXIT_SKIP:
         print(f"SKIP: {skip_reason(bug)}")
         return EXIT_SKIP
-    fixed = run(ownsan + program + [args.case, "--fixed"], args.timeout)
+    fixed = run(ownsan + program + [args.case, "--fixed"],
+                timeout=args.timeout)
 
     failed = False
     if reference.returncode != 0:
@@ -504,7 +310,7 @@ def main(argv=None):
         failed = True
         report_failure("buggy run under ownsan", bug, problems)
         print(f"--- expected report for {title}:")
-        print(describe(exp, args.lang, parse_handles(bug.stderr_text)))
+        print(describe(exp, args.lang, parse_handles(bug.err)))
     problems = check_fixed_run(fixed, reference)
     if problems:
         failed = True

@@ -14,10 +14,10 @@ import tempfile
 import textwrap
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import check_report  # noqa: E402
-from check_report import ReportFormatError, check_report as check, parse_reports  # noqa: E402
-from expectations import EXPECTATIONS  # noqa: E402
+import check_report
+from check_report import check_report as check
+from expectations import EXPECTATIONS
+from ownsan_testing import ReportFormatError, parse_reports, report_headers
 
 CONTEXT = 0x55D0C8E0C000
 SUBJECT = 0x55D0C8E1A2B0
@@ -129,8 +129,8 @@ class ParserTest(unittest.TestCase):
         self.assertEqual(r.create.functions()[:2], ["build_sum", "build_foo"])
         self.assertEqual(r.order, ["use", "free", "create"])
         self.assertTrue(r.chain.endswith("-> block %entry -> instruction %sum"))
-        self.assertEqual(r.summary["kind"], "use-after-free")
-        self.assertEqual(r.summary["call"], "LLVMGetValueName2")
+        self.assertEqual(r.summary_fields["kind"], "use-after-free")
+        self.assertEqual(r.summary_fields["call"], "LLVMGetValueName2")
         self.assertEqual(r.notes, [])
 
     def test_python_and_unsymbolized_frames(self):
@@ -188,7 +188,7 @@ class ParserTest(unittest.TestCase):
 
     def test_text_after_summary_is_not_part_of_the_report(self):
         [r] = parse_reports(C_REPORT + "Aborted\n")
-        self.assertEqual(r.summary["call"], "LLVMGetValueName2")
+        self.assertEqual(r.summary_fields["call"], "LLVMGetValueName2")
 
     def test_two_reports(self):
         self.assertEqual(len(parse_reports(C_REPORT + C_REPORT)), 2)
@@ -197,8 +197,12 @@ class ParserTest(unittest.TestCase):
         self.assertEqual(parse_reports("main: done\nseeded: x = 0x1\n"), [])
 
     def test_malformed_reports_raise(self):
+        # A bad header starts no report; the driver counts the header lines
+        # (report_headers) against the reports parsed.
+        text = C_REPORT.replace(" on LLVMValueRef", " LLVMValueRef")
+        self.assertEqual(len(report_headers(text)), 1)
+        self.assertEqual(parse_reports(text, strict=False), [])
         bad = {
-            "bad header": C_REPORT.replace(" on LLVMValueRef", " LLVMValueRef"),
             "frame outside a stack": C_REPORT.replace(
                 "  ownership chain", "    #0 0x1 in stray x.c:1\n  ownership chain"),
             "frames out of order": C_REPORT.replace("#1 0x55d0c8e00456", "#7 0x55d0c8e00456"),
@@ -237,12 +241,14 @@ class CheckReportTest(unittest.TestCase):
             "freed by": 'missing "freed by',
             "created by": 'missing "created by',
             "ownership chain": 'missing "ownership chain',
-            "SUMMARY:": "missing SUMMARY",
         }
         for start, complaint in sections.items():
             with self.subTest(start):
                 problems = problems_of(without_lines(C_REPORT, start))
                 self.assertIn(complaint, "\n".join(problems))
+        # A report that does not end with its SUMMARY line breaks the format.
+        with self.assertRaises(ReportFormatError):
+            parse_reports(without_lines(C_REPORT, "SUMMARY:"))
 
     def test_empty_stack_is_rejected(self):
         lines = C_REPORT.splitlines(keepends=True)

@@ -18,8 +18,10 @@ the run; the reason names the bug.
 import argparse
 import os
 import re
-import subprocess
 import sys
+
+from ownsan_testing import clean_env
+from ownsan_testing import run as testing_run
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "tools"))
@@ -428,14 +430,13 @@ USE_RE = re.compile(r"^  passed as argument \d+ of (\w+) on thread")
 # Frames are not what these cases check (the report's kind, call, cause and
 # explanation are); the seeded and lifetime tests check symbolized stacks.
 # Without the symbolizer a report takes ~0.08 s instead of ~0.25 s.
-RUN_ENV = dict(os.environ, OWNSAN_OPTIONS="symbolize=0")
+RUN_OPTIONS = "symbolize=0"
 
 
 def run(cmd, timeout=120):
-    p = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True,
-                       text=True, errors="replace", timeout=timeout,
-                       env=RUN_ENV)
-    return p.returncode, p.stdout, p.stderr
+    r = testing_run(cmd, env=clean_env(OWNSAN_OPTIONS=RUN_OPTIONS),
+                    timeout=timeout)
+    return r.returncode, r.out, r.err
 
 
 def first_report(stderr):

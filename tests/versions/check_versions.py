@@ -16,12 +16,9 @@ Usage: check_versions.py --ownsan CLI --self-major N --program M=PATH ...
 """
 import argparse
 import re
-import subprocess
 import sys
 
-
-def run(cmd):
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+from ownsan_testing import Checker, run
 
 
 def main():
@@ -30,45 +27,34 @@ def main():
     ap.add_argument("--self-major", type=int, required=True)
     ap.add_argument("--program", action="append", default=[])
     a = ap.parse_args()
-    passed = failed = 0
-
-    def check(ok, what, proc=None):
-        nonlocal passed, failed
-        if ok:
-            passed += 1
-            print(f"ok   {what}")
-        else:
-            failed += 1
-            print(f"FAIL {what}")
-            if proc is not None:
-                print(proc.stderr[-3000:])
+    c = Checker("versions.runtime_selection")
+    check = c.check
 
     programs = dict(p.split("=", 1) for p in a.program)
     if not programs:
-        print("FAIL: no program of another LLVM version given")
-        print("0 passed, 1 failed")
-        return 1
+        c.check(False, "a program of another LLVM version is given")
+        return c.finish()
     for major, prog in sorted(programs.items()):
         major = int(major)
         bug = run([a.ownsan, "run", "--", prog, "use_after_module_dispose"])
         check(bug.returncode != 0 and "ERROR: OwnSan: use-after-free" in
-              bug.stderr and "runtime was built for" not in bug.stderr,
+              bug.err and "runtime was built for" not in bug.err,
               f"LLVM {major} program, no --llvm: its runtime is picked and "
               "the bug is reported", bug)
         fixed = run([a.ownsan, "run", "--", prog, "use_after_module_dispose",
                      "--fixed"])
-        check(fixed.returncode == 0 and "OwnSan" not in fixed.stderr,
+        check(fixed.returncode == 0 and "OwnSan" not in fixed.err,
               f"LLVM {major} program, fixed, no --llvm: silent", fixed)
         chosen = run([a.ownsan, "run", "--llvm", str(major), "--", prog,
                       "use_after_module_dispose", "--fixed"])
-        check(chosen.returncode == 0 and "OwnSan" not in chosen.stderr,
+        check(chosen.returncode == 0 and "OwnSan" not in chosen.err,
               f"--llvm {major} selects the LLVM {major} runtime", chosen)
         native = run([prog, "use_after_module_dispose", "--fixed"])
         wrong = run([a.ownsan, "run", "--llvm", str(a.self_major), "--", prog,
                      "use_after_module_dispose", "--fixed"])
-        lines = [l for l in wrong.stderr.splitlines() if "OwnSan" in l]
+        lines = [l for l in wrong.err.splitlines() if "OwnSan" in l]
         check(wrong.returncode == native.returncode == 0 and
-              wrong.stdout == native.stdout,
+              wrong.out == native.out,
               f"--llvm {a.self_major} on an LLVM {major} program: it runs "
               "as without ownsan (exit 0, the same stdout)", wrong)
         check(len(lines) == 1 and
@@ -79,11 +65,10 @@ def main():
               f"--llvm {a.self_major} on an LLVM {major} program: one note "
               "line naming both versions", wrong)
     none = run([a.ownsan, "run", "--llvm", "999", "--", "/bin/true"])
-    check(none.returncode == 2 and len(none.stderr.splitlines()) == 1 and
-          "no runtime for LLVM 999" in none.stderr,
+    check(none.returncode == 2 and len(none.err.splitlines()) == 1 and
+          "no runtime for LLVM 999" in none.err,
           "--llvm 999: one line, exit 2", none)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return c.finish()
 
 
 if __name__ == "__main__":
