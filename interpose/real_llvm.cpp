@@ -1,6 +1,7 @@
 //===- real_llvm.cpp - The libLLVM the wrappers forward to ---------------===//
 
 #include "interpose/real_llvm.h"
+#include "report/output_line.h"
 
 #include "runtime/runtime.h"
 #include "wrapper_api.h"
@@ -130,10 +131,12 @@ void NoteUncheckedLibLLVM(const std::string &path, int major) {
   static std::atomic<bool> noted{false};
   if (noted.exchange(true))
     return;
-  std::string line = absl::StrCat(
-      "==", getpid(), "==OwnSan: note: calls into ", path, " (LLVM ", major,
-      ") are not checked; this runtime is for LLVM ", OWNSAN_LLVM_MAJOR,
-      " (ownsan run --llvm ", major, " checks them)\n");
+  std::string line =
+      OwnsanLine(LineLevel::kInfo,
+                 absl::StrCat("note: calls into ", path, " (LLVM ", major,
+                              ") are not checked; this runtime is for LLVM ",
+                              OWNSAN_LLVM_MAJOR, " (ownsan run --llvm ", major,
+                              " checks them)"));
   (void)!write(2, line.data(), line.size());
 }
 

@@ -27,6 +27,12 @@ RULES = [
     ("reads the spec's effects",
      r"\.\s*effects\s*\[|\bnum_effects\b",
      {"effects.cpp"}),
+    ("builds a report or writes a report's sentence",
+     r"\bNewReport\s*\(|\.\s*note\s*=[^=]",
+     {"errors.cpp"}),
+    ("spells the \"==PID==\" line prefix (report/output_line.h does)",
+     r'"==',
+     {"crash_handler.cpp", "runtime.cpp"}),  # the lines that must not allocate
     ("renders a report or consults the suppressions",
      r"\bRender(Text|Json)\s*\(|\bsuppressions_\s*\.\s*(Match|Find|rules)",
      {"reporter.cpp"}),

@@ -1,6 +1,7 @@
 //===- report_writer.cpp - Resolves and renders an ErrorReport -----------===//
 
 #include "report/report_writer.h"
+#include "report/output_line.h"
 
 #include "report/python_frames.h"
 #include "report/symbolizer.h"
@@ -485,8 +486,9 @@ ResolvedReport Resolve(const ErrorReport &rep, const ReportContext &ctx) {
 
 std::string RenderText(const ResolvedReport &r) {
   std::string out =
-      absl::StrCat("==", r.pid, "==ERROR: OwnSan: ", r.kind_name, " on ",
-                   r.handle_type, " ", r.handle, " (", r.object_label, ")\n");
+      OwnsanLine(r.pid, LineLevel::kError,
+                 absl::StrCat(r.kind_name, " on ", r.handle_type, " ", r.handle,
+                              " (", r.object_label, ")"));
   if (!r.note.empty())
     absl::StrAppend(&out, "  ", r.note, "\n");
   absl::StrAppend(&out, "  passed as argument ", r.argument, " of ", r.function,

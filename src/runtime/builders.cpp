@@ -38,17 +38,8 @@ bool Runtime::CheckInsertionPoint(FnId fn, unsigned arg, const void *h) {
     pin.Take();
   }
   // Case: a live builder whose insertion block was deleted, or whose
-  // insertion point was an instruction that was erased: LLVM would insert
-  // into freed memory.
-  ErrorReport rep =
-      NewReport(ErrorKind::DanglingInsertionPoint, builder, h, fn, arg);
-  rep.related = dead;
-  rep.note = absl::StrCat(
-      FnName(fn), " inserts at the builder's position, which is ",
-      dead->kind == ObjectKind::BasicBlock ? "the end of a freed block"
-                                           : "before a freed instruction",
-      "; position the builder again first");
-  return Report(std::move(rep));
+  // insertion point was an instruction that was erased.
+  return ReportDanglingInsertionPoint(fn, arg, h, builder, dead);
 }
 
 void Runtime::SetPosition(ObjectRecord *b, ObjectRecord *block,

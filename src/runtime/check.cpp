@@ -143,13 +143,7 @@ bool Runtime::CheckHandleSlow(FnId fn, unsigned arg, const void *h,
       // Case: the handle names an object that died, and no object has been
       // created at its address since (the quarantine holds the memory).
       // Any use is a use after free; a second free is a double free.
-      ErrorKind kind =
-          FreesArg(fn, arg) ? ErrorKind::DoubleFree : ErrorKind::UseAfterFree;
-      if (freed->freed && freed->freed->consumed)
-        kind = ErrorKind::UseAfterConsume;
-      ErrorReport rep = NewReport(kind, freed, h, fn, arg);
-      rep.related = now;
-      return Report(std::move(rep));
+      return ReportFreedUse(fn, arg, h, freed, now);
     }
   }
   if (type == HandleType::Builder && uses_insertion_point_[fn] &&

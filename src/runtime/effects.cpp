@@ -150,8 +150,8 @@ Runtime::BeforeVerdict Runtime::BeforeFree(const EffectSite &s) {
 Runtime::BeforeVerdict Runtime::BeforeGiveAway(const EffectSite &s) {
   // Case: giving away an object another one owns already (a module given
   // to a second execution engine): both would free it.
-  return ReportSecondOwner(s.fn, s.e.arg, s.h) ? BeforeVerdict::kSkip
-                                               : BeforeVerdict::kForward;
+  return CheckSecondOwner(s.fn, s.e.arg, s.h) ? BeforeVerdict::kSkip
+                                              : BeforeVerdict::kForward;
 }
 
 Runtime::BeforeVerdict Runtime::BeforeConsume(const EffectSite &s) {
@@ -159,7 +159,7 @@ Runtime::BeforeVerdict Runtime::BeforeConsume(const EffectSite &s) {
   // buffer; LLVMLinkModules2 destroys its source module). It is dead to
   // the caller from now on, whatever LLVM does with it.
   const void *h = s.h;
-  if (ReportSecondOwner(s.fn, s.e.arg, h))
+  if (CheckSecondOwner(s.fn, s.e.arg, h))
     return BeforeVerdict::kSkip;
   ObjectRecord *r = FindOrAdopt(s.fn, h, s.e.arg_type);
   if (!r)
@@ -418,6 +418,22 @@ void Runtime::AfterResultBelongsElsewhere(const EffectSite &s) {
   }
 }
 
+bool Runtime::CheckSecondOwner(FnId fn, unsigned arg, const void *h) {
+  RuntimeSection section;
+  ObjectRecord *r = LookupLive(h);
+  if (!r)
+    return false;
+  const ObjectRecord *owner;
+  {
+    ReaderMutexLock lock(&mu_);
+    if (!r->owned_by_other || r->owner_untracked || !r->parent ||
+        r->parent->state != ObjectState::Live)
+      return false;
+    owner = r->parent;
+  }
+  return ReportSecondOwner(fn, arg, h, r, owner);
+}
+
 bool Runtime::CheckFreePrecondition(FnId fn, unsigned arg, EffectKind kind,
                                     const void *h) {
   RuntimeSection section;
@@ -451,21 +467,14 @@ bool Runtime::CheckFreePrecondition(FnId fn, unsigned arg, EffectKind kind,
   ObjectRecord *r = RegisterImpl(fn, h, HandleType::Value, 0);
   if (!r)
     return false;
-  ErrorReport rep = NewReport(ErrorKind::InvalidFree, r, h, fn, arg);
   if (attached) {
+    // Case: freeing a detached-only object that still has an owner.
     ObjectRecord *p = RegisterImpl(fn, parent, HandleType::Value, 0);
-    // Case: freeing a detached-only object that still has an owner; LLVM
-    // would free it while its parent still lists it.
-    rep.note =
-        absl::StrCat(FnName(fn), " frees only detached ", what,
-                     "; this one is still in ", p ? ShortLabel(p) : container);
-  } else {
-    // Case: an erase-style call on an object with no parent (LLVM would
-    // dereference the missing parent).
-    rep.note = absl::StrCat(FnName(fn), " needs ", what, " that are in a ",
-                            container, "; this one is detached");
+    return ReportFreeOfAttached(fn, arg, h, r, what,
+                                p ? ShortLabel(p) : std::string(container));
   }
-  return Report(std::move(rep));
+  // Case: an erase-style call on an object with no parent.
+  return ReportFreeOfDetached(fn, arg, h, r, what, container);
 }
 
 } // namespace ownsan

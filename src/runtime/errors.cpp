@@ -1,8 +1,15 @@
-//===- errors.cpp - Report sentences for handle checks --------------------===//
+//===- errors.cpp - One constructor per report kind -----------------------===//
 //
-// The reports of the checks made in check.cpp, contexts.cpp and
-// tracker_registration.cpp: each builds its ErrorReport and hands it to
-// Report() (reporter.cpp).
+// The only place a report's sentence is written. Detection code (check.cpp,
+// contexts.cpp, builders.cpp, effects.cpp, strings.cpp) decides that a call
+// is wrong and calls the Report* function of that kind and variant here; it
+// builds the ErrorReport (the kind, the object, the call's stack and the
+// note) and hands it to Report() (reporter.cpp), which dedupes, suppresses,
+// writes and halts. The kinds are in the order of src/report/error_kinds.def,
+// which holds each kind's meaning and hint.
+//
+// Grep rule (tools/check_runtime_layout.py): `NewReport(` and `.note =`
+// appear in no other file of src/runtime.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,11 +24,46 @@
 
 namespace ownsan {
 
+ErrorReport Runtime::NewReport(ErrorKind kind, const ObjectRecord *object,
+                               const void *handle, FnId fn, unsigned arg) {
+  ErrorReport rep;
+  rep.kind = kind;
+  rep.object = object;
+  rep.handle = handle;
+  rep.fn = fn;
+  rep.arg = arg;
+  rep.use_stack = ReportUseStack();
+  rep.thread = CurrentThreadNumber();
+  return rep;
+}
+
+// --- use-after-free, double-free, use-after-consume -----------------------
+
+bool Runtime::ReportFreedUse(FnId fn, unsigned arg, const void *h,
+                             const ObjectRecord *freed,
+                             const ObjectRecord *now) {
+  // The report shows how the object died (its free event) and, in
+  // `related`, what lives at its address now, if anything.
+  ErrorKind kind =
+      FreesArg(fn, arg) ? ErrorKind::DoubleFree : ErrorKind::UseAfterFree;
+  if (freed->freed && freed->freed->consumed)
+    kind = ErrorKind::UseAfterConsume;
+  ErrorReport rep = NewReport(kind, freed, h, fn, arg);
+  rep.related = now;
+  return Report(std::move(rep));
+}
+
+bool Runtime::ReportStringFreedTwice(FnId fn, unsigned arg, const void *s,
+                                     const ObjectRecord *freed) {
+  // (A string's free is not a spec free of its argument, so the kind is
+  // not FreesArg's.)
+  return Report(NewReport(ErrorKind::DoubleFree, freed, s, fn, arg));
+}
+
 bool Runtime::ReportEvicted(FnId fn, unsigned arg, const void *h,
                             ShadowMap::EvictedObject what) {
-  // Case: the handle names an object that died and whose address is still
-  // unreused, but whose record was evicted (history_size_mb): what it was
-  // is all that is left.
+  // The object died and its address is still unreused, but its record was
+  // evicted (history_size_mb): what it was is all that is left.
   ObjectRecord stand_in;
   stand_in.addr = h;
   stand_in.kind = what.kind;
@@ -39,17 +81,86 @@ bool Runtime::ReportEvicted(FnId fn, unsigned arg, const void *h,
   return Report(std::move(rep));
 }
 
-bool Runtime::ReportCrossContext(FnId fn, unsigned arg, const void *h,
-                                 ObjectRecord *r, ObjectRecord *ctx) {
-  CallContext &call = CurrentCall();
+// --- invalid-free: one constructor per way a free can be wrong ------------
+
+bool Runtime::ReportOwnedFree(FnId fn, unsigned arg, const void *h,
+                              ObjectRecord *r) {
   RuntimeSection section;
-  ErrorReport rep = NewReport(ErrorKind::CrossContext, r, h, fn, arg);
-  rep.note = absl::StrCat("argument ", arg + 1, " belongs to ", ShortLabel(ctx),
-                          " but argument ", call.context_arg + 1,
-                          " belongs to ", ShortLabel(call.context),
-                          ": objects of two contexts cannot be mixed");
+  ErrorReport rep = NewReport(ErrorKind::InvalidFree, r, h, fn, arg);
+  rep.note = absl::StrCat(FnName(fn), " frees an object the caller gave away: ",
+                          r->owner_untracked ? std::string("LLVM")
+                          : r->parent        ? ShortLabel(r->parent)
+                                             : std::string("another object"),
+                          " owns it since ", FnName(r->rare().owned_via),
+                          " and frees it itself",
+                          r->kind == ObjectKind::Module
+                              ? " (take it back first, e.g. LLVMRemoveModule)"
+                              : "");
   return Report(std::move(rep));
 }
+
+bool Runtime::ReportFreeOfAttached(FnId fn, unsigned arg, const void *h,
+                                   ObjectRecord *r, const char *what,
+                                   const std::string &parent_label) {
+  // LLVM would free the object while its parent still lists it.
+  ErrorReport rep = NewReport(ErrorKind::InvalidFree, r, h, fn, arg);
+  rep.note = absl::StrCat(FnName(fn), " frees only detached ", what,
+                          "; this one is still in ", parent_label);
+  return Report(std::move(rep));
+}
+
+bool Runtime::ReportFreeOfDetached(FnId fn, unsigned arg, const void *h,
+                                   ObjectRecord *r, const char *what,
+                                   const char *container) {
+  // An erase-style call: LLVM would dereference the missing parent.
+  ErrorReport rep = NewReport(ErrorKind::InvalidFree, r, h, fn, arg);
+  rep.note = absl::StrCat(FnName(fn), " needs ", what, " that are in a ",
+                          container, "; this one is detached");
+  return Report(std::move(rep));
+}
+
+bool Runtime::ReportWrongDeallocator(FnId fn, unsigned arg, const void *s,
+                                     ObjectRecord *r, bool error_message) {
+  // LLVMGetErrorMessage's string is new[]'d, the others are malloc'ed.
+  ErrorReport rep = NewReport(ErrorKind::InvalidFree, r, s, fn, arg);
+  rep.note = absl::StrCat(
+      FnName(fn), " cannot release this string: it came from ",
+      FnName(r->created_by), " and must be released with ",
+      error_message ? "LLVMDisposeErrorMessage" : "LLVMDisposeMessage");
+  return Report(std::move(rep));
+}
+
+bool Runtime::ReportLentStringFree(FnId fn, unsigned arg, const void *s,
+                                   ObjectRecord *r, FnId lender,
+                                   ObjectRecord *owner) {
+  ErrorReport rep = NewReport(ErrorKind::InvalidFree, r, s, fn, arg);
+  rep.note = absl::StrCat(
+      FnName(fn), " frees a string LLVM only lent: ", FnName(lender),
+      " returned it and ", ShortLabel(owner),
+      " owns it; only strings LLVM hands out as owned (LLVMPrint*ToString, "
+      "error messages...) go to ",
+      FnName(fn));
+  return Report(std::move(rep));
+}
+
+// --- dangling-insertion-point ---------------------------------------------
+
+bool Runtime::ReportDanglingInsertionPoint(FnId fn, unsigned arg, const void *h,
+                                           ObjectRecord *builder,
+                                           ObjectRecord *dead) {
+  // LLVM would insert into freed memory.
+  ErrorReport rep =
+      NewReport(ErrorKind::DanglingInsertionPoint, builder, h, fn, arg);
+  rep.related = dead;
+  rep.note = absl::StrCat(
+      FnName(fn), " inserts at the builder's position, which is ",
+      dead->kind == ObjectKind::BasicBlock ? "the end of a freed block"
+                                           : "before a freed instruction",
+      "; position the builder again first");
+  return Report(std::move(rep));
+}
+
+// --- context-race ---------------------------------------------------------
 
 bool Runtime::ReportContextRace(FnId fn, unsigned arg, ObjectRecord *r,
                                 ContextUse *use, uint32_t active) {
@@ -78,10 +189,38 @@ bool Runtime::ReportContextRace(FnId fn, unsigned arg, ObjectRecord *r,
   return Report(std::move(rep));
 }
 
+// --- cross-context --------------------------------------------------------
+
+bool Runtime::ReportCrossContext(FnId fn, unsigned arg, const void *h,
+                                 ObjectRecord *r, ObjectRecord *ctx) {
+  CallContext &call = CurrentCall();
+  RuntimeSection section;
+  ErrorReport rep = NewReport(ErrorKind::CrossContext, r, h, fn, arg);
+  rep.note = absl::StrCat("argument ", arg + 1, " belongs to ", ShortLabel(ctx),
+                          " but argument ", call.context_arg + 1,
+                          " belongs to ", ShortLabel(call.context),
+                          ": objects of two contexts cannot be mixed");
+  return Report(std::move(rep));
+}
+
+// --- invalid-transfer -----------------------------------------------------
+
+bool Runtime::ReportSecondOwner(FnId fn, unsigned arg, const void *h,
+                                ObjectRecord *r, const ObjectRecord *owner) {
+  // Both owners would free it.
+  ErrorReport rep = NewReport(ErrorKind::InvalidTransfer, r, h, fn, arg);
+  rep.note = absl::StrCat(FnName(fn), " gives away an object that ",
+                          ShortLabel(owner), " already owns (since ",
+                          FnName(r->rare().owned_via), "): both would free it");
+  return Report(std::move(rep));
+}
+
+// --- wrong-handle-kind ----------------------------------------------------
+
 ArgVerdict Runtime::ReportWrongKind(FnId fn, unsigned arg, const void *h,
                                     ObjectRecord *r, uint8_t expected) {
-  // Case: a live value of another kind: LLVM would cast it unchecked and
-  // read the wrong object's fields (undefined behaviour).
+  // A live value of another kind: LLVM would cast it unchecked and read the
+  // wrong object's fields (undefined behaviour).
   RuntimeSection section;
   ErrorReport rep = NewReport(ErrorKind::WrongHandleKind, r, h, fn, arg);
   rep.expected = kKindExpectations[expected].description;
@@ -90,42 +229,6 @@ ArgVerdict Runtime::ReportWrongKind(FnId fn, unsigned arg, const void *h,
                           ShortLabel(r), "; the C API casts it unchecked");
   // (A suppressed report lets the call through: its result is not trusted.)
   return Report(std::move(rep)) ? ArgVerdict::Skip : ArgVerdict::Unverified;
-}
-
-bool Runtime::ReportSecondOwner(FnId fn, unsigned arg, const void *h) {
-  RuntimeSection section;
-  ObjectRecord *r = LookupLive(h);
-  if (!r)
-    return false;
-  const ObjectRecord *owner;
-  {
-    ReaderMutexLock lock(&mu_);
-    if (!r->owned_by_other || r->owner_untracked || !r->parent ||
-        r->parent->state != ObjectState::Live)
-      return false;
-    owner = r->parent;
-  }
-  ErrorReport rep = NewReport(ErrorKind::InvalidTransfer, r, h, fn, arg);
-  rep.note = absl::StrCat(FnName(fn), " gives away an object that ",
-                          ShortLabel(owner), " already owns (since ",
-                          FnName(r->rare().owned_via), "): both would free it");
-  return Report(std::move(rep));
-}
-
-bool Runtime::ReportOwnedFree(FnId fn, unsigned arg, const void *h,
-                              ObjectRecord *r) {
-  RuntimeSection section;
-  ErrorReport rep = NewReport(ErrorKind::InvalidFree, r, h, fn, arg);
-  rep.note = absl::StrCat(FnName(fn), " frees an object the caller gave away: ",
-                          r->owner_untracked ? std::string("LLVM")
-                          : r->parent        ? ShortLabel(r->parent)
-                                             : std::string("another object"),
-                          " owns it since ", FnName(r->rare().owned_via),
-                          " and frees it itself",
-                          r->kind == ObjectKind::Module
-                              ? " (take it back first, e.g. LLVMRemoveModule)"
-                              : "");
-  return Report(std::move(rep));
 }
 
 } // namespace ownsan

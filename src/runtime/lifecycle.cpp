@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "report/output_line.h"
 #include "runtime/runtime.h"
 #include "runtime/runtime_internal.h"
 
@@ -30,11 +31,13 @@ void Runtime::PrintExitStatistics() {
     taken = quarantine_.total_taken();
     limit = quarantine_.limit();
   }
-  std::string line = absl::StrCat(
-      "==", getpid(), "==OwnSan: quarantine: peak ", peak, " bytes (limit ",
-      limit, "), ", now, " bytes in ", count, " chunks at exit, ", taken,
-      " chunks taken; ", LiveObjects(), " live objects, ", FreedObjects(),
-      " freed objects matched; ", depot_.size(), " stacks\n");
+  std::string line = OwnsanLine(
+      LineLevel::kInfo,
+      absl::StrCat("quarantine: peak ", peak, " bytes (limit ", limit, "), ",
+                   now, " bytes in ", count, " chunks at exit, ", taken,
+                   " chunks taken; ", LiveObjects(), " live objects, ",
+                   FreedObjects(), " freed objects matched; ", depot_.size(),
+                   " stacks"));
   size_t records, slots, history, history_peak, evicted;
   {
     MutexLock lock(&mu_);
@@ -44,15 +47,20 @@ void Runtime::PrintExitStatistics() {
     history_peak = history_peak_bytes_;
     evicted = evicted_;
   }
-  absl::StrAppend(&line, "==", getpid(), "==OwnSan: history: peak ",
-                  history_peak, " bytes (limit ", history_limit_, "), ",
-                  history, " bytes at exit, ", evicted, " records evicted; ",
-                  slots, " record slots, ", FreeEventsInUse(),
-                  " free events\n");
+  absl::StrAppend(
+      &line,
+      OwnsanLine(LineLevel::kInfo,
+                 absl::StrCat("history: peak ", history_peak, " bytes (limit ",
+                              history_limit_, "), ", history,
+                              " bytes at exit, ", evicted, " records evicted; ",
+                              slots, " record slots, ", FreeEventsInUse(),
+                              " free events")));
   // What the run cost is made of (docs/performance.md): checked calls, and
   // objects registered (each also freed, if it died).
-  absl::StrAppend(&line, "==", getpid(), "==OwnSan: work: ", TotalCalls(),
-                  " checked calls, ", records, " objects registered\n");
+  absl::StrAppend(
+      &line, OwnsanLine(LineLevel::kInfo,
+                        absl::StrCat("work: ", TotalCalls(), " checked calls, ",
+                                     records, " objects registered")));
   (void)!write(2, line.data(), line.size());
 }
 

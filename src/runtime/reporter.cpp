@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "report/output_line.h"
 #include "runtime/runtime.h"
 #include "runtime/runtime_internal.h"
 
@@ -74,19 +75,6 @@ StackId Runtime::ReportUseStack() {
   // LLVM through the same stub would have the same use stack: one problem,
   // the second never shown, and neither at its line.
   return CaptureStack(false, /*dwarf=*/true);
-}
-
-ErrorReport Runtime::NewReport(ErrorKind kind, const ObjectRecord *object,
-                               const void *handle, FnId fn, unsigned arg) {
-  ErrorReport rep;
-  rep.kind = kind;
-  rep.object = object;
-  rep.handle = handle;
-  rep.fn = fn;
-  rep.arg = arg;
-  rep.use_stack = ReportUseStack();
-  rep.thread = CurrentThreadNumber();
-  return rep;
 }
 
 bool Runtime::SuppressedCallHarms(const ErrorReport &rep) {
@@ -194,9 +182,10 @@ void Runtime::WriteOut(const std::string &text) {
       if (log_fd_ >= 0)
         SetCrashLogFd(log_fd_);
       if (log_fd_ < 0) {
-        std::string line = absl::StrCat(
-            "==", getpid(), "==WARNING: OwnSan: cannot create log file ", path,
-            ": ", strerror(errno), "; writing reports to stderr\n");
+        std::string line = OwnsanLine(
+            LineLevel::kWarning,
+            absl::StrCat("cannot create log file ", path, ": ", strerror(errno),
+                         "; writing reports to stderr"));
         (void)!write(report_fd_, line.data(), line.size());
       }
     }
@@ -271,8 +260,7 @@ void Runtime::ReportLeaks(std::string *out, size_t *leaked) {
             [](const Group &a, const Group &b) { return a.count > b.count; });
   bool json = flags_.report_format == "json";
   std::string text =
-      absl::StrCat("==", getpid(),
-                   "==ERROR: OwnSan: detected leaks of owned LLVM objects\n");
+      OwnsanLine(LineLevel::kError, "detected leaks of owned LLVM objects");
   std::string js =
       absl::StrCat("{\"ownsan_leaks\":1,\"pid\":", getpid(), ",\"groups\":[");
   // Every group's stack in one symbolizer run (see SymbolizerBatch).
@@ -309,10 +297,12 @@ void Runtime::OnExit() {
   RuntimeSection section;
   // Not checked, so said (as for another major's calls): one line.
   if (uint64_t n = g_signal_handler_calls.load(std::memory_order_relaxed)) {
-    std::string line = absl::StrCat(
-        "==", getpid(), "==OwnSan: note: ", n,
-        " LLVM-C call(s) made in signal handlers were not checked (checking "
-        "may allocate, and a handler may have interrupted malloc)\n");
+    std::string line = OwnsanLine(
+        LineLevel::kInfo,
+        absl::StrCat("note: ", n,
+                     " LLVM-C call(s) made in signal handlers were not checked "
+                     "(checking may allocate, and a handler may have "
+                     "interrupted malloc)"));
     (void)!write(2, line.data(), line.size());
   }
   std::string out;
@@ -361,8 +351,10 @@ void Runtime::OnExit() {
     } else {
       if (flags_.print_summary && any) {
         size_t total = 0;
-        absl::StrAppend(&out, "==", getpid(), "==OwnSan: ", problems_.size(),
-                        " distinct problem(s):\n");
+        absl::StrAppend(&out,
+                        OwnsanLine(LineLevel::kInfo,
+                                   absl::StrCat(problems_.size(),
+                                                " distinct problem(s):")));
         for (const Problem &p : problems_) {
           total += p.count;
           absl::StrAppend(&out, "  ", p.count, "x ", p.summary, "\n");
@@ -371,7 +363,8 @@ void Runtime::OnExit() {
                         " distinct problem(s), ", total, " occurrence(s)\n");
       }
       if (used_suppressions && flags_.print_summary) {
-        absl::StrAppend(&out, "==", getpid(), "==OwnSan: suppressions used:\n");
+        absl::StrAppend(&out,
+                        OwnsanLine(LineLevel::kInfo, "suppressions used:"));
         for (const Suppression &s : suppressions_.rules())
           if (s.hits)
             absl::StrAppend(&out, "  ", s.hits, " ", s.type, ":", s.pattern,

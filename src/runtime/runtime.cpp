@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/runtime.h"
+#include "report/output_line.h"
 #include "runtime/runtime_internal.h"
 
 #include "fn_ids.h"
@@ -91,8 +92,7 @@ Runtime::Runtime()
 }
 
 void Runtime::Fatal(const std::string &message) {
-  std::string line =
-      absl::StrCat("==", getpid(), "==ERROR: OwnSan: ", message, "\n");
+  std::string line = OwnsanLine(LineLevel::kError, message);
   (void)!write(2, line.data(), line.size());
   _exit(1);
 }
@@ -131,8 +131,8 @@ void Runtime::OnLibLLVMFound(const std::string &path, int major) {
   observer_copy_ = reinterpret_cast<ownsan_observer_copy_buffer_fn>(
       RealDlsym(h, "ownsan_observer_copy_buffer"));
   if (flags_.verbosity >= 1) {
-    std::string line = absl::StrCat("==", getpid(), "==OwnSan: using ", path,
-                                    " (LLVM ", major, ")\n");
+    std::string line = OwnsanLine(
+        LineLevel::kInfo, absl::StrCat("using ", path, " (LLVM ", major, ")"));
     (void)!write(2, line.data(), line.size());
   }
 }
@@ -154,7 +154,8 @@ void OwnsanOnAllocation(const void *p, size_t n) {
 }
 
 // operator new (interpose/allocation_observer.cpp) calls this when malloc
-// fails for the runtime's own work: no exception may leave the runtime.
+// fails for the runtime's own work: no exception may leave the runtime. The
+// line is OwnsanLine's shape, written without allocating.
 void OwnsanOutOfMemory(size_t n) {
   char line[160];
   int len = snprintf(line, sizeof line,

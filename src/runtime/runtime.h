@@ -123,7 +123,6 @@ private:
                       bool unterminated = false);
   bool FreeString(FnId fn, unsigned arg, const void *s, bool error_message,
                   bool *skip);
-  bool ReportOwnedFree(FnId fn, unsigned arg, const void *h, ObjectRecord *r);
   std::string SnapshotName(const ObjectRecord *r);
   static bool NameComesFromLLVM(const ObjectRecord *r);
   std::string ShortLabel(const ObjectRecord *r);
@@ -175,29 +174,15 @@ private:
   void AfterResultBelongsElsewhere(const EffectSite &s);
   /// LLVMDisposeMessage on a string a getter lent this thread (and still
   /// lends): reports it; false if it is not one.
-  bool ReportLentStringFree(FnId fn, unsigned arg, const void *s);
+  bool CheckLentStringFree(FnId fn, unsigned arg, const void *s);
   /// An object given away again while another object owns it: reported.
-  bool ReportSecondOwner(FnId fn, unsigned arg, const void *h);
+  bool CheckSecondOwner(FnId fn, unsigned arg, const void *h);
   bool CheckFreePrecondition(FnId fn, unsigned arg, EffectKind kind,
                              const void *h);
   bool CheckInsertionPoint(FnId fn, unsigned arg, const void *builder);
   bool CheckContext(FnId fn, unsigned arg, const void *h, ObjectRecord *r,
                     ContextUse *use);
-  // CheckContext's rare branches, out of line so that its common path (a
-  // claim) stays small.
-  __attribute__((noinline)) bool ReportCrossContext(FnId fn, unsigned arg,
-                                                    const void *h,
-                                                    ObjectRecord *r,
-                                                    ObjectRecord *ctx);
-  __attribute__((noinline)) bool ReportContextRace(FnId fn, unsigned arg,
-                                                   ObjectRecord *r,
-                                                   ContextUse *use,
-                                                   uint32_t active);
   __attribute__((noinline)) void RecordClaimStack(ContextUse *use);
-  __attribute__((noinline)) ArgVerdict ReportWrongKind(FnId fn, unsigned arg,
-                                                       const void *h,
-                                                       ObjectRecord *r,
-                                                       uint8_t expected);
   /// CheckHandle when the per-thread record cache cannot decide.
   bool CheckHandleSlow(FnId fn, unsigned arg, const void *h, HandleType type);
   /// The live record at `h` (the thread's record cache first), or nullptr.
@@ -334,10 +319,60 @@ private:
     Runtime *rt_;
     bool taken_ = false;
   };
+
+  // --- Report constructors (errors.cpp): one per kind and variant, the
+  // only code that writes a report's sentence. Each returns Report()'s
+  // verdict: true when the offending call is to be skipped.
+  /// A report of `kind` on `object`, passed as argument `arg` of `fn` on
+  /// this thread, with this call's stack.
+  ErrorReport NewReport(ErrorKind kind, const ObjectRecord *object,
+                        const void *handle, FnId fn, unsigned arg);
+  /// use-after-free, double-free or use-after-consume of a freed object
+  /// whose record is kept; `now`: what lives at its address now, if any.
+  bool ReportFreedUse(FnId fn, unsigned arg, const void *h,
+                      const ObjectRecord *freed, const ObjectRecord *now);
+  /// double-free of an owned string.
+  bool ReportStringFreedTwice(FnId fn, unsigned arg, const void *s,
+                              const ObjectRecord *freed);
   /// A use (or second free) of `h`, whose freed object's record was
   /// evicted: reported from what the shadow map kept (its kind).
   bool ReportEvicted(FnId fn, unsigned arg, const void *h,
                      ShadowMap::EvictedObject what);
+  /// invalid-free of an object the caller gave away.
+  bool ReportOwnedFree(FnId fn, unsigned arg, const void *h, ObjectRecord *r);
+  /// invalid-free by a detached-only free of an attached object.
+  bool ReportFreeOfAttached(FnId fn, unsigned arg, const void *h,
+                            ObjectRecord *r, const char *what,
+                            const std::string &parent_label);
+  /// invalid-free by an erase-style free of a detached object.
+  bool ReportFreeOfDetached(FnId fn, unsigned arg, const void *h,
+                            ObjectRecord *r, const char *what,
+                            const char *container);
+  /// invalid-free of an owned string by the other string deallocator.
+  bool ReportWrongDeallocator(FnId fn, unsigned arg, const void *s,
+                              ObjectRecord *r, bool error_message);
+  /// invalid-free of a string `lender` lent, owned by `owner`.
+  bool ReportLentStringFree(FnId fn, unsigned arg, const void *s,
+                            ObjectRecord *r, FnId lender, ObjectRecord *owner);
+  bool ReportDanglingInsertionPoint(FnId fn, unsigned arg, const void *h,
+                                    ObjectRecord *builder, ObjectRecord *dead);
+  // (CheckContext's rare branches are out of line so that its common path,
+  // a claim, stays small.)
+  __attribute__((noinline)) bool ReportContextRace(FnId fn, unsigned arg,
+                                                   ObjectRecord *r,
+                                                   ContextUse *use,
+                                                   uint32_t active);
+  __attribute__((noinline)) bool ReportCrossContext(FnId fn, unsigned arg,
+                                                    const void *h,
+                                                    ObjectRecord *r,
+                                                    ObjectRecord *ctx);
+  /// invalid-transfer: `r` given away again while `owner` owns it.
+  bool ReportSecondOwner(FnId fn, unsigned arg, const void *h, ObjectRecord *r,
+                         const ObjectRecord *owner);
+  __attribute__((noinline)) ArgVerdict ReportWrongKind(FnId fn, unsigned arg,
+                                                       const void *h,
+                                                       ObjectRecord *r,
+                                                       uint8_t expected);
 
   /// Reports (or counts, or suppresses) a problem. Halts unless
   /// halt_on_error=0 or a binding installed an error callback; then returns
@@ -346,10 +381,6 @@ private:
   /// Would the call a suppressed report let through free memory twice or
   /// corrupt it (a double dispose)? Then it is skipped all the same.
   static bool SuppressedCallHarms(const ErrorReport &rep);
-  /// A report of `kind` on `object`, passed as argument `arg` of `fn` on
-  /// this thread, with this call's stack.
-  ErrorReport NewReport(ErrorKind kind, const ObjectRecord *object,
-                        const void *handle, FnId fn, unsigned arg);
   /// llvm-symbolizer to use ("" when symbolize=0).
   std::string SymbolizerPath() const;
   void WriteOut(const std::string &text)

@@ -44,9 +44,9 @@ bool Runtime::FreeString(FnId fn, unsigned arg, const void *s,
     if (!freed || (freed->kind != ObjectKind::Message &&
                    freed->kind != ObjectKind::ErrorMessage))
       // Case: maybe a string a getter lent (LLVMGetModuleIdentifier's).
-      return ReportLentStringFree(fn, arg, s);
+      return CheckLentStringFree(fn, arg, s);
     // Case: released twice.
-    return Report(NewReport(ErrorKind::DoubleFree, freed, s, fn, arg));
+    return ReportStringFreedTwice(fn, arg, s, freed);
   }
   if (r->kind != ObjectKind::Message && r->kind != ObjectKind::ErrorMessage)
     return false; // not a string we know: not ours to judge
@@ -54,12 +54,7 @@ bool Runtime::FreeString(FnId fn, unsigned arg, const void *s,
   if (is_error != error_message) {
     // Case: the wrong deallocator (LLVMGetErrorMessage's string is new[]'d,
     // the others are malloc'ed).
-    ErrorReport rep = NewReport(ErrorKind::InvalidFree, r, s, fn, arg);
-    rep.note = absl::StrCat(
-        FnName(fn), " cannot release this string: it came from ",
-        FnName(r->created_by), " and must be released with ",
-        is_error ? "LLVMDisposeErrorMessage" : "LLVMDisposeMessage");
-    return Report(std::move(rep));
+    return ReportWrongDeallocator(fn, arg, s, r, is_error);
   }
   // Case: a correct release. The string is held back whole (LLVM frees it
   // with free(), which ownsan does not see) and released for real when it
@@ -107,7 +102,7 @@ void CallScope::BorrowedString(const char *s, const void *a0, const void *a1,
   lent.ring[lent.next++ % 16] = {s, fn_, {a0, a1, a2}, reget};
 }
 
-bool Runtime::ReportLentStringFree(FnId fn, unsigned arg, const void *s) {
+bool Runtime::CheckLentStringFree(FnId fn, unsigned arg, const void *s) {
   const LentStrings &lent = CurrentLentStrings();
   for (const LentString &e : lent.ring) {
     if (e.s != s || !e.reget)
@@ -144,14 +139,7 @@ bool Runtime::ReportLentStringFree(FnId fn, unsigned arg, const void *s) {
       r->create_stack = 0; // the getter's stack is not recorded (cost)
       MarkOwnedBy(r, nullptr, e.fn); // (its parent: the lender)
     }
-    ErrorReport rep = NewReport(ErrorKind::InvalidFree, r, s, fn, arg);
-    rep.note = absl::StrCat(
-        FnName(fn), " frees a string LLVM only lent: ", FnName(e.fn),
-        " returned it and ", ShortLabel(owner),
-        " owns it; only strings LLVM hands out as owned (LLVMPrint*ToString, "
-        "error messages...) go to ",
-        FnName(fn));
-    return Report(std::move(rep));
+    return ReportLentStringFree(fn, arg, s, r, e.fn, owner);
   }
   return false;
 }
