@@ -294,6 +294,22 @@ def filecheck(text, source, prefix, variables=None, timeout=120):
     return run(cmd, input=text.encode(), timeout=timeout)
 
 
+_CHECK_PREFIX_RE = re.compile(
+    r"\bCHECK-(\w+)(?:-(?:NEXT|SAME|NOT|DAG|EMPTY|LABEL|COUNT-\d+))?:")
+
+
+def check_prefix_cases(source):
+    """The cases of a test program with FileCheck lines: the NAMEs of its
+    `CHECK-NAME:` (`-NEXT:`, `-NOT:`, ...) directives, in order of first
+    appearance. A driver's `--list` prints them, so a case is written once:
+    as the check lines next to the code that triggers its report."""
+    names = {}
+    with open(source, encoding="utf-8") as f:
+        for m in _CHECK_PREFIX_RE.finditer(f.read()):
+            names.setdefault(m.group(1), None)
+    return list(names)
+
+
 # --- Text reports (docs/reports.md) --------------------------------------------
 
 HEADER_START_RE = re.compile(r"==(\d+)==ERROR: OwnSan:")

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""Unit tests for check_report.py: the report parser, the comparison with
-expectations.py, and the three-run driver (with a fake ownsan).
+"""Unit tests for check_report.py: the report parser (ownsan_testing), the
+case list (the CHECK prefixes of seeded.c and seeded.py), and the three-run
+driver with a fake ownsan and FileCheck.
 
 Run: python3 -m unittest discover -s tests/seeded   (or pytest tests/seeded)
 """
@@ -8,6 +9,8 @@ Run: python3 -m unittest discover -s tests/seeded   (or pytest tests/seeded)
 import contextlib
 import io
 import os
+import re
+import shutil
 import stat
 import sys
 import tempfile
@@ -15,9 +18,8 @@ import textwrap
 import unittest
 
 import check_report
-from check_report import check_report as check
-from expectations import EXPECTATIONS
-from ownsan_testing import ReportFormatError, parse_reports, report_headers
+from ownsan_testing import (ReportFormatError, check_prefix_cases,
+                            filecheck_path, parse_reports, report_headers)
 
 CONTEXT = 0x55D0C8E0C000
 SUBJECT = 0x55D0C8E1A2B0
@@ -81,27 +83,6 @@ INVALID_FREE_REPORT = textwrap.dedent(f"""\
       ownership chain: context {CONTEXT:#x} -> module "m" -> function @foo -> block %entry -> instruction %sum
     SUMMARY: OwnSan: invalid-free in LLVMDeleteInstruction {SRC}:202:3 in delete_the_instruction
     """)
-
-
-def without_lines(text, *starts):
-    """`text` without the lines that start (after indentation) with any of
-    `starts`, and without the stack frames under such lines."""
-    out, dropping = [], False
-    for line in text.splitlines(keepends=True):
-        stripped = line.strip()
-        if stripped.startswith("#") and dropping:
-            continue
-        dropping = any(stripped.startswith(s) for s in starts)
-        if not dropping:
-            out.append(line)
-    return "".join(out)
-
-
-def problems_of(text, case="use_instruction_after_block_delete", lang="c",
-                handles=HANDLES):
-    reports = parse_reports(text)
-    assert len(reports) == 1, reports
-    return check(reports[0], EXPECTATIONS[case], lang, handles)
 
 
 class ParserTest(unittest.TestCase):
@@ -184,7 +165,6 @@ class ParserTest(unittest.TestCase):
             "    <no stack recorded>\n")
         [r] = parse_reports(text)
         self.assertEqual(r.create.frames, [])
-        self.assertIn("creation stack: no frames", problems_of(text))
 
     def test_text_after_summary_is_not_part_of_the_report(self):
         [r] = parse_reports(C_REPORT + "Aborted\n")
@@ -220,176 +200,32 @@ class ParserTest(unittest.TestCase):
                     parse_reports(text)
 
 
-class CheckReportTest(unittest.TestCase):
-    def test_expected_c_report_passes(self):
-        self.assertEqual(problems_of(C_REPORT), [])
+class CaseListTest(unittest.TestCase):
+    """The cases are the CHECK-<case> prefixes of the two programs."""
 
-    def test_expected_python_report_passes(self):
-        self.assertEqual(problems_of(PYTHON_REPORT, lang="python"), [])
+    def test_both_programs_check_the_same_cases(self):
+        cases = check_report.list_cases()
+        self.assertIn("double_dispose_module", cases)
+        self.assertEqual(len(cases), len(set(cases)))
 
-    def test_without_handles_any_pointer_is_accepted(self):
-        self.assertEqual(problems_of(C_REPORT, handles={}), [])
+    def test_every_case_is_a_case_of_both_programs(self):
+        with open(check_report.SOURCES["c"]) as f:
+            c_table = re.findall(r'\{"(\w+)",case_\1\}',
+                                 re.sub(r"\s+", "", f.read()))
+        with open(check_report.SOURCES["python"]) as f:
+            py_functions = re.findall(r"^def case_(\w+)\(", f.read(), re.M)
+        for case in check_report.list_cases():
+            with self.subTest(case):
+                self.assertIn(case, c_table)
+                self.assertIn(case, py_functions)
 
-    def test_invalid_free_passes_without_free_section(self):
-        self.assertEqual(
-            problems_of(INVALID_FREE_REPORT, case="delete_attached_instruction"),
-            [])
-
-    def test_missing_section_is_rejected(self):
-        sections = {  # first words of the section: expected complaint
-            "passed as argument": 'missing "passed as argument',
-            "freed by": 'missing "freed by',
-            "created by": 'missing "created by',
-            "ownership chain": 'missing "ownership chain',
-        }
-        for start, complaint in sections.items():
-            with self.subTest(start):
-                problems = problems_of(without_lines(C_REPORT, start))
-                self.assertIn(complaint, "\n".join(problems))
-        # A report that does not end with its SUMMARY line breaks the format.
-        with self.assertRaises(ReportFormatError):
-            parse_reports(without_lines(C_REPORT, "SUMMARY:"))
-
-    def test_empty_stack_is_rejected(self):
-        lines = C_REPORT.splitlines(keepends=True)
-        free = next(i for i, l in enumerate(lines) if "freed by" in l)
-        create = next(i for i, l in enumerate(lines) if "created by" in l)
-        text = "".join(lines[:free + 1] + lines[create:])  # no free frames
-        self.assertIn("free stack: no frames", problems_of(text))
-
-    def test_wrong_function_in_a_stack_is_rejected(self):
-        wrong = {  # stack: (right frame, wrong frame)
-            "use": ("in use_instruction_name", "in use_function_name"),
-            "free": ("in delete_the_block", "in delete_the_function"),
-            "creation": ("in build_sum", "in make_function"),
-        }
-        for stack, (right, bad) in wrong.items():
-            with self.subTest(stack):
-                problems = problems_of(C_REPORT.replace(right, bad, 1))
-                self.assertIn(f"{stack} stack: no frame in {right[3:]}",
-                              "\n".join(problems))
-
-    def test_function_in_the_wrong_stack_is_rejected(self):
-        # The free stack also shows the use step: the stacks are mixed up.
-        text = C_REPORT.replace(
-            "#1 0x55d0c8e00def in case_use_instruction_after_block_delete",
-            "#1 0x55d0c8e00def in use_instruction_name")
-        problems = problems_of(text)
-        self.assertTrue(any("use_instruction_name" in p and "free stack" in p
-                            for p in problems), problems)
-
-    def test_wrong_llvm_function_is_rejected(self):
-        cases = {
-            "called function": ("of LLVMGetValueName2 on", "of LLVMGetValueName on"),
-            "freeing call": ("freed by LLVMDeleteBasicBlock", "freed by LLVMDeleteFunction"),
-            "creating call": ("created by LLVMBuildAdd", "created by LLVMBuildSub"),
-            "SUMMARY function": ("use-after-free in LLVMGetValueName2 /",
-                                 "use-after-free in LLVMGetValueName /"),
-        }
-        for what, (old, new) in cases.items():
-            with self.subTest(what):
-                self.assertIn(what, " ".join(problems_of(C_REPORT.replace(old, new))))
-
-    def test_wrong_header_fields_are_rejected(self):
-        cases = {
-            "kind": ("ERROR: OwnSan: use-after-free", "ERROR: OwnSan: double-free"),
-            "handle type": ("on LLVMValueRef", "on LLVMBasicBlockRef"),
-            "label": ("(instruction %sum in", "(instruction <unnamed> in"),
-            "handle": (f"{SUBJECT:#x} (", "0x1234 ("),
-            "argument number": ("argument 1 of", "argument 2 of"),
-        }
-        for what, (old, new) in cases.items():
-            with self.subTest(what):
-                problems = problems_of(C_REPORT.replace(old, new, 1))
-                self.assertTrue(any(p.startswith(what) for p in problems), problems)
-
-    def test_wrong_because_clause_is_rejected(self):
-        for clause in (", because it belonged to that function:", ":"):
-            with self.subTest(clause):
-                text = C_REPORT.replace(", because it belonged to that block:",
-                                        clause)
-                self.assertTrue(any("because" in p for p in problems_of(text)))
-
-    def test_because_clause_where_none_is_due_is_rejected(self):
-        text = (C_REPORT
-                .replace("freed by LLVMDeleteBasicBlock(block %entry of function @foo",
-                         "freed by LLVMInstructionEraseFromParent(instruction %sum in "
-                         "block %entry of function @foo")
-                .replace("LLVMGetValueName2", "LLVMGetInstructionOpcode")
-                .replace("in use_instruction_name", "in use_instruction_opcode")
-                .replace("in delete_the_block", "in erase_the_instruction"))
-        self.assertTrue(any("because" in p for p in
-                            problems_of(text, case="use_erased_instruction")))
-        fixed = text.replace(", because it belonged to that block:", ":")
-        self.assertEqual(problems_of(fixed, case="use_erased_instruction"), [])
-
-    def test_other_free_lines_are_rejected(self):
-        free_line = ('freed by LLVMDeleteBasicBlock(block %entry of function @foo '
-                     'in module "m") on thread T0, because it belonged to that block:')
-        others = {
-            free_line.replace(", because it belonged to that block:",
-                              ", as a side effect of that call:"):
-                "clause after the free line's thread",
-            "freed during LLVMDeleteBasicBlock on thread T0, by LLVM itself:":
-                "free line: got",
-            "freed outside any LLVM-C call on thread T0:": "free line: got",
-        }
-        for new, complaint in others.items():
-            with self.subTest(new):
-                problems = problems_of(C_REPORT.replace(free_line, new))
-                self.assertIn(complaint, "\n".join(problems))
-
-    def test_creation_outside_the_api_is_rejected(self):
-        lines = C_REPORT.splitlines(keepends=True)
-        create = next(i for i, l in enumerate(lines) if "created by" in l)
-        chain = next(i for i, l in enumerate(lines) if "ownership chain" in l)
-        text = "".join(
-            lines[:create]
-            + ["  created outside the LLVM-C API (first seen in a call to "
-               "LLVMDisposeModule)\n"]
-            + lines[chain:])
-        self.assertIn('missing "created by', "\n".join(problems_of(text)))
-
-    def test_wrong_context_in_chain_is_rejected(self):
-        text = C_REPORT.replace(f"chain when freed: context {CONTEXT:#x}",
-                                "chain when freed: context 0xdead")
-        self.assertTrue(any(p.startswith("ownership chain")
-                            for p in problems_of(text)))
-
-    def test_stacks_out_of_order_are_rejected(self):
-        lines = C_REPORT.splitlines(keepends=True)
-        free = next(i for i, l in enumerate(lines) if "freed by" in l)
-        create = next(i for i, l in enumerate(lines) if "created by" in l)
-        chain = next(i for i, l in enumerate(lines) if "ownership chain" in l)
-        text = "".join(lines[:free] + lines[create:chain] + lines[free:create]
-                       + lines[chain:])
-        self.assertTrue(any(p.startswith("stack order")
-                            for p in problems_of(text)))
-
-    def test_invalid_free_problems(self):
-        case = "delete_attached_instruction"
-        no_note = without_lines(INVALID_FREE_REPORT, "LLVMDeleteInstruction frees")
-        self.assertTrue(any("explanation" in p
-                            for p in problems_of(no_note, case=case)))
-        with_free = INVALID_FREE_REPORT.replace(
-            "  created by",
-            "  freed by LLVMDeleteInstruction(instruction %sum) on thread T0:\n"
-            "    #0 0x401000 in delete_the_instruction x.c:1\n"
-            "  created by")
-        self.assertTrue(any("unexpected section" in p
-                            for p in problems_of(with_free, case=case)))
-
-    def test_every_expectation_is_consistent(self):
-        for name, exp in EXPECTATIONS.items():
-            with self.subTest(name):
-                self.assertIn(exp.kind, ("use-after-free", "double-free",
-                                         "invalid-free"))
-                self.assertGreaterEqual(exp.arg, 1)
-                self.assertEqual(exp.free_call is None, exp.free_label is None)
-                for lang in ("c", "python"):
-                    names = exp.stacks(lang)
-                    self.assertEqual(exp.free_call is None, names.free is None)
-                    self.assertEqual(len({names.use, names.free, names.create}), 3)
+    def test_prefixes_are_read_from_every_directive(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".c") as f:
+            f.write("// CHECK-b: x\n// CHECK-a-NEXT: y\n// CHECK-b-NOT: z\n"
+                    "// CHECK-<case>: documentation, not a case\n")
+            f.flush()
+            self.assertEqual(check_prefix_cases(f.name),
+                             ["b", "a"])
 
 
 # --- The driver, with a fake ownsan and a fake program -----------------------
@@ -439,14 +275,34 @@ print("main: done")
 """
 
 
+# The check lines of the fake program's one case: C_REPORT's facts.
+FAKE_CHECKS = textwrap.dedent("""\
+    // CHECK-use_instruction_after_block_delete: seeded: context = [[CTX:0x[0-9a-f]+]]
+    // CHECK-use_instruction_after_block_delete: seeded: subject = [[SUM:0x[0-9a-f]+]]
+    // CHECK-use_instruction_after_block_delete: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef [[SUM]] (instruction %sum in block %entry of function @foo in module "m"){{$}}
+    // CHECK-use_instruction_after_block_delete-NEXT: passed as argument 1 of LLVMGetValueName2 on thread T0:
+    // CHECK-use_instruction_after_block_delete-NEXT: #0 {{.*}} in use_instruction_name {{.*}}seeded.c:
+    // CHECK-use_instruction_after_block_delete-NEXT: #1 {{.*}} in case_use_instruction_after_block_delete {{.*}}seeded.c:303:
+    // CHECK-use_instruction_after_block_delete: freed by LLVMDeleteBasicBlock(block %entry of function @foo in module "m") on thread T0, because it belonged to that block:
+    // CHECK-use_instruction_after_block_delete: created by LLVMBuildAdd on thread T0:
+    // CHECK-use_instruction_after_block_delete-NEXT: #0 {{.*}} in build_sum {{.*}}seeded.c:
+    // CHECK-use_instruction_after_block_delete: ownership chain when freed: context [[CTX]] -> module "m" -> function @foo -> block %entry -> instruction %sum{{$}}
+    // CHECK-use_instruction_after_block_delete-NEXT: SUMMARY: OwnSan: use-after-free in LLVMGetValueName2 {{.*}} in use_instruction_name{{$}}
+    """)
+
+
 class DriverTest(unittest.TestCase):
     def setUp(self):
+        if not shutil.which(filecheck_path()):
+            self.skipTest(f"no FileCheck ({filecheck_path()}); "
+                          "set OWNSAN_FILECHECK")
         self.dir = tempfile.TemporaryDirectory()
         self.addCleanup(self.dir.cleanup)
         self.ownsan = self._script("ownsan", FAKE_OWNSAN.format(python=sys.executable))
         self.program = self._script("program", FAKE_PROGRAM.format(
             python=sys.executable, context=CONTEXT, subject=SUBJECT,
             report=C_REPORT))
+        self.checks = self._script("checks.c", FAKE_CHECKS)
 
     def _script(self, name, text):
         path = os.path.join(self.dir.name, name)
@@ -464,6 +320,7 @@ class DriverTest(unittest.TestCase):
                 status = check_report.main([
                     "--lang", "c", "--case", "use_instruction_after_block_delete",
                     "--ownsan", self.ownsan, "--timeout", "60",
+                    "--checks", self.checks,
                     "--program", self.program])
         finally:
             if old is None:
@@ -484,8 +341,9 @@ class DriverTest(unittest.TestCase):
 
     def test_failures(self):
         expected = {
-            "wrong_pid": "is not the child's pid",
-            "wrong_stack": "creation stack: no frame in build_sum",
+            "wrong_pid": "error: CHECK-use_instruction_after_block_delete:",
+            "wrong_stack": "CHECK-use_instruction_after_block_delete-NEXT: "
+                           "#0 {{.*}} in build_sum",
             "no_abort": "exited 0",
             "noisy_fixed": '"OwnSan" on stderr',
             "changed_stdout": "stdout differs from the run without ownsan",

@@ -14,8 +14,18 @@
  *
  * and then makes one ownership mistake with the LLVM-C API. With --fixed the
  * same steps run in a correct order (or without the extra free) and the
- * program exits 0. tests/seeded/expectations.py says what ownsan must report
- * for each case; tests/seeded/check_report.py checks it.
+ * program exits 0.
+ *
+ * What ownsan must report for each case is written here, as FileCheck lines
+ * right after the line that triggers it ("// CHECK-<case>: ..."), as
+ * compiler-rt's lit tests do: tests/seeded/check_report.py pipes the buggy
+ * run's stderr into `FileCheck seeded.c --check-prefix=CHECK-<case>
+ * -DPID=<its pid>`. The prefixes are the list of cases (check_report.py
+ * --list, which tests/CMakeLists.txt reads). [[@LINE-n]] is the line of the
+ * use or of the freeing call in the case; the pointers the program prints
+ * to stderr ("seeded: context = ...") are bound to variables ([[CTX]]) that
+ * the report must repeat. The Python twin, tests/seeded/python/seeded.py,
+ * has the same cases with "# CHECK-<case>:" lines of its own.
  *
  * %sum has no users (foo returns void), so it can be erased or deleted without
  * leaving a dangling use behind in the fixed runs.
@@ -306,14 +316,31 @@ STEP void use_instruction_opcode(LLVMValueRef inst) {
 STEP int case_use_after_module_dispose(bool fixed) {
   struct foo f;
   build_foo(&f);
+  // CHECK-use_after_module_dispose: seeded: context = [[CTX:0x[0-9a-f]+]]
   dispose_the_builder(f.builder);
   note_handle("subject", f.fn);
+  // CHECK-use_after_module_dispose: seeded: subject = [[FN:0x[0-9a-f]+]]
   if (fixed) {
     use_function_name(f.fn);
     dispose_the_module(f.mod);
   } else {
     dispose_the_module(f.mod);
     use_function_name(f.fn); /* BUG: @foo died with its module. */
+    // CHECK-use_after_module_dispose: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef [[FN]] (function @foo in module "m"){{$}}
+    // CHECK-use_after_module_dispose-NEXT: passed as argument 1 of LLVMGetValueName2 on thread T0:
+    // CHECK-use_after_module_dispose-NEXT: #0 {{.*}} in use_function_name {{.*}}seeded.c:
+    // CHECK-use_after_module_dispose-NEXT: #1 {{.*}} in case_use_after_module_dispose {{.*}}seeded.c:[[@LINE-4]]:
+    // CHECK-use_after_module_dispose-NEXT: #2 {{.*}} in main {{.*}}seeded.c:
+    // CHECK-use_after_module_dispose: freed by LLVMDisposeModule(module "m") on thread T0, because it belonged to that module:
+    // CHECK-use_after_module_dispose-NEXT: #0 {{.*}} in dispose_the_module {{.*}}seeded.c:
+    // CHECK-use_after_module_dispose-NEXT: #1 {{.*}} in case_use_after_module_dispose {{.*}}seeded.c:[[@LINE-9]]:
+    // CHECK-use_after_module_dispose-NEXT: #2 {{.*}} in main {{.*}}seeded.c:
+    // CHECK-use_after_module_dispose: created by LLVMAddFunction on thread T0:
+    // CHECK-use_after_module_dispose-NEXT: #0 {{.*}} in make_function {{.*}}seeded.c:
+    // CHECK-use_after_module_dispose-NEXT: #1 {{.*}} in build_foo {{.*}}seeded.c:
+    // CHECK-use_after_module_dispose-NEXT: #2 {{.*}} in case_use_after_module_dispose {{.*}}seeded.c:
+    // CHECK-use_after_module_dispose: ownership chain when freed: context [[CTX]] -> module "m" -> function @foo{{$}}
+    // CHECK-use_after_module_dispose-NEXT: SUMMARY: OwnSan: use-after-free in LLVMGetValueName2 {{.*}}seeded.c:{{[0-9]+}}:{{[0-9]+}} in use_function_name{{$}}
   }
   dispose_the_context(f.ctx);
   return 0;
@@ -325,8 +352,10 @@ STEP int case_use_after_module_dispose(bool fixed) {
 STEP int case_use_after_context_dispose(bool fixed) {
   struct foo f;
   build_foo(&f);
+  // CHECK-use_after_context_dispose: seeded: context = [[CTX:0x[0-9a-f]+]]
   dispose_the_builder(f.builder);
   note_handle("subject", f.i32);
+  // CHECK-use_after_context_dispose: seeded: subject = [[I32:0x[0-9a-f]+]]
   /* Module "m" is freed by its context in both runs. */
   if (fixed) {
     use_type_kind(f.i32);
@@ -334,6 +363,21 @@ STEP int case_use_after_context_dispose(bool fixed) {
   } else {
     dispose_the_context(f.ctx);
     use_type_kind(f.i32); /* BUG: i32 died with its context. */
+    // CHECK-use_after_context_dispose: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMTypeRef [[I32]] (type i32){{$}}
+    // CHECK-use_after_context_dispose-NEXT: passed as argument 1 of LLVMGetTypeKind on thread T0:
+    // CHECK-use_after_context_dispose-NEXT: #0 {{.*}} in use_type_kind {{.*}}seeded.c:
+    // CHECK-use_after_context_dispose-NEXT: #1 {{.*}} in case_use_after_context_dispose {{.*}}seeded.c:[[@LINE-4]]:
+    // CHECK-use_after_context_dispose-NEXT: #2 {{.*}} in main {{.*}}seeded.c:
+    // CHECK-use_after_context_dispose: freed by LLVMContextDispose(context [[CTX]]) on thread T0, because it belonged to that context:
+    // CHECK-use_after_context_dispose-NEXT: #0 {{.*}} in dispose_the_context {{.*}}seeded.c:
+    // CHECK-use_after_context_dispose-NEXT: #1 {{.*}} in case_use_after_context_dispose {{.*}}seeded.c:[[@LINE-9]]:
+    // CHECK-use_after_context_dispose-NEXT: #2 {{.*}} in main {{.*}}seeded.c:
+    // CHECK-use_after_context_dispose: created by LLVMInt32TypeInContext on thread T0:
+    // CHECK-use_after_context_dispose-NEXT: #0 {{.*}} in make_i32_type {{.*}}seeded.c:
+    // CHECK-use_after_context_dispose-NEXT: #1 {{.*}} in build_foo {{.*}}seeded.c:
+    // CHECK-use_after_context_dispose-NEXT: #2 {{.*}} in case_use_after_context_dispose {{.*}}seeded.c:
+    // CHECK-use_after_context_dispose: ownership chain when freed: context [[CTX]] -> type i32{{$}}
+    // CHECK-use_after_context_dispose-NEXT: SUMMARY: OwnSan: use-after-free in LLVMGetTypeKind {{.*}}seeded.c:{{[0-9]+}}:{{[0-9]+}} in use_type_kind{{$}}
   }
   return 0;
 }
@@ -344,14 +388,31 @@ STEP int case_use_after_context_dispose(bool fixed) {
 STEP int case_use_instruction_after_block_delete(bool fixed) {
   struct foo f;
   build_foo(&f);
+  // CHECK-use_instruction_after_block_delete: seeded: context = [[CTX:0x[0-9a-f]+]]
   dispose_the_builder(f.builder);
   note_handle("subject", f.sum);
+  // CHECK-use_instruction_after_block_delete: seeded: subject = [[SUM:0x[0-9a-f]+]]
   if (fixed) {
     use_instruction_name(f.sum);
     delete_the_block(f.entry);
   } else {
     delete_the_block(f.entry);
     use_instruction_name(f.sum); /* BUG: %sum died with %entry. */
+    // CHECK-use_instruction_after_block_delete: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef [[SUM]] (instruction %sum in block %entry of function @foo in module "m"){{$}}
+    // CHECK-use_instruction_after_block_delete-NEXT: passed as argument 1 of LLVMGetValueName2 on thread T0:
+    // CHECK-use_instruction_after_block_delete-NEXT: #0 {{.*}} in use_instruction_name {{.*}}seeded.c:
+    // CHECK-use_instruction_after_block_delete-NEXT: #1 {{.*}} in case_use_instruction_after_block_delete {{.*}}seeded.c:[[@LINE-4]]:
+    // CHECK-use_instruction_after_block_delete-NEXT: #2 {{.*}} in main {{.*}}seeded.c:
+    // CHECK-use_instruction_after_block_delete: freed by LLVMDeleteBasicBlock(block %entry of function @foo in module "m") on thread T0, because it belonged to that block:
+    // CHECK-use_instruction_after_block_delete-NEXT: #0 {{.*}} in delete_the_block {{.*}}seeded.c:
+    // CHECK-use_instruction_after_block_delete-NEXT: #1 {{.*}} in case_use_instruction_after_block_delete {{.*}}seeded.c:[[@LINE-9]]:
+    // CHECK-use_instruction_after_block_delete-NEXT: #2 {{.*}} in main {{.*}}seeded.c:
+    // CHECK-use_instruction_after_block_delete: created by LLVMBuildAdd on thread T0:
+    // CHECK-use_instruction_after_block_delete-NEXT: #0 {{.*}} in build_sum {{.*}}seeded.c:
+    // CHECK-use_instruction_after_block_delete-NEXT: #1 {{.*}} in build_foo {{.*}}seeded.c:
+    // CHECK-use_instruction_after_block_delete-NEXT: #2 {{.*}} in case_use_instruction_after_block_delete {{.*}}seeded.c:
+    // CHECK-use_instruction_after_block_delete: ownership chain when freed: context [[CTX]] -> module "m" -> function @foo -> block %entry -> instruction %sum{{$}}
+    // CHECK-use_instruction_after_block_delete-NEXT: SUMMARY: OwnSan: use-after-free in LLVMGetValueName2 {{.*}}seeded.c:{{[0-9]+}}:{{[0-9]+}} in use_instruction_name{{$}}
   }
   dispose_the_module(f.mod);
   dispose_the_context(f.ctx);
@@ -365,14 +426,31 @@ STEP int case_use_instruction_after_block_delete(bool fixed) {
 STEP int case_use_after_delete_function(bool fixed) {
   struct foo f;
   build_foo(&f);
+  // CHECK-use_after_delete_function: seeded: context = [[CTX:0x[0-9a-f]+]]
   dispose_the_builder(f.builder);
   note_handle("subject", f.fn);
+  // CHECK-use_after_delete_function: seeded: subject = [[FN:0x[0-9a-f]+]]
   if (fixed) {
     append_block_to_function(f.ctx, f.fn);
     delete_the_function(f.fn);
   } else {
     delete_the_function(f.fn);
     append_block_to_function(f.ctx, f.fn); /* BUG: @foo is deleted. */
+    // CHECK-use_after_delete_function: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef [[FN]] (function @foo in module "m"){{$}}
+    // CHECK-use_after_delete_function-NEXT: passed as argument 2 of LLVMAppendBasicBlockInContext on thread T0:
+    // CHECK-use_after_delete_function-NEXT: #0 {{.*}} in append_block_to_function {{.*}}seeded.c:
+    // CHECK-use_after_delete_function-NEXT: #1 {{.*}} in case_use_after_delete_function {{.*}}seeded.c:[[@LINE-4]]:
+    // CHECK-use_after_delete_function-NEXT: #2 {{.*}} in main {{.*}}seeded.c:
+    // CHECK-use_after_delete_function: freed by LLVMDeleteFunction(function @foo in module "m") on thread T0:
+    // CHECK-use_after_delete_function-NEXT: #0 {{.*}} in delete_the_function {{.*}}seeded.c:
+    // CHECK-use_after_delete_function-NEXT: #1 {{.*}} in case_use_after_delete_function {{.*}}seeded.c:[[@LINE-9]]:
+    // CHECK-use_after_delete_function-NEXT: #2 {{.*}} in main {{.*}}seeded.c:
+    // CHECK-use_after_delete_function: created by LLVMAddFunction on thread T0:
+    // CHECK-use_after_delete_function-NEXT: #0 {{.*}} in make_function {{.*}}seeded.c:
+    // CHECK-use_after_delete_function-NEXT: #1 {{.*}} in build_foo {{.*}}seeded.c:
+    // CHECK-use_after_delete_function-NEXT: #2 {{.*}} in case_use_after_delete_function {{.*}}seeded.c:
+    // CHECK-use_after_delete_function: ownership chain when freed: context [[CTX]] -> module "m" -> function @foo{{$}}
+    // CHECK-use_after_delete_function-NEXT: SUMMARY: OwnSan: use-after-free in LLVMAppendBasicBlockInContext {{.*}}seeded.c:{{[0-9]+}}:{{[0-9]+}} in append_block_to_function{{$}}
   }
   dispose_the_module(f.mod);
   dispose_the_context(f.ctx);
@@ -385,14 +463,31 @@ STEP int case_use_after_delete_function(bool fixed) {
 STEP int case_use_block_after_delete_function(bool fixed) {
   struct foo f;
   build_foo(&f);
+  // CHECK-use_block_after_delete_function: seeded: context = [[CTX:0x[0-9a-f]+]]
   dispose_the_builder(f.builder);
   note_handle("subject", f.entry);
+  // CHECK-use_block_after_delete_function: seeded: subject = [[ENTRY:0x[0-9a-f]+]]
   if (fixed) {
     use_block_name(f.entry);
     delete_the_function(f.fn);
   } else {
     delete_the_function(f.fn);
     use_block_name(f.entry); /* BUG: %entry died with @foo. */
+    // CHECK-use_block_after_delete_function: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMBasicBlockRef [[ENTRY]] (block %entry of function @foo in module "m"){{$}}
+    // CHECK-use_block_after_delete_function-NEXT: passed as argument 1 of LLVMGetBasicBlockName on thread T0:
+    // CHECK-use_block_after_delete_function-NEXT: #0 {{.*}} in use_block_name {{.*}}seeded.c:
+    // CHECK-use_block_after_delete_function-NEXT: #1 {{.*}} in case_use_block_after_delete_function {{.*}}seeded.c:[[@LINE-4]]:
+    // CHECK-use_block_after_delete_function-NEXT: #2 {{.*}} in main {{.*}}seeded.c:
+    // CHECK-use_block_after_delete_function: freed by LLVMDeleteFunction(function @foo in module "m") on thread T0, because it belonged to that function:
+    // CHECK-use_block_after_delete_function-NEXT: #0 {{.*}} in delete_the_function {{.*}}seeded.c:
+    // CHECK-use_block_after_delete_function-NEXT: #1 {{.*}} in case_use_block_after_delete_function {{.*}}seeded.c:[[@LINE-9]]:
+    // CHECK-use_block_after_delete_function-NEXT: #2 {{.*}} in main {{.*}}seeded.c:
+    // CHECK-use_block_after_delete_function: created by LLVMAppendBasicBlockInContext on thread T0:
+    // CHECK-use_block_after_delete_function-NEXT: #0 {{.*}} in make_entry_block {{.*}}seeded.c:
+    // CHECK-use_block_after_delete_function-NEXT: #1 {{.*}} in build_foo {{.*}}seeded.c:
+    // CHECK-use_block_after_delete_function-NEXT: #2 {{.*}} in case_use_block_after_delete_function {{.*}}seeded.c:
+    // CHECK-use_block_after_delete_function: ownership chain when freed: context [[CTX]] -> module "m" -> function @foo -> block %entry{{$}}
+    // CHECK-use_block_after_delete_function-NEXT: SUMMARY: OwnSan: use-after-free in LLVMGetBasicBlockName {{.*}}seeded.c:{{[0-9]+}}:{{[0-9]+}} in use_block_name{{$}}
   }
   dispose_the_module(f.mod);
   dispose_the_context(f.ctx);
@@ -405,11 +500,29 @@ STEP int case_use_block_after_delete_function(bool fixed) {
 STEP int case_double_dispose_module(bool fixed) {
   struct foo f;
   build_foo(&f);
+  // CHECK-double_dispose_module: seeded: context = [[CTX:0x[0-9a-f]+]]
   dispose_the_builder(f.builder);
   note_handle("subject", f.mod);
+  // CHECK-double_dispose_module: seeded: subject = [[M:0x[0-9a-f]+]]
   dispose_the_module(f.mod);
-  if (!fixed)
+  if (!fixed) {
     dispose_module_again(f.mod); /* BUG: already disposed. */
+    // CHECK-double_dispose_module: ==[[PID]]==ERROR: OwnSan: double-free on LLVMModuleRef [[M]] (module "m"){{$}}
+    // CHECK-double_dispose_module-NEXT: passed as argument 1 of LLVMDisposeModule on thread T0:
+    // CHECK-double_dispose_module-NEXT: #0 {{.*}} in dispose_module_again {{.*}}seeded.c:
+    // CHECK-double_dispose_module-NEXT: #1 {{.*}} in case_double_dispose_module {{.*}}seeded.c:[[@LINE-4]]:
+    // CHECK-double_dispose_module-NEXT: #2 {{.*}} in main {{.*}}seeded.c:
+    // CHECK-double_dispose_module: freed by LLVMDisposeModule(module "m") on thread T0:
+    // CHECK-double_dispose_module-NEXT: #0 {{.*}} in dispose_the_module {{.*}}seeded.c:
+    // CHECK-double_dispose_module-NEXT: #1 {{.*}} in case_double_dispose_module {{.*}}seeded.c:[[@LINE-10]]:
+    // CHECK-double_dispose_module-NEXT: #2 {{.*}} in main {{.*}}seeded.c:
+    // CHECK-double_dispose_module: created by LLVMModuleCreateWithNameInContext on thread T0:
+    // CHECK-double_dispose_module-NEXT: #0 {{.*}} in make_module {{.*}}seeded.c:
+    // CHECK-double_dispose_module-NEXT: #1 {{.*}} in build_foo {{.*}}seeded.c:
+    // CHECK-double_dispose_module-NEXT: #2 {{.*}} in case_double_dispose_module {{.*}}seeded.c:
+    // CHECK-double_dispose_module: ownership chain when freed: context [[CTX]] -> module "m"{{$}}
+    // CHECK-double_dispose_module-NEXT: SUMMARY: OwnSan: double-free in LLVMDisposeModule {{.*}}seeded.c:{{[0-9]+}}:{{[0-9]+}} in dispose_module_again{{$}}
+  }
   dispose_the_context(f.ctx);
   return 0;
 }
@@ -421,14 +534,31 @@ STEP int case_double_dispose_module(bool fixed) {
 STEP int case_dispose_module_after_context(bool fixed) {
   struct foo f;
   build_foo(&f);
+  // CHECK-dispose_module_after_context: seeded: context = [[CTX:0x[0-9a-f]+]]
   dispose_the_builder(f.builder);
   note_handle("subject", f.mod);
+  // CHECK-dispose_module_after_context: seeded: subject = [[M:0x[0-9a-f]+]]
   if (fixed) {
     dispose_the_module(f.mod);
     dispose_the_context(f.ctx);
   } else {
     dispose_the_context(f.ctx);
     dispose_the_module(f.mod); /* BUG: the context deleted "m" already. */
+    // CHECK-dispose_module_after_context: ==[[PID]]==ERROR: OwnSan: double-free on LLVMModuleRef [[M]] (module "m"){{$}}
+    // CHECK-dispose_module_after_context-NEXT: passed as argument 1 of LLVMDisposeModule on thread T0:
+    // CHECK-dispose_module_after_context-NEXT: #0 {{.*}} in dispose_the_module {{.*}}seeded.c:
+    // CHECK-dispose_module_after_context-NEXT: #1 {{.*}} in case_dispose_module_after_context {{.*}}seeded.c:[[@LINE-4]]:
+    // CHECK-dispose_module_after_context-NEXT: #2 {{.*}} in main {{.*}}seeded.c:
+    // CHECK-dispose_module_after_context: freed by LLVMContextDispose(context [[CTX]]) on thread T0, because it belonged to that context:
+    // CHECK-dispose_module_after_context-NEXT: #0 {{.*}} in dispose_the_context {{.*}}seeded.c:
+    // CHECK-dispose_module_after_context-NEXT: #1 {{.*}} in case_dispose_module_after_context {{.*}}seeded.c:[[@LINE-9]]:
+    // CHECK-dispose_module_after_context-NEXT: #2 {{.*}} in main {{.*}}seeded.c:
+    // CHECK-dispose_module_after_context: created by LLVMModuleCreateWithNameInContext on thread T0:
+    // CHECK-dispose_module_after_context-NEXT: #0 {{.*}} in make_module {{.*}}seeded.c:
+    // CHECK-dispose_module_after_context-NEXT: #1 {{.*}} in build_foo {{.*}}seeded.c:
+    // CHECK-dispose_module_after_context-NEXT: #2 {{.*}} in case_dispose_module_after_context {{.*}}seeded.c:
+    // CHECK-dispose_module_after_context: ownership chain when freed: context [[CTX]] -> module "m"{{$}}
+    // CHECK-dispose_module_after_context-NEXT: SUMMARY: OwnSan: double-free in LLVMDisposeModule {{.*}}seeded.c:{{[0-9]+}}:{{[0-9]+}} in dispose_the_module{{$}}
   }
   return 0;
 }
@@ -439,10 +569,28 @@ STEP int case_dispose_module_after_context(bool fixed) {
 STEP int case_double_dispose_builder(bool fixed) {
   struct foo f;
   build_foo(&f);
+  // CHECK-double_dispose_builder: seeded: context = [[CTX:0x[0-9a-f]+]]
   note_handle("subject", f.builder);
+  // CHECK-double_dispose_builder: seeded: subject = [[B:0x[0-9a-f]+]]
   dispose_the_builder(f.builder);
-  if (!fixed)
+  if (!fixed) {
     dispose_builder_again(f.builder); /* BUG: already disposed. */
+    // CHECK-double_dispose_builder: ==[[PID]]==ERROR: OwnSan: double-free on LLVMBuilderRef [[B]] (builder [[B]]){{$}}
+    // CHECK-double_dispose_builder-NEXT: passed as argument 1 of LLVMDisposeBuilder on thread T0:
+    // CHECK-double_dispose_builder-NEXT: #0 {{.*}} in dispose_builder_again {{.*}}seeded.c:
+    // CHECK-double_dispose_builder-NEXT: #1 {{.*}} in case_double_dispose_builder {{.*}}seeded.c:[[@LINE-4]]:
+    // CHECK-double_dispose_builder-NEXT: #2 {{.*}} in main {{.*}}seeded.c:
+    // CHECK-double_dispose_builder: freed by LLVMDisposeBuilder(builder [[B]]) on thread T0:
+    // CHECK-double_dispose_builder-NEXT: #0 {{.*}} in dispose_the_builder {{.*}}seeded.c:
+    // CHECK-double_dispose_builder-NEXT: #1 {{.*}} in case_double_dispose_builder {{.*}}seeded.c:[[@LINE-10]]:
+    // CHECK-double_dispose_builder-NEXT: #2 {{.*}} in main {{.*}}seeded.c:
+    // CHECK-double_dispose_builder: created by LLVMCreateBuilderInContext on thread T0:
+    // CHECK-double_dispose_builder-NEXT: #0 {{.*}} in make_builder {{.*}}seeded.c:
+    // CHECK-double_dispose_builder-NEXT: #1 {{.*}} in build_foo {{.*}}seeded.c:
+    // CHECK-double_dispose_builder-NEXT: #2 {{.*}} in case_double_dispose_builder {{.*}}seeded.c:
+    // CHECK-double_dispose_builder: ownership chain when freed: builder [[B]]{{$}}
+    // CHECK-double_dispose_builder-NEXT: SUMMARY: OwnSan: double-free in LLVMDisposeBuilder {{.*}}seeded.c:{{[0-9]+}}:{{[0-9]+}} in dispose_builder_again{{$}}
+  }
   dispose_the_module(f.mod);
   dispose_the_context(f.ctx);
   return 0;
@@ -458,11 +606,26 @@ STEP int case_delete_attached_instruction(bool fixed) {
 #if LLVM_VERSION_MAJOR >= 15
   struct foo f;
   build_foo(&f);
+  // CHECK-delete_attached_instruction: seeded: context = [[CTX:0x[0-9a-f]+]]
   dispose_the_builder(f.builder);
   note_handle("subject", f.sum);
+  // CHECK-delete_attached_instruction: seeded: subject = [[SUM:0x[0-9a-f]+]]
   if (fixed)
     detach_the_instruction(f.sum);
   delete_the_instruction(f.sum); /* BUG unless detached: still in %entry. */
+  // CHECK-delete_attached_instruction: ==[[PID]]==ERROR: OwnSan: invalid-free on LLVMValueRef [[SUM]] (instruction %sum in block %entry of function @foo in module "m"){{$}}
+  // CHECK-delete_attached_instruction-NEXT: LLVMDeleteInstruction frees only detached instructions; this one is still in block %entry{{$}}
+  // CHECK-delete_attached_instruction-NEXT: passed as argument 1 of LLVMDeleteInstruction on thread T0:
+  // CHECK-delete_attached_instruction-NEXT: #0 {{.*}} in delete_the_instruction {{.*}}seeded.c:
+  // CHECK-delete_attached_instruction-NEXT: #1 {{.*}} in case_delete_attached_instruction {{.*}}seeded.c:[[@LINE-5]]:
+  // CHECK-delete_attached_instruction-NEXT: #2 {{.*}} in main {{.*}}seeded.c:
+  // CHECK-delete_attached_instruction-NOT: freed
+  // CHECK-delete_attached_instruction: created by LLVMBuildAdd on thread T0:
+  // CHECK-delete_attached_instruction-NEXT: #0 {{.*}} in build_sum {{.*}}seeded.c:
+  // CHECK-delete_attached_instruction-NEXT: #1 {{.*}} in build_foo {{.*}}seeded.c:
+  // CHECK-delete_attached_instruction-NEXT: #2 {{.*}} in case_delete_attached_instruction {{.*}}seeded.c:
+  // CHECK-delete_attached_instruction: ownership chain: context [[CTX]] -> module "m" -> function @foo -> block %entry -> instruction %sum{{$}}
+  // CHECK-delete_attached_instruction-NEXT: SUMMARY: OwnSan: invalid-free in LLVMDeleteInstruction {{.*}}seeded.c:{{[0-9]+}}:{{[0-9]+}} in delete_the_instruction{{$}}
   dispose_the_module(f.mod);
   dispose_the_context(f.ctx);
   return 0;
@@ -479,14 +642,31 @@ STEP int case_delete_attached_instruction(bool fixed) {
 STEP int case_use_erased_instruction(bool fixed) {
   struct foo f;
   build_foo(&f);
+  // CHECK-use_erased_instruction: seeded: context = [[CTX:0x[0-9a-f]+]]
   dispose_the_builder(f.builder);
   note_handle("subject", f.sum);
+  // CHECK-use_erased_instruction: seeded: subject = [[SUM:0x[0-9a-f]+]]
   if (fixed) {
     use_instruction_opcode(f.sum);
     erase_the_instruction(f.sum);
   } else {
     erase_the_instruction(f.sum);
     use_instruction_opcode(f.sum); /* BUG: %sum is erased. */
+    // CHECK-use_erased_instruction: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef [[SUM]] (instruction %sum in block %entry of function @foo in module "m"){{$}}
+    // CHECK-use_erased_instruction-NEXT: passed as argument 1 of LLVMGetInstructionOpcode on thread T0:
+    // CHECK-use_erased_instruction-NEXT: #0 {{.*}} in use_instruction_opcode {{.*}}seeded.c:
+    // CHECK-use_erased_instruction-NEXT: #1 {{.*}} in case_use_erased_instruction {{.*}}seeded.c:[[@LINE-4]]:
+    // CHECK-use_erased_instruction-NEXT: #2 {{.*}} in main {{.*}}seeded.c:
+    // CHECK-use_erased_instruction: freed by LLVMInstructionEraseFromParent(instruction %sum in block %entry of function @foo in module "m") on thread T0:
+    // CHECK-use_erased_instruction-NEXT: #0 {{.*}} in erase_the_instruction {{.*}}seeded.c:
+    // CHECK-use_erased_instruction-NEXT: #1 {{.*}} in case_use_erased_instruction {{.*}}seeded.c:[[@LINE-9]]:
+    // CHECK-use_erased_instruction-NEXT: #2 {{.*}} in main {{.*}}seeded.c:
+    // CHECK-use_erased_instruction: created by LLVMBuildAdd on thread T0:
+    // CHECK-use_erased_instruction-NEXT: #0 {{.*}} in build_sum {{.*}}seeded.c:
+    // CHECK-use_erased_instruction-NEXT: #1 {{.*}} in build_foo {{.*}}seeded.c:
+    // CHECK-use_erased_instruction-NEXT: #2 {{.*}} in case_use_erased_instruction {{.*}}seeded.c:
+    // CHECK-use_erased_instruction: ownership chain when freed: context [[CTX]] -> module "m" -> function @foo -> block %entry -> instruction %sum{{$}}
+    // CHECK-use_erased_instruction-NEXT: SUMMARY: OwnSan: use-after-free in LLVMGetInstructionOpcode {{.*}}seeded.c:{{[0-9]+}}:{{[0-9]+}} in use_instruction_opcode{{$}}
   }
   dispose_the_module(f.mod);
   dispose_the_context(f.ctx);
@@ -504,8 +684,10 @@ STEP int case_use_erased_instruction(bool fixed) {
 STEP int case_use_reinserted_instruction_after_new_block_delete(bool fixed) {
   struct foo f;
   build_foo(&f);
+  // CHECK-use_reinserted_instruction_after_new_block_delete: seeded: context = [[CTX:0x[0-9a-f]+]]
   dispose_the_builder(f.builder);
   note_handle("subject", f.sum);
+  // CHECK-use_reinserted_instruction_after_new_block_delete: seeded: subject = [[SUM:0x[0-9a-f]+]]
   detach_the_instruction(f.sum);
   delete_the_block(f.entry); /* %sum is detached: it survives. */
   LLVMBasicBlockRef other = make_other_block(f.ctx, f.fn);
@@ -513,8 +695,24 @@ STEP int case_use_reinserted_instruction_after_new_block_delete(bool fixed) {
   reinsert_the_instruction(builder, other, f.sum);
   dispose_the_builder(builder);
   delete_the_other_block(other);
-  if (!fixed)
+  if (!fixed) {
     use_instruction_name(f.sum); /* BUG: %sum died with %other. */
+    // CHECK-use_reinserted_instruction_after_new_block_delete: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef [[SUM]] (instruction <unnamed> in block %other of function @foo in module "m"){{$}}
+    // CHECK-use_reinserted_instruction_after_new_block_delete-NEXT: passed as argument 1 of LLVMGetValueName2 on thread T0:
+    // CHECK-use_reinserted_instruction_after_new_block_delete-NEXT: #0 {{.*}} in use_instruction_name {{.*}}seeded.c:
+    // CHECK-use_reinserted_instruction_after_new_block_delete-NEXT: #1 {{.*}} in case_use_reinserted_instruction_after_new_block_delete {{.*}}seeded.c:[[@LINE-4]]:
+    // CHECK-use_reinserted_instruction_after_new_block_delete-NEXT: #2 {{.*}} in main {{.*}}seeded.c:
+    // CHECK-use_reinserted_instruction_after_new_block_delete: freed by LLVMDeleteBasicBlock(block %other of function @foo in module "m") on thread T0, because it belonged to that block:
+    // CHECK-use_reinserted_instruction_after_new_block_delete-NEXT: #0 {{.*}} in delete_the_other_block {{.*}}seeded.c:
+    // CHECK-use_reinserted_instruction_after_new_block_delete-NEXT: #1 {{.*}} in case_use_reinserted_instruction_after_new_block_delete {{.*}}seeded.c:[[@LINE-10]]:
+    // CHECK-use_reinserted_instruction_after_new_block_delete-NEXT: #2 {{.*}} in main {{.*}}seeded.c:
+    // CHECK-use_reinserted_instruction_after_new_block_delete: created by LLVMBuildAdd on thread T0:
+    // CHECK-use_reinserted_instruction_after_new_block_delete-NEXT: #0 {{.*}} in build_sum {{.*}}seeded.c:
+    // CHECK-use_reinserted_instruction_after_new_block_delete-NEXT: #1 {{.*}} in build_foo {{.*}}seeded.c:
+    // CHECK-use_reinserted_instruction_after_new_block_delete-NEXT: #2 {{.*}} in case_use_reinserted_instruction_after_new_block_delete {{.*}}seeded.c:
+    // CHECK-use_reinserted_instruction_after_new_block_delete: ownership chain when freed: context [[CTX]] -> module "m" -> function @foo -> block %other -> instruction <unnamed>{{$}}
+    // CHECK-use_reinserted_instruction_after_new_block_delete-NEXT: SUMMARY: OwnSan: use-after-free in LLVMGetValueName2 {{.*}}seeded.c:{{[0-9]+}}:{{[0-9]+}} in use_instruction_name{{$}}
+  }
   dispose_the_module(f.mod);
   dispose_the_context(f.ctx);
   return 0;
@@ -533,16 +731,34 @@ STEP int case_use_reinserted_instruction_after_new_block_delete(bool fixed) {
 STEP int case_use_detached_block_after_function_delete(bool fixed) {
   struct foo f;
   build_foo(&f);
+  // CHECK-use_detached_block_after_function_delete: seeded: context = [[CTX:0x[0-9a-f]+]]
   dispose_the_builder(f.builder);
   erase_the_instruction(f.sum);
   note_handle("subject", f.entry);
+  // CHECK-use_detached_block_after_function_delete: seeded: subject = [[ENTRY:0x[0-9a-f]+]]
   detach_the_block(f.entry);
   delete_the_function(f.fn); /* %entry is detached: it survives. */
   LLVMValueRef bar = make_bar_function(f.ctx, f.mod);
   move_block_to_bar(bar, f.entry);
   delete_the_bar_function(bar);
-  if (!fixed)
+  if (!fixed) {
     use_block_name(f.entry); /* BUG: %entry died with @bar. */
+    // CHECK-use_detached_block_after_function_delete: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMBasicBlockRef [[ENTRY]] (block %entry of function @bar in module "m"){{$}}
+    // CHECK-use_detached_block_after_function_delete-NEXT: passed as argument 1 of LLVMGetBasicBlockName on thread T0:
+    // CHECK-use_detached_block_after_function_delete-NEXT: #0 {{.*}} in use_block_name {{.*}}seeded.c:
+    // CHECK-use_detached_block_after_function_delete-NEXT: #1 {{.*}} in case_use_detached_block_after_function_delete {{.*}}seeded.c:[[@LINE-4]]:
+    // CHECK-use_detached_block_after_function_delete-NEXT: #2 {{.*}} in main {{.*}}seeded.c:
+    // CHECK-use_detached_block_after_function_delete: freed by LLVMDeleteFunction(function @bar in module "m") on thread T0, because it belonged to that function:
+    // CHECK-use_detached_block_after_function_delete-NEXT: #0 {{.*}} in delete_the_bar_function {{.*}}seeded.c:
+    // CHECK-use_detached_block_after_function_delete-NEXT: #1 {{.*}} in case_use_detached_block_after_function_delete {{.*}}seeded.c:[[@LINE-10]]:
+    // CHECK-use_detached_block_after_function_delete-NEXT: #2 {{.*}} in main {{.*}}seeded.c:
+    // CHECK-use_detached_block_after_function_delete: created by LLVMAppendBasicBlockInContext on thread T0:
+    // CHECK-use_detached_block_after_function_delete-NEXT: #0 {{.*}} in make_entry_block {{.*}}seeded.c:
+    // CHECK-use_detached_block_after_function_delete-NEXT: #1 {{.*}} in build_foo {{.*}}seeded.c:
+    // CHECK-use_detached_block_after_function_delete-NEXT: #2 {{.*}} in case_use_detached_block_after_function_delete {{.*}}seeded.c:
+    // CHECK-use_detached_block_after_function_delete: ownership chain when freed: context [[CTX]] -> module "m" -> function @bar -> block %entry{{$}}
+    // CHECK-use_detached_block_after_function_delete-NEXT: SUMMARY: OwnSan: use-after-free in LLVMGetBasicBlockName {{.*}}seeded.c:{{[0-9]+}}:{{[0-9]+}} in use_block_name{{$}}
+  }
   dispose_the_module(f.mod);
   dispose_the_context(f.ctx);
   return 0;
@@ -574,11 +790,27 @@ STEP int case_use_after_pass_manager_builder_dispose(bool fixed) {
 #if LLVM_VERSION_MAJOR <= 16
   LLVMPassManagerBuilderRef pmb = make_pass_manager_builder();
   note_handle("subject", pmb);
+  // CHECK-use_after_pass_manager_builder_dispose: seeded: subject = [[PMB:0x[0-9a-f]+]]
   if (fixed)
     set_the_opt_level(pmb);
   dispose_the_pass_manager_builder(pmb);
-  if (!fixed)
+  if (!fixed) {
     set_the_opt_level(pmb); /* BUG: already disposed. */
+    // CHECK-use_after_pass_manager_builder_dispose: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMPassManagerBuilderRef [[PMB]] (pass manager builder [[PMB]]){{$}}
+    // CHECK-use_after_pass_manager_builder_dispose-NEXT: passed as argument 1 of LLVMPassManagerBuilderSetOptLevel on thread T0:
+    // CHECK-use_after_pass_manager_builder_dispose-NEXT: #0 {{.*}} in set_the_opt_level {{.*}}seeded.c:
+    // CHECK-use_after_pass_manager_builder_dispose-NEXT: #1 {{.*}} in case_use_after_pass_manager_builder_dispose {{.*}}seeded.c:[[@LINE-4]]:
+    // CHECK-use_after_pass_manager_builder_dispose-NEXT: #2 {{.*}} in main {{.*}}seeded.c:
+    // CHECK-use_after_pass_manager_builder_dispose: freed by LLVMPassManagerBuilderDispose(pass manager builder [[PMB]]) on thread T0:
+    // CHECK-use_after_pass_manager_builder_dispose-NEXT: #0 {{.*}} in dispose_the_pass_manager_builder {{.*}}seeded.c:
+    // CHECK-use_after_pass_manager_builder_dispose-NEXT: #1 {{.*}} in case_use_after_pass_manager_builder_dispose {{.*}}seeded.c:[[@LINE-10]]:
+    // CHECK-use_after_pass_manager_builder_dispose-NEXT: #2 {{.*}} in main {{.*}}seeded.c:
+    // CHECK-use_after_pass_manager_builder_dispose: created by LLVMPassManagerBuilderCreate on thread T0:
+    // CHECK-use_after_pass_manager_builder_dispose-NEXT: #0 {{.*}} in make_pass_manager_builder {{.*}}seeded.c:
+    // CHECK-use_after_pass_manager_builder_dispose-NEXT: #1 {{.*}} in case_use_after_pass_manager_builder_dispose {{.*}}seeded.c:
+    // CHECK-use_after_pass_manager_builder_dispose: ownership chain when freed: pass manager builder [[PMB]]{{$}}
+    // CHECK-use_after_pass_manager_builder_dispose-NEXT: SUMMARY: OwnSan: use-after-free in LLVMPassManagerBuilderSetOptLevel {{.*}}seeded.c:{{[0-9]+}}:{{[0-9]+}} in set_the_opt_level{{$}}
+  }
   return 0;
 #else
   (void)fixed;

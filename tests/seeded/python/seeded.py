@@ -19,6 +19,9 @@ correct order (or without the extra free) and the program exits 0.
 
 Each step prints "<step>: <what it calls>" to stdout before calling LLVM, and
 the handles a report talks about go to stderr as "seeded: <role> = 0x...".
+The report each case must give is written after the line that triggers it,
+as "# CHECK-<case>:" FileCheck lines (the C twin explains them); these
+frames are Python's, so the lines are this file's own.
 A case that the loaded LLVM cannot express prints
 "case not available in LLVM <major>" and exits 77.
 
@@ -350,22 +353,41 @@ def use_instruction_opcode(inst):
 
 def case_use_after_module_dispose(fixed):
     f = build_foo()
+    # CHECK-use_after_module_dispose: seeded: context = [[CTX:0x[0-9a-f]+]]
     dispose_the_builder(f.builder)
     note_handle("subject", f.fn)
+    # CHECK-use_after_module_dispose: seeded: subject = [[FN:0x[0-9a-f]+]]
     if fixed:
         use_function_name(f.fn)
         dispose_the_module(f.mod)
     else:
         dispose_the_module(f.mod)
         use_function_name(f.fn)  # BUG: @foo died with its module.
+        # CHECK-use_after_module_dispose: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef [[FN]] (function @foo in module "m"){{$}}
+        # CHECK-use_after_module_dispose-NEXT: passed as argument 1 of LLVMGetValueName2 on thread T0:
+        # CHECK-use_after_module_dispose-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in use_function_name (python)
+        # CHECK-use_after_module_dispose-NEXT: #1 {{.*}}seeded.py:[[@LINE-4]] in case_use_after_module_dispose (python)
+        # CHECK-use_after_module_dispose-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in main (python)
+        # CHECK-use_after_module_dispose: freed by LLVMDisposeModule(module "m") on thread T0, because it belonged to that module:
+        # CHECK-use_after_module_dispose-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in dispose_the_module (python)
+        # CHECK-use_after_module_dispose-NEXT: #1 {{.*}}seeded.py:[[@LINE-9]] in case_use_after_module_dispose (python)
+        # CHECK-use_after_module_dispose-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in main (python)
+        # CHECK-use_after_module_dispose: created by LLVMAddFunction on thread T0:
+        # CHECK-use_after_module_dispose-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in make_function (python)
+        # CHECK-use_after_module_dispose-NEXT: #1 {{.*}}seeded.py:{{[0-9]+}} in build_foo (python)
+        # CHECK-use_after_module_dispose-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in case_use_after_module_dispose (python)
+        # CHECK-use_after_module_dispose: ownership chain when freed: context [[CTX]] -> module "m" -> function @foo{{$}}
+        # CHECK-use_after_module_dispose-NEXT: SUMMARY: OwnSan: use-after-free in LLVMGetValueName2 {{.*}}seeded.py:{{[0-9]+}} in use_function_name{{$}}
     dispose_the_context(f.ctx)
     return 0
 
 
 def case_use_after_context_dispose(fixed):
     f = build_foo()
+    # CHECK-use_after_context_dispose: seeded: context = [[CTX:0x[0-9a-f]+]]
     dispose_the_builder(f.builder)
     note_handle("subject", f.i32)
+    # CHECK-use_after_context_dispose: seeded: subject = [[I32:0x[0-9a-f]+]]
     # Module "m" is freed by its context in both runs.
     if fixed:
         use_type_kind(f.i32)
@@ -373,19 +395,51 @@ def case_use_after_context_dispose(fixed):
     else:
         dispose_the_context(f.ctx)
         use_type_kind(f.i32)  # BUG: i32 died with its context.
+        # CHECK-use_after_context_dispose: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMTypeRef [[I32]] (type i32){{$}}
+        # CHECK-use_after_context_dispose-NEXT: passed as argument 1 of LLVMGetTypeKind on thread T0:
+        # CHECK-use_after_context_dispose-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in use_type_kind (python)
+        # CHECK-use_after_context_dispose-NEXT: #1 {{.*}}seeded.py:[[@LINE-4]] in case_use_after_context_dispose (python)
+        # CHECK-use_after_context_dispose-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in main (python)
+        # CHECK-use_after_context_dispose: freed by LLVMContextDispose(context [[CTX]]) on thread T0, because it belonged to that context:
+        # CHECK-use_after_context_dispose-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in dispose_the_context (python)
+        # CHECK-use_after_context_dispose-NEXT: #1 {{.*}}seeded.py:[[@LINE-9]] in case_use_after_context_dispose (python)
+        # CHECK-use_after_context_dispose-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in main (python)
+        # CHECK-use_after_context_dispose: created by LLVMInt32TypeInContext on thread T0:
+        # CHECK-use_after_context_dispose-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in make_i32_type (python)
+        # CHECK-use_after_context_dispose-NEXT: #1 {{.*}}seeded.py:{{[0-9]+}} in build_foo (python)
+        # CHECK-use_after_context_dispose-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in case_use_after_context_dispose (python)
+        # CHECK-use_after_context_dispose: ownership chain when freed: context [[CTX]] -> type i32{{$}}
+        # CHECK-use_after_context_dispose-NEXT: SUMMARY: OwnSan: use-after-free in LLVMGetTypeKind {{.*}}seeded.py:{{[0-9]+}} in use_type_kind{{$}}
     return 0
 
 
 def case_use_instruction_after_block_delete(fixed):
     f = build_foo()
+    # CHECK-use_instruction_after_block_delete: seeded: context = [[CTX:0x[0-9a-f]+]]
     dispose_the_builder(f.builder)
     note_handle("subject", f.sum)
+    # CHECK-use_instruction_after_block_delete: seeded: subject = [[SUM:0x[0-9a-f]+]]
     if fixed:
         use_instruction_name(f.sum)
         delete_the_block(f.entry)
     else:
         delete_the_block(f.entry)
         use_instruction_name(f.sum)  # BUG: %sum died with %entry.
+        # CHECK-use_instruction_after_block_delete: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef [[SUM]] (instruction %sum in block %entry of function @foo in module "m"){{$}}
+        # CHECK-use_instruction_after_block_delete-NEXT: passed as argument 1 of LLVMGetValueName2 on thread T0:
+        # CHECK-use_instruction_after_block_delete-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in use_instruction_name (python)
+        # CHECK-use_instruction_after_block_delete-NEXT: #1 {{.*}}seeded.py:[[@LINE-4]] in case_use_instruction_after_block_delete (python)
+        # CHECK-use_instruction_after_block_delete-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in main (python)
+        # CHECK-use_instruction_after_block_delete: freed by LLVMDeleteBasicBlock(block %entry of function @foo in module "m") on thread T0, because it belonged to that block:
+        # CHECK-use_instruction_after_block_delete-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in delete_the_block (python)
+        # CHECK-use_instruction_after_block_delete-NEXT: #1 {{.*}}seeded.py:[[@LINE-9]] in case_use_instruction_after_block_delete (python)
+        # CHECK-use_instruction_after_block_delete-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in main (python)
+        # CHECK-use_instruction_after_block_delete: created by LLVMBuildAdd on thread T0:
+        # CHECK-use_instruction_after_block_delete-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in build_sum (python)
+        # CHECK-use_instruction_after_block_delete-NEXT: #1 {{.*}}seeded.py:{{[0-9]+}} in build_foo (python)
+        # CHECK-use_instruction_after_block_delete-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in case_use_instruction_after_block_delete (python)
+        # CHECK-use_instruction_after_block_delete: ownership chain when freed: context [[CTX]] -> module "m" -> function @foo -> block %entry -> instruction %sum{{$}}
+        # CHECK-use_instruction_after_block_delete-NEXT: SUMMARY: OwnSan: use-after-free in LLVMGetValueName2 {{.*}}seeded.py:{{[0-9]+}} in use_instruction_name{{$}}
     dispose_the_module(f.mod)
     dispose_the_context(f.ctx)
     return 0
@@ -393,14 +447,31 @@ def case_use_instruction_after_block_delete(fixed):
 
 def case_use_after_delete_function(fixed):
     f = build_foo()
+    # CHECK-use_after_delete_function: seeded: context = [[CTX:0x[0-9a-f]+]]
     dispose_the_builder(f.builder)
     note_handle("subject", f.fn)
+    # CHECK-use_after_delete_function: seeded: subject = [[FN:0x[0-9a-f]+]]
     if fixed:
         append_block_to_function(f.ctx, f.fn)
         delete_the_function(f.fn)
     else:
         delete_the_function(f.fn)
         append_block_to_function(f.ctx, f.fn)  # BUG: @foo is deleted.
+        # CHECK-use_after_delete_function: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef [[FN]] (function @foo in module "m"){{$}}
+        # CHECK-use_after_delete_function-NEXT: passed as argument 2 of LLVMAppendBasicBlockInContext on thread T0:
+        # CHECK-use_after_delete_function-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in append_block_to_function (python)
+        # CHECK-use_after_delete_function-NEXT: #1 {{.*}}seeded.py:[[@LINE-4]] in case_use_after_delete_function (python)
+        # CHECK-use_after_delete_function-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in main (python)
+        # CHECK-use_after_delete_function: freed by LLVMDeleteFunction(function @foo in module "m") on thread T0:
+        # CHECK-use_after_delete_function-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in delete_the_function (python)
+        # CHECK-use_after_delete_function-NEXT: #1 {{.*}}seeded.py:[[@LINE-9]] in case_use_after_delete_function (python)
+        # CHECK-use_after_delete_function-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in main (python)
+        # CHECK-use_after_delete_function: created by LLVMAddFunction on thread T0:
+        # CHECK-use_after_delete_function-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in make_function (python)
+        # CHECK-use_after_delete_function-NEXT: #1 {{.*}}seeded.py:{{[0-9]+}} in build_foo (python)
+        # CHECK-use_after_delete_function-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in case_use_after_delete_function (python)
+        # CHECK-use_after_delete_function: ownership chain when freed: context [[CTX]] -> module "m" -> function @foo{{$}}
+        # CHECK-use_after_delete_function-NEXT: SUMMARY: OwnSan: use-after-free in LLVMAppendBasicBlockInContext {{.*}}seeded.py:{{[0-9]+}} in append_block_to_function{{$}}
     dispose_the_module(f.mod)
     dispose_the_context(f.ctx)
     return 0
@@ -408,14 +479,31 @@ def case_use_after_delete_function(fixed):
 
 def case_use_block_after_delete_function(fixed):
     f = build_foo()
+    # CHECK-use_block_after_delete_function: seeded: context = [[CTX:0x[0-9a-f]+]]
     dispose_the_builder(f.builder)
     note_handle("subject", f.entry)
+    # CHECK-use_block_after_delete_function: seeded: subject = [[ENTRY:0x[0-9a-f]+]]
     if fixed:
         use_block_name(f.entry)
         delete_the_function(f.fn)
     else:
         delete_the_function(f.fn)
         use_block_name(f.entry)  # BUG: %entry died with @foo.
+        # CHECK-use_block_after_delete_function: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMBasicBlockRef [[ENTRY]] (block %entry of function @foo in module "m"){{$}}
+        # CHECK-use_block_after_delete_function-NEXT: passed as argument 1 of LLVMGetBasicBlockName on thread T0:
+        # CHECK-use_block_after_delete_function-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in use_block_name (python)
+        # CHECK-use_block_after_delete_function-NEXT: #1 {{.*}}seeded.py:[[@LINE-4]] in case_use_block_after_delete_function (python)
+        # CHECK-use_block_after_delete_function-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in main (python)
+        # CHECK-use_block_after_delete_function: freed by LLVMDeleteFunction(function @foo in module "m") on thread T0, because it belonged to that function:
+        # CHECK-use_block_after_delete_function-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in delete_the_function (python)
+        # CHECK-use_block_after_delete_function-NEXT: #1 {{.*}}seeded.py:[[@LINE-9]] in case_use_block_after_delete_function (python)
+        # CHECK-use_block_after_delete_function-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in main (python)
+        # CHECK-use_block_after_delete_function: created by LLVMAppendBasicBlockInContext on thread T0:
+        # CHECK-use_block_after_delete_function-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in make_entry_block (python)
+        # CHECK-use_block_after_delete_function-NEXT: #1 {{.*}}seeded.py:{{[0-9]+}} in build_foo (python)
+        # CHECK-use_block_after_delete_function-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in case_use_block_after_delete_function (python)
+        # CHECK-use_block_after_delete_function: ownership chain when freed: context [[CTX]] -> module "m" -> function @foo -> block %entry{{$}}
+        # CHECK-use_block_after_delete_function-NEXT: SUMMARY: OwnSan: use-after-free in LLVMGetBasicBlockName {{.*}}seeded.py:{{[0-9]+}} in use_block_name{{$}}
     dispose_the_module(f.mod)
     dispose_the_context(f.ctx)
     return 0
@@ -423,34 +511,85 @@ def case_use_block_after_delete_function(fixed):
 
 def case_double_dispose_module(fixed):
     f = build_foo()
+    # CHECK-double_dispose_module: seeded: context = [[CTX:0x[0-9a-f]+]]
     dispose_the_builder(f.builder)
     note_handle("subject", f.mod)
+    # CHECK-double_dispose_module: seeded: subject = [[M:0x[0-9a-f]+]]
     dispose_the_module(f.mod)
     if not fixed:
         dispose_module_again(f.mod)  # BUG: already disposed.
+        # CHECK-double_dispose_module: ==[[PID]]==ERROR: OwnSan: double-free on LLVMModuleRef [[M]] (module "m"){{$}}
+        # CHECK-double_dispose_module-NEXT: passed as argument 1 of LLVMDisposeModule on thread T0:
+        # CHECK-double_dispose_module-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in dispose_module_again (python)
+        # CHECK-double_dispose_module-NEXT: #1 {{.*}}seeded.py:[[@LINE-4]] in case_double_dispose_module (python)
+        # CHECK-double_dispose_module-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in main (python)
+        # CHECK-double_dispose_module: freed by LLVMDisposeModule(module "m") on thread T0:
+        # CHECK-double_dispose_module-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in dispose_the_module (python)
+        # CHECK-double_dispose_module-NEXT: #1 {{.*}}seeded.py:[[@LINE-10]] in case_double_dispose_module (python)
+        # CHECK-double_dispose_module-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in main (python)
+        # CHECK-double_dispose_module: created by LLVMModuleCreateWithNameInContext on thread T0:
+        # CHECK-double_dispose_module-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in make_module (python)
+        # CHECK-double_dispose_module-NEXT: #1 {{.*}}seeded.py:{{[0-9]+}} in build_foo (python)
+        # CHECK-double_dispose_module-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in case_double_dispose_module (python)
+        # CHECK-double_dispose_module: ownership chain when freed: context [[CTX]] -> module "m"{{$}}
+        # CHECK-double_dispose_module-NEXT: SUMMARY: OwnSan: double-free in LLVMDisposeModule {{.*}}seeded.py:{{[0-9]+}} in dispose_module_again{{$}}
     dispose_the_context(f.ctx)
     return 0
 
 
 def case_dispose_module_after_context(fixed):
     f = build_foo()
+    # CHECK-dispose_module_after_context: seeded: context = [[CTX:0x[0-9a-f]+]]
     dispose_the_builder(f.builder)
     note_handle("subject", f.mod)
+    # CHECK-dispose_module_after_context: seeded: subject = [[M:0x[0-9a-f]+]]
     if fixed:
         dispose_the_module(f.mod)
         dispose_the_context(f.ctx)
     else:
         dispose_the_context(f.ctx)
         dispose_the_module(f.mod)  # BUG: the context deleted "m" already.
+        # CHECK-dispose_module_after_context: ==[[PID]]==ERROR: OwnSan: double-free on LLVMModuleRef [[M]] (module "m"){{$}}
+        # CHECK-dispose_module_after_context-NEXT: passed as argument 1 of LLVMDisposeModule on thread T0:
+        # CHECK-dispose_module_after_context-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in dispose_the_module (python)
+        # CHECK-dispose_module_after_context-NEXT: #1 {{.*}}seeded.py:[[@LINE-4]] in case_dispose_module_after_context (python)
+        # CHECK-dispose_module_after_context-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in main (python)
+        # CHECK-dispose_module_after_context: freed by LLVMContextDispose(context [[CTX]]) on thread T0, because it belonged to that context:
+        # CHECK-dispose_module_after_context-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in dispose_the_context (python)
+        # CHECK-dispose_module_after_context-NEXT: #1 {{.*}}seeded.py:[[@LINE-9]] in case_dispose_module_after_context (python)
+        # CHECK-dispose_module_after_context-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in main (python)
+        # CHECK-dispose_module_after_context: created by LLVMModuleCreateWithNameInContext on thread T0:
+        # CHECK-dispose_module_after_context-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in make_module (python)
+        # CHECK-dispose_module_after_context-NEXT: #1 {{.*}}seeded.py:{{[0-9]+}} in build_foo (python)
+        # CHECK-dispose_module_after_context-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in case_dispose_module_after_context (python)
+        # CHECK-dispose_module_after_context: ownership chain when freed: context [[CTX]] -> module "m"{{$}}
+        # CHECK-dispose_module_after_context-NEXT: SUMMARY: OwnSan: double-free in LLVMDisposeModule {{.*}}seeded.py:{{[0-9]+}} in dispose_the_module{{$}}
     return 0
 
 
 def case_double_dispose_builder(fixed):
     f = build_foo()
+    # CHECK-double_dispose_builder: seeded: context = [[CTX:0x[0-9a-f]+]]
     note_handle("subject", f.builder)
+    # CHECK-double_dispose_builder: seeded: subject = [[B:0x[0-9a-f]+]]
     dispose_the_builder(f.builder)
     if not fixed:
         dispose_builder_again(f.builder)  # BUG: already disposed.
+        # CHECK-double_dispose_builder: ==[[PID]]==ERROR: OwnSan: double-free on LLVMBuilderRef [[B]] (builder [[B]]){{$}}
+        # CHECK-double_dispose_builder-NEXT: passed as argument 1 of LLVMDisposeBuilder on thread T0:
+        # CHECK-double_dispose_builder-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in dispose_builder_again (python)
+        # CHECK-double_dispose_builder-NEXT: #1 {{.*}}seeded.py:[[@LINE-4]] in case_double_dispose_builder (python)
+        # CHECK-double_dispose_builder-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in main (python)
+        # CHECK-double_dispose_builder: freed by LLVMDisposeBuilder(builder [[B]]) on thread T0:
+        # CHECK-double_dispose_builder-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in dispose_the_builder (python)
+        # CHECK-double_dispose_builder-NEXT: #1 {{.*}}seeded.py:[[@LINE-10]] in case_double_dispose_builder (python)
+        # CHECK-double_dispose_builder-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in main (python)
+        # CHECK-double_dispose_builder: created by LLVMCreateBuilderInContext on thread T0:
+        # CHECK-double_dispose_builder-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in make_builder (python)
+        # CHECK-double_dispose_builder-NEXT: #1 {{.*}}seeded.py:{{[0-9]+}} in build_foo (python)
+        # CHECK-double_dispose_builder-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in case_double_dispose_builder (python)
+        # CHECK-double_dispose_builder: ownership chain when freed: builder [[B]]{{$}}
+        # CHECK-double_dispose_builder-NEXT: SUMMARY: OwnSan: double-free in LLVMDisposeBuilder {{.*}}seeded.py:{{[0-9]+}} in dispose_builder_again{{$}}
     dispose_the_module(f.mod)
     dispose_the_context(f.ctx)
     return 0
@@ -461,11 +600,26 @@ def case_delete_attached_instruction(fixed):
         print(f"case not available in LLVM {llvm.major_version()}", flush=True)
         return EXIT_CASE_NOT_AVAILABLE
     f = build_foo()
+    # CHECK-delete_attached_instruction: seeded: context = [[CTX:0x[0-9a-f]+]]
     dispose_the_builder(f.builder)
     note_handle("subject", f.sum)
+    # CHECK-delete_attached_instruction: seeded: subject = [[SUM:0x[0-9a-f]+]]
     if fixed:
         detach_the_instruction(f.sum)
     delete_the_instruction(f.sum)  # BUG unless detached: still in %entry.
+    # CHECK-delete_attached_instruction: ==[[PID]]==ERROR: OwnSan: invalid-free on LLVMValueRef [[SUM]] (instruction %sum in block %entry of function @foo in module "m"){{$}}
+    # CHECK-delete_attached_instruction-NEXT: LLVMDeleteInstruction frees only detached instructions; this one is still in block %entry{{$}}
+    # CHECK-delete_attached_instruction-NEXT: passed as argument 1 of LLVMDeleteInstruction on thread T0:
+    # CHECK-delete_attached_instruction-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in delete_the_instruction (python)
+    # CHECK-delete_attached_instruction-NEXT: #1 {{.*}}seeded.py:[[@LINE-5]] in case_delete_attached_instruction (python)
+    # CHECK-delete_attached_instruction-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in main (python)
+    # CHECK-delete_attached_instruction-NOT: freed
+    # CHECK-delete_attached_instruction: created by LLVMBuildAdd on thread T0:
+    # CHECK-delete_attached_instruction-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in build_sum (python)
+    # CHECK-delete_attached_instruction-NEXT: #1 {{.*}}seeded.py:{{[0-9]+}} in build_foo (python)
+    # CHECK-delete_attached_instruction-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in case_delete_attached_instruction (python)
+    # CHECK-delete_attached_instruction: ownership chain: context [[CTX]] -> module "m" -> function @foo -> block %entry -> instruction %sum{{$}}
+    # CHECK-delete_attached_instruction-NEXT: SUMMARY: OwnSan: invalid-free in LLVMDeleteInstruction {{.*}}seeded.py:{{[0-9]+}} in delete_the_instruction{{$}}
     dispose_the_module(f.mod)
     dispose_the_context(f.ctx)
     return 0
@@ -473,14 +627,31 @@ def case_delete_attached_instruction(fixed):
 
 def case_use_erased_instruction(fixed):
     f = build_foo()
+    # CHECK-use_erased_instruction: seeded: context = [[CTX:0x[0-9a-f]+]]
     dispose_the_builder(f.builder)
     note_handle("subject", f.sum)
+    # CHECK-use_erased_instruction: seeded: subject = [[SUM:0x[0-9a-f]+]]
     if fixed:
         use_instruction_opcode(f.sum)
         erase_the_instruction(f.sum)
     else:
         erase_the_instruction(f.sum)
         use_instruction_opcode(f.sum)  # BUG: %sum is erased.
+        # CHECK-use_erased_instruction: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef [[SUM]] (instruction %sum in block %entry of function @foo in module "m"){{$}}
+        # CHECK-use_erased_instruction-NEXT: passed as argument 1 of LLVMGetInstructionOpcode on thread T0:
+        # CHECK-use_erased_instruction-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in use_instruction_opcode (python)
+        # CHECK-use_erased_instruction-NEXT: #1 {{.*}}seeded.py:[[@LINE-4]] in case_use_erased_instruction (python)
+        # CHECK-use_erased_instruction-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in main (python)
+        # CHECK-use_erased_instruction: freed by LLVMInstructionEraseFromParent(instruction %sum in block %entry of function @foo in module "m") on thread T0:
+        # CHECK-use_erased_instruction-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in erase_the_instruction (python)
+        # CHECK-use_erased_instruction-NEXT: #1 {{.*}}seeded.py:[[@LINE-9]] in case_use_erased_instruction (python)
+        # CHECK-use_erased_instruction-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in main (python)
+        # CHECK-use_erased_instruction: created by LLVMBuildAdd on thread T0:
+        # CHECK-use_erased_instruction-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in build_sum (python)
+        # CHECK-use_erased_instruction-NEXT: #1 {{.*}}seeded.py:{{[0-9]+}} in build_foo (python)
+        # CHECK-use_erased_instruction-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in case_use_erased_instruction (python)
+        # CHECK-use_erased_instruction: ownership chain when freed: context [[CTX]] -> module "m" -> function @foo -> block %entry -> instruction %sum{{$}}
+        # CHECK-use_erased_instruction-NEXT: SUMMARY: OwnSan: use-after-free in LLVMGetInstructionOpcode {{.*}}seeded.py:{{[0-9]+}} in use_instruction_opcode{{$}}
     dispose_the_module(f.mod)
     dispose_the_context(f.ctx)
     return 0
@@ -488,8 +659,10 @@ def case_use_erased_instruction(fixed):
 
 def case_use_reinserted_instruction_after_new_block_delete(fixed):
     f = build_foo()
+    # CHECK-use_reinserted_instruction_after_new_block_delete: seeded: context = [[CTX:0x[0-9a-f]+]]
     dispose_the_builder(f.builder)
     note_handle("subject", f.sum)
+    # CHECK-use_reinserted_instruction_after_new_block_delete: seeded: subject = [[SUM:0x[0-9a-f]+]]
     detach_the_instruction(f.sum)
     delete_the_block(f.entry)  # %sum is detached: it survives.
     other = make_other_block(f.ctx, f.fn)
@@ -499,6 +672,21 @@ def case_use_reinserted_instruction_after_new_block_delete(fixed):
     delete_the_other_block(other)
     if not fixed:
         use_instruction_name(f.sum)  # BUG: %sum died with %other.
+        # CHECK-use_reinserted_instruction_after_new_block_delete: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef [[SUM]] (instruction <unnamed> in block %other of function @foo in module "m"){{$}}
+        # CHECK-use_reinserted_instruction_after_new_block_delete-NEXT: passed as argument 1 of LLVMGetValueName2 on thread T0:
+        # CHECK-use_reinserted_instruction_after_new_block_delete-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in use_instruction_name (python)
+        # CHECK-use_reinserted_instruction_after_new_block_delete-NEXT: #1 {{.*}}seeded.py:[[@LINE-4]] in case_use_reinserted_instruction_after_new_block_delete (python)
+        # CHECK-use_reinserted_instruction_after_new_block_delete-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in main (python)
+        # CHECK-use_reinserted_instruction_after_new_block_delete: freed by LLVMDeleteBasicBlock(block %other of function @foo in module "m") on thread T0, because it belonged to that block:
+        # CHECK-use_reinserted_instruction_after_new_block_delete-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in delete_the_other_block (python)
+        # CHECK-use_reinserted_instruction_after_new_block_delete-NEXT: #1 {{.*}}seeded.py:[[@LINE-10]] in case_use_reinserted_instruction_after_new_block_delete (python)
+        # CHECK-use_reinserted_instruction_after_new_block_delete-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in main (python)
+        # CHECK-use_reinserted_instruction_after_new_block_delete: created by LLVMBuildAdd on thread T0:
+        # CHECK-use_reinserted_instruction_after_new_block_delete-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in build_sum (python)
+        # CHECK-use_reinserted_instruction_after_new_block_delete-NEXT: #1 {{.*}}seeded.py:{{[0-9]+}} in build_foo (python)
+        # CHECK-use_reinserted_instruction_after_new_block_delete-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in case_use_reinserted_instruction_after_new_block_delete (python)
+        # CHECK-use_reinserted_instruction_after_new_block_delete: ownership chain when freed: context [[CTX]] -> module "m" -> function @foo -> block %other -> instruction <unnamed>{{$}}
+        # CHECK-use_reinserted_instruction_after_new_block_delete-NEXT: SUMMARY: OwnSan: use-after-free in LLVMGetValueName2 {{.*}}seeded.py:{{[0-9]+}} in use_instruction_name{{$}}
     dispose_the_module(f.mod)
     dispose_the_context(f.ctx)
     return 0
@@ -506,11 +694,13 @@ def case_use_reinserted_instruction_after_new_block_delete(fixed):
 
 def case_use_detached_block_after_function_delete(fixed):
     f = build_foo()
+    # CHECK-use_detached_block_after_function_delete: seeded: context = [[CTX:0x[0-9a-f]+]]
     dispose_the_builder(f.builder)
     # %sum uses @foo's %x; erased so that %entry holds no use of it when @foo
     # dies (see the C twin).
     erase_the_instruction(f.sum)
     note_handle("subject", f.entry)
+    # CHECK-use_detached_block_after_function_delete: seeded: subject = [[ENTRY:0x[0-9a-f]+]]
     detach_the_block(f.entry)
     delete_the_function(f.fn)  # %entry is detached: it survives.
     bar = make_bar_function(f.ctx, f.mod)
@@ -518,6 +708,21 @@ def case_use_detached_block_after_function_delete(fixed):
     delete_the_bar_function(bar)
     if not fixed:
         use_block_name(f.entry)  # BUG: %entry died with @bar.
+        # CHECK-use_detached_block_after_function_delete: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMBasicBlockRef [[ENTRY]] (block %entry of function @bar in module "m"){{$}}
+        # CHECK-use_detached_block_after_function_delete-NEXT: passed as argument 1 of LLVMGetBasicBlockName on thread T0:
+        # CHECK-use_detached_block_after_function_delete-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in use_block_name (python)
+        # CHECK-use_detached_block_after_function_delete-NEXT: #1 {{.*}}seeded.py:[[@LINE-4]] in case_use_detached_block_after_function_delete (python)
+        # CHECK-use_detached_block_after_function_delete-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in main (python)
+        # CHECK-use_detached_block_after_function_delete: freed by LLVMDeleteFunction(function @bar in module "m") on thread T0, because it belonged to that function:
+        # CHECK-use_detached_block_after_function_delete-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in delete_the_bar_function (python)
+        # CHECK-use_detached_block_after_function_delete-NEXT: #1 {{.*}}seeded.py:[[@LINE-10]] in case_use_detached_block_after_function_delete (python)
+        # CHECK-use_detached_block_after_function_delete-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in main (python)
+        # CHECK-use_detached_block_after_function_delete: created by LLVMAppendBasicBlockInContext on thread T0:
+        # CHECK-use_detached_block_after_function_delete-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in make_entry_block (python)
+        # CHECK-use_detached_block_after_function_delete-NEXT: #1 {{.*}}seeded.py:{{[0-9]+}} in build_foo (python)
+        # CHECK-use_detached_block_after_function_delete-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in case_use_detached_block_after_function_delete (python)
+        # CHECK-use_detached_block_after_function_delete: ownership chain when freed: context [[CTX]] -> module "m" -> function @bar -> block %entry{{$}}
+        # CHECK-use_detached_block_after_function_delete-NEXT: SUMMARY: OwnSan: use-after-free in LLVMGetBasicBlockName {{.*}}seeded.py:{{[0-9]+}} in use_block_name{{$}}
     dispose_the_module(f.mod)
     dispose_the_context(f.ctx)
     return 0
@@ -546,11 +751,26 @@ def case_use_after_pass_manager_builder_dispose(fixed):
         return EXIT_CASE_NOT_AVAILABLE
     pmb = make_pass_manager_builder()
     note_handle("subject", pmb)
+    # CHECK-use_after_pass_manager_builder_dispose: seeded: subject = [[PMB:0x[0-9a-f]+]]
     if fixed:
         set_the_opt_level(pmb)
     dispose_the_pass_manager_builder(pmb)
     if not fixed:
         set_the_opt_level(pmb)  # BUG: already disposed.
+        # CHECK-use_after_pass_manager_builder_dispose: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMPassManagerBuilderRef [[PMB]] (pass manager builder [[PMB]]){{$}}
+        # CHECK-use_after_pass_manager_builder_dispose-NEXT: passed as argument 1 of LLVMPassManagerBuilderSetOptLevel on thread T0:
+        # CHECK-use_after_pass_manager_builder_dispose-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in set_the_opt_level (python)
+        # CHECK-use_after_pass_manager_builder_dispose-NEXT: #1 {{.*}}seeded.py:[[@LINE-4]] in case_use_after_pass_manager_builder_dispose (python)
+        # CHECK-use_after_pass_manager_builder_dispose-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in main (python)
+        # CHECK-use_after_pass_manager_builder_dispose: freed by LLVMPassManagerBuilderDispose(pass manager builder [[PMB]]) on thread T0:
+        # CHECK-use_after_pass_manager_builder_dispose-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in dispose_the_pass_manager_builder (python)
+        # CHECK-use_after_pass_manager_builder_dispose-NEXT: #1 {{.*}}seeded.py:[[@LINE-10]] in case_use_after_pass_manager_builder_dispose (python)
+        # CHECK-use_after_pass_manager_builder_dispose-NEXT: #2 {{.*}}seeded.py:{{[0-9]+}} in main (python)
+        # CHECK-use_after_pass_manager_builder_dispose: created by LLVMPassManagerBuilderCreate on thread T0:
+        # CHECK-use_after_pass_manager_builder_dispose-NEXT: #0 {{.*}}seeded.py:{{[0-9]+}} in make_pass_manager_builder (python)
+        # CHECK-use_after_pass_manager_builder_dispose-NEXT: #1 {{.*}}seeded.py:{{[0-9]+}} in case_use_after_pass_manager_builder_dispose (python)
+        # CHECK-use_after_pass_manager_builder_dispose: ownership chain when freed: pass manager builder [[PMB]]{{$}}
+        # CHECK-use_after_pass_manager_builder_dispose-NEXT: SUMMARY: OwnSan: use-after-free in LLVMPassManagerBuilderSetOptLevel {{.*}}seeded.py:{{[0-9]+}} in set_the_opt_level{{$}}
     return 0
 
 
