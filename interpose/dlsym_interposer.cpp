@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "interpose/loaded_objects.h"
 #include "interpose/no_sanitize.h"
 #include "interpose/real_llvm.h"
 #include "wrapper_api.h"
@@ -216,6 +217,8 @@ void *Redirect(const char *name, const char *version, void *found) {
 }
 
 } // namespace
+
+bool IsWrappedName(const char *name) { return FindWrapped(name) != nullptr; }
 
 void *RealDlsym(void *handle, const char *name) {
   DlsymFn real = RealDlsymFn();

@@ -127,6 +127,14 @@ const LoadedLibLLVM &SelectedLibLLVM(const char *why) {
   return *g_selected.load(std::memory_order_acquire);
 }
 
+std::vector<std::string> LoadedLibLLVMPaths(int major) {
+  std::vector<std::string> paths;
+  for (const LoadedLibLLVM &lib : LoadedLibLLVMs())
+    if (major == 0 || lib.major == major)
+      paths.push_back(lib.path);
+  return paths;
+}
+
 void NoteUncheckedLibLLVM(const std::string &path, int major) {
   static std::atomic<bool> noted{false};
   if (noted.exchange(true))

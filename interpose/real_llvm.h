@@ -12,6 +12,7 @@
 #define OWNSAN_INTERPOSE_REAL_LLVM_H
 
 #include <string>
+#include <vector>
 
 namespace ownsan {
 
@@ -43,6 +44,10 @@ void NoteUncheckedLibLLVM(const std::string &path, int major);
 /// NoteUncheckedLibLLVM for the first loaded libLLVM of another major, if
 /// any.
 void NoteUncheckedLibLLVMs();
+
+/// The paths of the loaded libLLVMs of major `major` (0: of any major),
+/// told by their sonames, whatever name they were loaded by.
+std::vector<std::string> LoadedLibLLVMPaths(int major);
 
 /// The LLVM major in a libLLVM file name ("libLLVM-14.so.1",
 /// "libLLVM.so.19.1"), or 0 if the name is not a libLLVM.

@@ -87,9 +87,11 @@ void Runtime::PrepareFork() ABSL_NO_THREAD_SAFETY_ANALYSIS {
   LockStackCachesForFork(true);
   LockFreeEventsForFork(true);
   LockPythonFramesForFork(true);
+  LockForFork(blind_mu_, true);
 }
 
 void Runtime::AfterForkInParent() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  LockForFork(blind_mu_, false);
   LockPythonFramesForFork(false);
   LockFreeEventsForFork(false);
   LockStackCachesForFork(false);
@@ -111,6 +113,7 @@ void Runtime::AfterForkInChild() ABSL_NO_THREAD_SAFETY_ANALYSIS {
       use->last_thread.store(0);
     }
   });
+  ResetInForkChild(blind_mu_);
   ResetPythonFramesLockInChild();
   ResetFreeEventsLockInChild();
   ResetStackCachesLockInChild();

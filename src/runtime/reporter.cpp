@@ -293,6 +293,11 @@ void Runtime::ReportLeaks(std::string *out, size_t *leaked) {
   *out += json ? js : text;
 }
 
+void Runtime::WriteRecord(const std::string &text) {
+  MutexLock lock(&report_mu_);
+  WriteOut(text);
+}
+
 void Runtime::OnExit() {
   RuntimeSection section;
   // Not checked, so said (as for another major's calls): one line.
@@ -305,6 +310,7 @@ void Runtime::OnExit() {
                      "interrupted malloc)"));
     (void)!write(2, line.data(), line.size());
   }
+  NoteBlindSpotsAtExit();
   std::string out;
   size_t leaked = 0;
   if (flags_.report_leaks)

@@ -188,20 +188,21 @@ void OnSanitizerFree(const volatile void *p) {
     ownsan::Runtime::Get().OnSanitizerFree(const_cast<const void *>(p));
 }
 
-void InstallSanitizerAllocatorHooks() {
+// True if a sanitizer now reports every free to the runtime.
+bool InstallSanitizerAllocatorHooks() {
   using Installer = int (*)(void (*)(const volatile void *, size_t),
                             void (*)(const volatile void *));
   if (auto install = reinterpret_cast<Installer>(
-          dlsym(RTLD_DEFAULT, "__sanitizer_install_malloc_and_free_hooks"))) {
-    install(&OnSanitizerMalloc, &OnSanitizerFree);
-  }
+          dlsym(RTLD_DEFAULT, "__sanitizer_install_malloc_and_free_hooks")))
+    return install(&OnSanitizerMalloc, &OnSanitizerFree) != 0;
+  return false;
 }
 
 } // namespace
 
 __attribute__((constructor(101))) static void OwnsanInit() {
   ownsan::Runtime::Get();
-  InstallSanitizerAllocatorHooks();
+  bool sanitizer_sees_frees = InstallSanitizerAllocatorHooks();
   // A child of fork() must not inherit a lock another thread held.
   pthread_atfork([] { ownsan::Runtime::Get().PrepareFork(); },
                  [] { ownsan::Runtime::Get().AfterForkInParent(); },
@@ -214,6 +215,7 @@ __attribute__((constructor(101))) static void OwnsanInit() {
     return;
   // A program linked against another major's libLLVM: its calls pass by.
   ownsan::NoteUncheckedLibLLVMs();
+  ownsan::Runtime::Get().NoteBlindSpotsAtStart(sanitizer_sees_frees);
   ownsan::g_runtime_ready.store(true);
   ownsan::g_enabled.store(true);
 }

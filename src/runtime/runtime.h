@@ -87,6 +87,10 @@ public:
 
   /// Called once a libLLVM is found: loads the deletion observer.
   void OnLibLLVMFound(const std::string &path, int major);
+  /// Says what the preload cannot see in this process (blind_spots.cpp);
+  /// `sanitizer_sees_frees`: a sanitizer's free hook reports frees to the
+  /// runtime, whoever owns operator delete.
+  void NoteBlindSpotsAtStart(bool sanitizer_sees_frees);
 
   /// Prints `message` as a one-line ownsan error and exits with status 1.
   [[noreturn]] static void Fatal(const std::string &message);
@@ -385,6 +389,8 @@ private:
   std::string SymbolizerPath() const;
   void WriteOut(const std::string &text)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(report_mu_);
+  /// Writes one line that is not a report (a JSON record) where reports go.
+  void WriteRecord(const std::string &text);
   void OnExit();
   void ReportLeaks(std::string *out, size_t *leaked);
 
@@ -442,6 +448,16 @@ private:
   }
   /// Per function: an LLVMIsA* cast (its result is not registered).
   std::vector<bool> is_cast_;
+
+  // Blind spots (blind_spots.cpp).
+  void SayBlindSpot(const char *what, const std::string &object,
+                    const std::string &text);
+  void LookForStaticLLVM();
+  void NoteBlindSpotsAtExit();
+  Mutex blind_mu_; // a leaf: nothing is called with it held
+  absl::flat_hash_set<std::string>
+      blind_objects_read_ ABSL_GUARDED_BY(blind_mu_);
+  std::vector<std::string> blind_spots_ ABSL_GUARDED_BY(blind_mu_);
 
   // Reports (report_mu_).
   struct Problem {

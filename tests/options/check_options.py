@@ -830,6 +830,21 @@ def case_print_summary(x):
     check_malformed(x, "print_summary=2", "print_summary")
 
 
+def case_warn_blind_spots(x):
+    # What it turns off is tested with the programs that have blind spots
+    # (tests/blind: blind.static_llvm_off); here: a program ownsan sees
+    # gets no warning either way, and the value is parsed like any bool.
+    c = x.c
+    for value in ("1", "0"):
+        r = x.prog("clean", f"warn_blind_spots={value}")
+        c.equal(r.returncode, 0, f"warn_blind_spots={value}: exit status 0",
+                r)
+        c.check("WARNING" not in r.err,
+                f"warn_blind_spots={value}: no warning for a program ownsan "
+                "sees", r)
+    check_malformed(x, "warn_blind_spots=2", "warn_blind_spots")
+
+
 def case_report_leaks(x):
     c = x.c
     r = x.prog("leak", "report_leaks=1")

@@ -17,6 +17,7 @@
 #include <map>
 #include <new>
 #include <string>
+#include <vector>
 
 // The runtime's allocation hooks (interpose/allocation_observer.cpp calls
 // them from operator new and delete).
@@ -212,6 +213,11 @@ void *ResolveReal(FnId fn) {
   return it->second;
 }
 void NoteUncheckedLibLLVMs() {}
+// (No blind spots: the fake is linked into the test, not preloaded.)
+std::vector<std::string> LoadedLibLLVMPaths(int) { return {}; }
+std::vector<std::string> LoadedObjectPaths() { return {}; }
+size_t CountLLVMCDefinitions(const std::string &) { return 0; }
+std::string OperatorDeleteOwner() { return ""; }
 void LeaveSignalFramesBelow(uintptr_t) {}
 void *RealDlsym(void *handle, const char *name) { return dlsym(handle, name); }
 int RealSigaction(int sig, const struct sigaction *act, struct sigaction *old) {

@@ -163,6 +163,35 @@ int LinkedLLVMMajor(const std::string &program) {
   return major;
 }
 
+// True for an ELF executable without a dynamic loader (PT_INTERP): linked
+// with -static, it never reads LD_PRELOAD, so ownsan cannot be in it.
+bool StaticallyLinked(const std::string &program) {
+  int fd = open(program.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
+    return false;
+  struct stat st;
+  bool is_static = false;
+  Elf64_Ehdr eh;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+      ReadAt(fd, 0, sizeof eh, &eh) && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
+      eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+      (eh.e_type == ET_EXEC || eh.e_type == ET_DYN) &&
+      eh.e_phentsize == sizeof(Elf64_Phdr) && eh.e_phnum > 0 &&
+      eh.e_phoff <= static_cast<uint64_t>(st.st_size)) {
+    is_static = true;
+    for (unsigned i = 0; i < eh.e_phnum; ++i) {
+      Elf64_Phdr ph;
+      if (!ReadAt(fd, eh.e_phoff + uint64_t{i} * sizeof ph, sizeof ph, &ph) ||
+          ph.p_type == PT_INTERP) {
+        is_static = false;
+        break;
+      }
+    }
+  }
+  close(fd);
+  return is_static;
+}
+
 // The file execvp would run for `cmd`.
 std::string Which(const std::string &cmd) {
   if (cmd.find('/') != std::string::npos)
@@ -243,6 +272,13 @@ int Run(int argc, char **argv) {
   if (const char *old = getenv("LD_PRELOAD"); old && *old)
     preload += std::string(":") + old;
   setenv("LD_PRELOAD", preload.c_str(), 1);
+  if (StaticallyLinked(Which(argv[i])))
+    // (Said by the process itself: exec keeps the pid.)
+    fprintf(stderr,
+            "==%d==WARNING: OwnSan: %s is statically linked (no dynamic "
+            "loader): ownsan cannot be preloaded into it, so nothing in it "
+            "is checked\n",
+            static_cast<int>(getpid()), argv[i]);
   execvp(argv[i], argv + i);
   fprintf(stderr, "ownsan: cannot run '%s': %s\n", argv[i], strerror(errno));
   return errno == ENOENT ? 127 : 126;

@@ -1,0 +1,177 @@
+//===- loaded_objects.cpp - What the preload cannot see -------------------===//
+//
+// Symbol tables are read from the files, not from memory: a statically
+// linked LLVM's functions are in the executable's .symtab, which is not
+// loaded. Every size and offset read from a file is checked against the
+// file's size first: a truncated or odd file is skipped, never trusted.
+//
+//===----------------------------------------------------------------------===//
+
+#include "interpose/loaded_objects.h"
+
+#include "interpose/real_llvm.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+
+namespace ownsan {
+namespace {
+
+// A read-only map of a whole file, unmapped when it goes.
+class MappedFile {
+public:
+  explicit MappedFile(const std::string &path) {
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+      return;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+      void *p = mmap(nullptr, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+      if (p != MAP_FAILED) {
+        data_ = static_cast<const char *>(p);
+        size_ = static_cast<size_t>(st.st_size);
+      }
+    }
+    close(fd);
+  }
+  ~MappedFile() {
+    if (data_)
+      munmap(const_cast<char *>(data_), size_);
+  }
+  MappedFile(const MappedFile &) = delete;
+  MappedFile &operator=(const MappedFile &) = delete;
+
+  /// `n` bytes at `offset`, or null if the file is shorter.
+  const char *At(uint64_t offset, uint64_t n) const {
+    if (!data_ || offset > size_ || n > size_ - offset)
+      return nullptr;
+    return data_ + offset;
+  }
+
+private:
+  const char *data_ = nullptr;
+  size_t size_ = 0;
+};
+
+// The base address of ownsan's own object (libownsan.so).
+ElfW(Addr) OwnBase() {
+  Dl_info info;
+  if (!dladdr(reinterpret_cast<void *>(&OwnBase), &info))
+    return 0;
+  return reinterpret_cast<ElfW(Addr)>(info.dli_fbase);
+}
+
+bool IsOwnsanFile(const std::string &path) {
+  std::string base = path.substr(path.rfind('/') + 1);
+  return base.rfind("libownsan", 0) == 0;
+}
+
+} // namespace
+
+size_t CountLLVMCDefinitions(const std::string &path) {
+  MappedFile file(path);
+  auto *eh =
+      reinterpret_cast<const ElfW(Ehdr) *>(file.At(0, sizeof(ElfW(Ehdr))));
+  if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+      eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+      eh->e_shentsize != sizeof(ElfW(Shdr)))
+    return 0;
+  auto *sections = reinterpret_cast<const ElfW(Shdr) *>(
+      file.At(eh->e_shoff, uint64_t{eh->e_shnum} * sizeof(ElfW(Shdr))));
+  if (!sections)
+    return 0;
+  // .symtab has every function; a stripped file has .dynsym only.
+  const ElfW(Shdr) *symtab = nullptr;
+  for (unsigned i = 0; i < eh->e_shnum; ++i)
+    if (sections[i].sh_type == SHT_SYMTAB ||
+        (sections[i].sh_type == SHT_DYNSYM && !symtab))
+      symtab = &sections[i];
+  if (!symtab || symtab->sh_link >= eh->e_shnum ||
+      symtab->sh_entsize != sizeof(ElfW(Sym)))
+    return 0;
+  const ElfW(Shdr) &strtab = sections[symtab->sh_link];
+  auto *syms = reinterpret_cast<const ElfW(Sym) *>(
+      file.At(symtab->sh_offset, symtab->sh_size));
+  const char *names = file.At(strtab.sh_offset, strtab.sh_size);
+  if (!syms || !names || strtab.sh_size == 0 ||
+      names[strtab.sh_size - 1] != '\0')
+    return 0;
+  size_t count = 0;
+  for (size_t i = 0; i < symtab->sh_size / sizeof(ElfW(Sym)); ++i) {
+    const ElfW(Sym) &s = syms[i];
+    unsigned type = ELF64_ST_TYPE(s.st_info);
+    if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
+        s.st_shndx == SHN_UNDEF || s.st_name >= strtab.sh_size)
+      continue;
+    const char *name = names + s.st_name;
+    if (strncmp(name, "LLVM", 4) == 0 && IsWrappedName(name))
+      ++count;
+  }
+  return count;
+}
+
+std::vector<std::string> LoadedObjectPaths() {
+  struct Walk {
+    ElfW(Addr) own_base;
+    std::vector<std::string> libllvms;
+    std::vector<std::string> paths;
+  } walk{OwnBase(), LoadedLibLLVMPaths(0), {}};
+  dl_iterate_phdr(
+      [](dl_phdr_info *info, size_t, void *data) {
+        auto *w = static_cast<Walk *>(data);
+        std::string path = info->dlpi_name ? info->dlpi_name : "";
+        if (path.empty()) {
+          // The executable (or the vDSO, which has no file).
+          if (!w->paths.empty())
+            return 0;
+          char exe[PATH_MAX];
+          ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+          if (n <= 0)
+            return 0;
+          path.assign(exe, n);
+        } else if (info->dlpi_addr == w->own_base || IsOwnsanFile(path) ||
+                   LibLLVMMajorFromName(path) > 0 ||
+                   std::find(w->libllvms.begin(), w->libllvms.end(), path) !=
+                       w->libllvms.end() ||
+                   path.find("linux-vdso") != std::string::npos ||
+                   path.find("/ld-linux") != std::string::npos) {
+          return 0;
+        }
+        w->paths.push_back(std::move(path));
+        return 0;
+      },
+      &walk);
+  return walk.paths;
+}
+
+std::string OperatorDeleteOwner() {
+  // The definitions every object of the process binds to (the global
+  // scope: the executable first, then the preloads, then the rest).
+  for (const char *name : {"_ZdlPv", "_ZdlPvm", "_Znwm"}) {
+    void *sym = RealDlsym(RTLD_DEFAULT, name);
+    Dl_info info;
+    if (!sym || !dladdr(sym, &info))
+      continue;
+    if (reinterpret_cast<ElfW(Addr)>(info.dli_fbase) == OwnBase())
+      continue;
+    std::string path = info.dli_fname ? info.dli_fname : "";
+    if (path.empty() || path[0] != '/') { // (the executable, as it was run)
+      char exe[PATH_MAX];
+      ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+      path = n > 0 ? std::string(exe, n) : "the executable";
+    }
+    return path;
+  }
+  return "";
+}
+
+} // namespace ownsan

@@ -1,0 +1,63 @@
+//===- loaded_objects.h - What the preload cannot see -----------*- C++ -*-===//
+//
+// The process's loaded objects, read for the two things that make ownsan
+// blind under LD_PRELOAD: LLVM-C entry points defined outside a libLLVM
+// shared library (LLVM linked in statically: calls to them never pass a
+// dynamic symbol), and an operator new/delete other than ownsan's (LLVM's
+// deletions never reach the quarantine). src/runtime/blind_spots.cpp says
+// what they mean.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OWNSAN_INTERPOSE_LOADED_OBJECTS_H
+#define OWNSAN_INTERPOSE_LOADED_OBJECTS_H
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace ownsan {
+
+struct ObjectDefiningLLVMC {
+  std::string path;     ///< the file (the executable's real path)
+  size_t functions = 0; ///< wrapped LLVM-C functions it defines
+};
+
+/// Loaded objects, other than a libLLVM shared library and ownsan's own,
+/// that define LLVM-C functions ownsan wraps. Each object is read once per
+/// process (its symbol table, from its file): `skip` is called first with
+/// each object's path and returns true for one already read.
+template <typename Skip>
+std::vector<ObjectDefiningLLVMC> ObjectsDefiningLLVMC(Skip skip);
+
+/// Reads one ELF file's symbol table (.symtab, or .dynsym if it was
+/// stripped) and counts the defined functions whose names the wrappers
+/// wrap. 0 for a file that cannot be read or is not ELF.
+size_t CountLLVMCDefinitions(const std::string &path);
+
+/// The loaded objects that may define LLVM-C functions, in load order: all
+/// but a libLLVM shared library, ownsan's own, the vDSO and the dynamic
+/// loader. The executable is named by its real path.
+std::vector<std::string> LoadedObjectPaths();
+
+/// True if the wrappers wrap a function of this name (dlsym_interposer.cpp).
+bool IsWrappedName(const char *name);
+
+/// The object that defines the global operator new/delete the process
+/// uses, if it is not ownsan's ("" when ownsan's own are in force).
+std::string OperatorDeleteOwner();
+
+template <typename Skip>
+std::vector<ObjectDefiningLLVMC> ObjectsDefiningLLVMC(Skip skip) {
+  std::vector<ObjectDefiningLLVMC> found;
+  for (const std::string &path : LoadedObjectPaths()) {
+    if (skip(path))
+      continue;
+    if (size_t n = CountLLVMCDefinitions(path))
+      found.push_back({path, n});
+  }
+  return found;
+}
+
+} // namespace ownsan
+
+#endif // OWNSAN_INTERPOSE_LOADED_OBJECTS_H

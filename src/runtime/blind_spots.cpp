@@ -1,0 +1,113 @@
+//===- blind_spots.cpp - Saying what ownsan cannot check ------------------===//
+//
+// Silence must mean "checked". Under LD_PRELOAD three things make ownsan
+// blind without a crash or a report, so each is said in one line, once per
+// process, at any verbosity (warn_blind_spots=0 turns them off):
+//
+//   static-llvm      an object other than a shared libLLVM defines LLVM-C
+//                    functions (LLVM linked in statically): calls to them
+//                    never pass a dynamic symbol, so no wrapper sees them.
+//   allocator        the process's operator new/delete are not ownsan's
+//                    (the program brings its own allocator) and no
+//                    sanitizer hook reports frees instead: LLVM's own
+//                    deletions and address reuse go unseen.
+//   no-checked-call  a libLLVM of this runtime's major was loaded, but the
+//                    process made no LLVM-C call through a wrapper.
+//
+// The first two are looked for at start-up (the objects loaded with the
+// program) and again at exit (objects dlopen'ed since); the exit line
+// repeats every blind spot of the run, so the last words of a CI log say
+// it. With report_format=json each also goes to the report stream as one
+// {"ownsan_blind_spot":1,...} object.
+//
+//===----------------------------------------------------------------------===//
+
+#include "interpose/loaded_objects.h"
+#include "interpose/real_llvm.h"
+#include "report/output_line.h"
+#include "report/report_writer.h"
+#include "runtime/runtime.h"
+#include "runtime/runtime_internal.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+namespace ownsan {
+
+void Runtime::SayBlindSpot(const char *what, const std::string &object,
+                           const std::string &text) {
+  std::string line = OwnsanLine(LineLevel::kWarning, text);
+  (void)!write(report_fd_, line.data(), line.size());
+  {
+    MutexLock lock(&blind_mu_);
+    blind_spots_.push_back(absl::StrCat(what, " (", object, ")"));
+  }
+  if (flags_.report_format == "json")
+    WriteRecord(absl::StrCat("{\"ownsan_blind_spot\":1,\"pid\":", getpid(),
+                             ",\"what\":", JsonEscape(what),
+                             ",\"object\":", JsonEscape(object),
+                             ",\"message\":", JsonEscape(text), "}\n"));
+}
+
+void Runtime::LookForStaticLLVM() {
+  auto already_read = [this](const std::string &path) {
+    MutexLock lock(&blind_mu_);
+    return !blind_objects_read_.insert(path).second;
+  };
+  for (const ObjectDefiningLLVMC &o : ObjectsDefiningLLVMC(already_read))
+    SayBlindSpot(
+        "static-llvm", o.path,
+        absl::StrCat(o.path, " defines ", o.functions,
+                     " LLVM-C functions itself (LLVM linked in statically): "
+                     "its calls to them are not checked; ownsan checks calls "
+                     "into a shared libLLVM"));
+}
+
+void Runtime::NoteBlindSpotsAtStart(bool sanitizer_sees_frees) {
+  if (!flags_.warn_blind_spots)
+    return;
+  RuntimeSection section;
+  LookForStaticLLVM();
+  std::string owner = OperatorDeleteOwner();
+  if (!owner.empty() && !sanitizer_sees_frees)
+    SayBlindSpot(
+        "allocator", owner,
+        absl::StrCat(
+            "operator new/delete of ", owner,
+            " replace ownsan's: objects LLVM deletes itself (passes, the "
+            "contents of a disposed module) and reused addresses are not "
+            "seen, so uses of them are not reported"));
+}
+
+void Runtime::NoteBlindSpotsAtExit() {
+  if (!flags_.warn_blind_spots || flags_.forward_only)
+    return;
+  size_t said_before;
+  {
+    MutexLock lock(&blind_mu_);
+    said_before = blind_spots_.size();
+  }
+  LookForStaticLLVM(); // objects dlopen'ed since start-up
+  if (TotalCalls() == 0)
+    for (const std::string &path : LoadedLibLLVMPaths(OWNSAN_LLVM_MAJOR))
+      SayBlindSpot("no-checked-call", path,
+                   absl::StrCat(path,
+                                " was loaded but the program made no LLVM-C "
+                                "call through it that ownsan checked"));
+  std::string line;
+  {
+    MutexLock lock(&blind_mu_);
+    // (What was only found now was just said.)
+    if (said_before == 0)
+      return;
+    line = OwnsanLine(LineLevel::kWarning,
+                      absl::StrCat("not checked in this run: ",
+                                   absl::StrJoin(blind_spots_, ", ")));
+  }
+  (void)!write(report_fd_, line.data(), line.size());
+}
+
+} // namespace ownsan

@@ -1,0 +1,70 @@
+// A correct LLVM-C program, built four ways by tests/CMakeLists.txt to show
+// each blind spot of the preload (src/runtime/blind_spots.cpp):
+//   blind_static     LLVM linked in statically
+//   blind_dynamic    against the shared libLLVM (the case that is seen)
+//   blind_embedded   libblind_embedded.so: the same code in a shared object
+//                    that embeds a static LLVM, loaded by `blind_loader
+//                    --dlopen PATH` (no LLVM of its own) after start-up
+//                    (the llvmlite-wheel layout)
+//   blind_fully_static  no LLVM at all, -static: no dynamic loader
+// Prints "ok" when the IR it builds is what it expects.
+#include <stdio.h>
+#include <string.h>
+
+#ifndef BLIND_NO_LLVM
+#include <llvm-c/Core.h>
+
+#ifdef BLIND_EMBEDDED
+__attribute__((visibility("default")))
+#endif
+int blind_build(void) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m = LLVMModuleCreateWithNameInContext("blind", ctx);
+  LLVMTypeRef fn_type =
+      LLVMFunctionType(LLVMInt32TypeInContext(ctx), NULL, 0, 0);
+  LLVMValueRef f = LLVMAddFunction(m, "f", fn_type);
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(ctx, f, "entry");
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  LLVMPositionBuilderAtEnd(b, entry);
+  LLVMBuildRet(b, LLVMConstInt(LLVMInt32TypeInContext(ctx), 7, 0));
+  LLVMDisposeBuilder(b);
+  size_t len = 0;
+  int ok = strcmp(LLVMGetValueName2(f, &len), "f") == 0 &&
+           LLVMCountBasicBlocks(f) == 1;
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+  return ok;
+}
+#endif
+
+#ifndef BLIND_EMBEDDED
+#ifndef BLIND_FULLY_STATIC
+#include <dlfcn.h>
+#endif
+
+int main(int argc, char **argv) {
+  int ok = 1;
+  if (0) {
+#ifndef BLIND_FULLY_STATIC
+  } else if (argc == 3 && strcmp(argv[1], "--dlopen") == 0) {
+    // Loaded after start-up: found only by the exit-time look.
+    void *h = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
+    int (*build)(void) = h ? (int (*)(void))dlsym(h, "blind_build") : NULL;
+    if (!build) {
+      printf("cannot load %s: %s\n", argv[2], dlerror());
+      return 2;
+    }
+    ok = build();
+#endif
+  } else if (argc == 2 && strcmp(argv[1], "--no-call") == 0) {
+    // libLLVM loaded (linked), no LLVM-C call made: as a C++ user of LLVM
+    // or a graphics driver would.
+  } else {
+#ifndef BLIND_NO_LLVM
+    ok = blind_build();
+#endif
+  }
+  printf("%s\n", ok ? "ok" : "wrong");
+  return ok ? 0 : 1;
+}
+#endif

@@ -1,0 +1,176 @@
+#!/usr/bin/python3
+"""What the preload cannot see is said, never silent
+(src/runtime/blind_spots.cpp, docs/blind-spots.md).
+
+    check_blind.py --case CASE --ownsan OWNSAN --program BLIND_DYNAMIC
+                   --static BLIND_STATIC --embedded LIBBLIND_EMBEDDED
+                   --loader BLIND_LOADER --allocator BLIND_ALLOCATOR
+                   --fully-static BLIND_FULLY_STATIC
+
+Cases (every program is correct and prints "ok"; its output and exit status
+must be as without ownsan):
+  static_llvm      LLVM linked into the executable: one start-up line naming
+                   the executable and how many LLVM-C functions it defines,
+                   and the exit line repeating it; nothing else.
+  static_llvm_json the same with report_format=json and log_path: the log has
+                   one {"ownsan_blind_spot":1,...} object for it.
+  static_llvm_off  warn_blind_spots=0: nothing.
+  embedded_dlopen  a shared object embedding a static LLVM, dlopen'ed after
+                   start-up (the llvmlite-wheel layout): one line at exit
+                   naming it.
+  allocator        the program's own operator new/delete: one line naming
+                   the executable, and the exit line.
+  no_checked_call  libLLVM loaded, no LLVM-C call made: one exit line naming
+                   the libLLVM.
+  fully_static     no dynamic loader (-static): `ownsan run` says it cannot
+                   be preloaded; one line.
+  clean_dynamic    the same program against the shared libLLVM: no line at
+                   all (nothing new for a program ownsan sees).
+"""
+import json
+import os
+import re
+import sys
+import tempfile
+
+from ownsan_testing import case_main, run
+
+WARNING_RE = re.compile(r"==(\d+)==WARNING: OwnSan: (.*)")
+
+
+def under_ownsan(a, args, options=""):
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    env["OWNSAN_OPTIONS"] = options
+    return run([a.ownsan, "run", "--"] + args, env=env, timeout=a.timeout)
+
+
+def warnings(c, r):
+    """The stderr lines, each a WARNING line of the run's process."""
+    lines = r.err.splitlines()
+    found = []
+    for line in lines:
+        m = WARNING_RE.fullmatch(line)
+        c.check(m is not None, f"stderr line is an OwnSan warning: {line!r}",
+                r)
+        if m:
+            c.equal(int(m[1]), r.pid, "the warning's pid is the program's", r)
+            found.append(m[2])
+    return found
+
+
+def ran_as_without(c, r, what):
+    c.equal(r.returncode, 0, f"{what}: exit status 0", r)
+    c.equal(r.out, "ok\n", f"{what}: the program's own output", r)
+
+
+def case_static_llvm(c, a):
+    r = under_ownsan(a, [a.static])
+    ran_as_without(c, r, "static")
+    lines = warnings(c, r)
+    path = os.path.realpath(a.static)
+    c.equal(len(lines), 2, "two lines: start-up and exit", r)
+    if len(lines) == 2:
+        m = re.fullmatch(re.escape(path) + r" defines (\d+) LLVM-C functions "
+                         r"itself \(LLVM linked in statically\): its calls "
+                         r"to them are not checked; .*", lines[0])
+        c.check(m is not None and int(m[1]) >= 10,
+                "start-up: names the executable and its LLVM-C functions", r)
+        c.equal(lines[1], f"not checked in this run: static-llvm ({path})",
+                "exit: repeats it", r)
+
+
+def case_static_llvm_json(c, a):
+    with tempfile.TemporaryDirectory() as d:
+        r = under_ownsan(a, [a.static],
+                         f"report_format=json:log_path={d}/log")
+        ran_as_without(c, r, "static, json")
+        c.equal(len(warnings(c, r)), 2, "the two lines stay on stderr", r)
+        logs = os.listdir(d)
+        c.equal(logs, [f"log.{r.pid}"], "one log file, of the process", r)
+        objs = []
+        for name in logs:
+            with open(os.path.join(d, name)) as f:
+                objs += [json.loads(line) for line in f if line.strip()]
+        spots = [o for o in objs if o.get("ownsan_blind_spot") == 1]
+        c.equal(len(spots), 1, "one blind-spot object in the log", objs)
+        if spots:
+            c.equal((spots[0]["what"], spots[0]["object"], spots[0]["pid"]),
+                    ("static-llvm", os.path.realpath(a.static), r.pid),
+                    "its what, object and pid", spots[0])
+            c.check("LLVM linked in statically" in spots[0]["message"],
+                    "its message is the line's", spots[0])
+
+
+def case_static_llvm_off(c, a):
+    r = under_ownsan(a, [a.static], "warn_blind_spots=0")
+    ran_as_without(c, r, "static, warn_blind_spots=0")
+    c.equal(r.err, "", "nothing on stderr", r)
+
+
+def case_embedded_dlopen(c, a):
+    r = under_ownsan(a, [a.loader, "--dlopen", a.embedded])
+    ran_as_without(c, r, "embedded")
+    lines = warnings(c, r)
+    path = os.path.realpath(a.embedded)
+    c.equal(len(lines), 1, "one line, at exit (loaded after start-up)", r)
+    c.check(bool(lines) and lines[0].startswith(
+        f"{path} defines ") and "LLVM linked in statically" in lines[0],
+        "it names the shared object", r)
+
+
+def case_allocator(c, a):
+    r = under_ownsan(a, [a.allocator])
+    ran_as_without(c, r, "allocator")
+    lines = warnings(c, r)
+    path = os.path.realpath(a.allocator)
+    c.equal(len(lines), 2, "two lines: start-up and exit", r)
+    if len(lines) == 2:
+        c.check(lines[0].startswith(f"operator new/delete of {path} replace "
+                                    "ownsan's: objects LLVM deletes itself"),
+                "start-up: names the executable and what is missed", r)
+        c.equal(lines[1], f"not checked in this run: allocator ({path})",
+                "exit: repeats it", r)
+
+
+def case_no_checked_call(c, a):
+    r = under_ownsan(a, [a.program, "--no-call"])
+    ran_as_without(c, r, "no call")
+    lines = warnings(c, r)
+    c.equal(len(lines), 1, "one line, at exit", r)
+    c.check(bool(lines) and re.fullmatch(
+        r"/\S*libLLVM\S* was loaded but the program made no LLVM-C call "
+        r"through it that ownsan checked", lines[0]) is not None,
+        "it names the libLLVM", r)
+
+
+def case_fully_static(c, a):
+    r = under_ownsan(a, [a.fully_static])
+    ran_as_without(c, r, "fully static")
+    lines = warnings(c, r)
+    c.equal(lines, [f"{a.fully_static} is statically linked (no dynamic "
+                    "loader): ownsan cannot be preloaded into it, so nothing "
+                    "in it is checked"], "one line from `ownsan run`", r)
+
+
+def case_clean_dynamic(c, a):
+    r = under_ownsan(a, [a.program])
+    ran_as_without(c, r, "dynamic")
+    c.equal(r.err, "", "nothing on stderr", r)
+
+
+LABELS = {name: ["sanitized"] for name in ("static_llvm", "clean_dynamic")}
+
+
+def main():
+    def more(p):
+        p.add_argument("--static")
+        p.add_argument("--embedded")
+        p.add_argument("--loader")
+        p.add_argument("--allocator")
+        p.add_argument("--fully-static")
+    return case_main("blind", globals(), 120, more, labels=LABELS)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
