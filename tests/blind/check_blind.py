@@ -83,11 +83,11 @@ def case_static_llvm(c, a):
 def case_static_llvm_json(c, a):
     with tempfile.TemporaryDirectory() as d:
         r = under_ownsan(a, [a.static],
-                         f"report_format=json:log_path={d}/log")
+                         f"report_format=json:log_path={d}/ownsan")
         ran_as_without(c, r, "static, json")
         c.equal(len(warnings(c, r)), 2, "the two lines stay on stderr", r)
         logs = os.listdir(d)
-        c.equal(logs, [f"log.{r.pid}"], "one log file, of the process", r)
+        c.equal(logs, [f"ownsan.{r.pid}"], "one log file, of the process", r)
         objs = []
         for name in logs:
             with open(os.path.join(d, name)) as f:
@@ -100,6 +100,35 @@ def case_static_llvm_json(c, a):
                     "its what, object and pid", spots[0])
             c.check("LLVM linked in statically" in spots[0]["message"],
                     "its message is the line's", spots[0])
+        check_ownsan_report(c, a, d, os.path.realpath(a.static))
+
+
+def check_ownsan_report(c, a, logdir, where):
+    """`ownsan report` over the log says what was not checked: a line of
+    its summary, and a SARIF tool notification (valid against the schema
+    subset tests/report uses)."""
+    with tempfile.TemporaryDirectory() as out:
+        sarif = os.path.join(out, "o.sarif")
+        r = run([a.ownsan, "report", "--sarif", sarif, logdir])
+        c.equal(r.returncode, 0, "ownsan report: exit 0 (no problem)", r)
+        c.check(f"not checked: static-llvm ({where}) in 1 process; see "
+                "docs/blind-spots.md" in r.out.splitlines(),
+                "ownsan report: its summary names the blind spot", r)
+        with open(sarif) as f:
+            doc = json.load(f)
+        notes = [n for inv in doc["runs"][0].get("invocations", [])
+                 for n in inv.get("toolExecutionNotifications", [])]
+        c.equal([(n["level"], n["descriptor"]["id"],
+                  n["properties"]["object"]) for n in notes],
+                [("warning", "static-llvm", where)],
+                "ownsan report: one SARIF tool notification", doc)
+        if a.sarif_schema:
+            import jsonschema
+            with open(a.sarif_schema) as f:
+                schema = json.load(f)
+            errors = [e.message for e in
+                      jsonschema.Draft7Validator(schema).iter_errors(doc)]
+            c.equal(errors, [], "ownsan report: the SARIF is valid", doc)
 
 
 def case_static_llvm_off(c, a):
@@ -169,6 +198,7 @@ def main():
         p.add_argument("--loader")
         p.add_argument("--allocator")
         p.add_argument("--fully-static")
+        p.add_argument("--sarif-schema")
     return case_main("blind", globals(), 120, more, labels=LABELS)
 
 

@@ -331,6 +331,9 @@ class Collector:
         self.files = 0
         self.warnings = 0
         self.suppressed = {}
+        # (what, object) -> the processes that said it could not check it
+        # (docs/blind-spots.md).
+        self.blind_spots = {}
 
     def warn(self, where, message):
         self.warnings += 1
@@ -400,6 +403,8 @@ class Collector:
             self._add_report(path, Report(obj))
         elif "ownsan_summary" in obj:
             self._add_summary(path, obj)
+        elif "ownsan_blind_spot" in obj:
+            self._add_blind_spot(path, obj)
         # Other objects (later record types) are ignored.
 
     def _add_report(self, path, rep):
@@ -414,6 +419,13 @@ class Collector:
             p.tests.append(rep.test)
         p.report_lines += 1
         self.report_lines += 1
+
+    def _add_blind_spot(self, path, obj):
+        what, where = _str(obj.get("what")), _str(obj.get("object"))
+        if what is None or where is None:
+            raise Malformed("blind spot without 'what' and 'object'")
+        pids = self.blind_spots.setdefault((what, where), set())
+        pids.add((path, _int(obj.get("pid"))))
 
     def _add_summary(self, path, obj):
         problems = obj.get("problems")
@@ -670,6 +682,10 @@ def terminal_summary(problems, col, paths, out):
         items = ", ".join(f"{pat} ({c})" for pat, c in
                           sorted(col.suppressed.items()))
         out.write(oneline(f"suppressed: {items}") + "\n")
+    for (what, where), pids in sorted(col.blind_spots.items()):
+        out.write(oneline(f"not checked: {what} ({where}) in "
+                          f"{plural(len(pids), 'process')}; see "
+                          "docs/blind-spots.md") + "\n")
     out.write(f"{PROG}: {len(problems)} distinct problems in "
               f"{col.report_lines} reports from {col.process_count} "
               "processes\n")
@@ -854,6 +870,17 @@ def build_sarif(problems, col, paths):
         "columnKind": "unicodeCodePoints",
         "results": results,
     }
+    if col.blind_spots:
+        # What the runs could not check: the tool's own notifications, so a
+        # viewer shows that silence did not mean "checked".
+        run["invocations"] = [{
+            "executionSuccessful": True,
+            "toolExecutionNotifications": [
+                {"level": "warning", "descriptor": {"id": what},
+                 "message": {"text": f"not checked: {what} ({where}) in "
+                             f"{plural(len(pids), 'process')}"},
+                 "properties": {"object": where}}
+                for (what, where), pids in sorted(col.blind_spots.items())]}]
     if paths.roots:
         root = paths.roots[0].rstrip("/") + "/"
         run["originalUriBaseIds"] = {
