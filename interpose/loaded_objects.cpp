@@ -113,10 +113,21 @@ size_t CountLLVMCDefinitions(const std::string &path) {
         s.st_shndx == SHN_UNDEF || s.st_name >= strtab.sh_size)
       continue;
     const char *name = names + s.st_name;
-    if (strncmp(name, "LLVM", 4) == 0 && IsWrappedName(name))
+    if (name[0] == 'L' && strncmp(name, "LLVM", 4) == 0 && IsWrappedName(name))
       ++count;
   }
   return count;
+}
+
+unsigned long long ObjectsLoadedSoFar() {
+  unsigned long long adds = 0;
+  dl_iterate_phdr(
+      [](dl_phdr_info *info, size_t, void *data) {
+        *static_cast<unsigned long long *>(data) = info->dlpi_adds;
+        return 1; // (the count is the same in every entry)
+      },
+      &adds);
+  return adds;
 }
 
 std::vector<std::string> LoadedObjectPaths() {

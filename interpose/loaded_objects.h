@@ -39,6 +39,10 @@ size_t CountLLVMCDefinitions(const std::string &path);
 /// loader. The executable is named by its real path.
 std::vector<std::string> LoadedObjectPaths();
 
+/// How many objects the process has loaded so far (dlopen included;
+/// glibc's dlpi_adds): unchanged means no object is new.
+unsigned long long ObjectsLoadedSoFar();
+
 /// True if the wrappers wrap a function of this name (dlsym_interposer.cpp).
 bool IsWrappedName(const char *name);
 

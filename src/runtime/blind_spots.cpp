@@ -53,6 +53,14 @@ void Runtime::SayBlindSpot(const char *what, const std::string &object,
 }
 
 void Runtime::LookForStaticLLVM() {
+  // (At exit: nothing to do unless objects were loaded since start-up.)
+  unsigned long long loaded = ObjectsLoadedSoFar();
+  {
+    MutexLock lock(&blind_mu_);
+    if (loaded == blind_objects_loaded_)
+      return;
+    blind_objects_loaded_ = loaded;
+  }
   auto already_read = [this](const std::string &path) {
     MutexLock lock(&blind_mu_);
     return !blind_objects_read_.insert(path).second;

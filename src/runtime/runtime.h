@@ -458,6 +458,7 @@ private:
   absl::flat_hash_set<std::string>
       blind_objects_read_ ABSL_GUARDED_BY(blind_mu_);
   std::vector<std::string> blind_spots_ ABSL_GUARDED_BY(blind_mu_);
+  unsigned long long blind_objects_loaded_ ABSL_GUARDED_BY(blind_mu_) = 0;
 
   // Reports (report_mu_).
   struct Problem {

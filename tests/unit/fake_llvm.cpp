@@ -218,6 +218,7 @@ std::vector<std::string> LoadedLibLLVMPaths(int) { return {}; }
 std::vector<std::string> LoadedObjectPaths() { return {}; }
 size_t CountLLVMCDefinitions(const std::string &) { return 0; }
 std::string OperatorDeleteOwner() { return ""; }
+unsigned long long ObjectsLoadedSoFar() { return 0; }
 void LeaveSignalFramesBelow(uintptr_t) {}
 void *RealDlsym(void *handle, const char *name) { return dlsym(handle, name); }
 int RealSigaction(int sig, const struct sigaction *act, struct sigaction *old) {
