@@ -283,11 +283,13 @@ def filecheck_path():
     return os.environ.get("OWNSAN_FILECHECK", "FileCheck")
 
 
-def filecheck(text, source, prefix, variables=None, timeout=120):
+def filecheck(text, source, prefix, variables=None, timeout=120,
+              directive="CHECK"):
     """Runs FileCheck on `text` with the `CHECK-<prefix>:` lines of
-    `source`. `variables` ({NAME: value}) are defined with -D, for
+    `source` (`<directive>-<prefix>:` for another directive, e.g. the JSON
+    lines of a case). `variables` ({NAME: value}) are defined with -D, for
     [[NAME]] in the check lines. Returns the Run (exit 0: matched)."""
-    cmd = [filecheck_path(), source, f"--check-prefix=CHECK-{prefix}",
+    cmd = [filecheck_path(), source, f"--check-prefix={directive}-{prefix}",
            "--dump-input=never"]
     for name, value in (variables or {}).items():
         cmd.append(f"-D{name}={value}")
@@ -296,6 +298,17 @@ def filecheck(text, source, prefix, variables=None, timeout=120):
 
 _CHECK_PREFIX_RE = re.compile(
     r"\bCHECK-(\w+)(?:-(?:NEXT|SAME|NOT|DAG|EMPTY|LABEL|COUNT-\d+))?:")
+
+
+def case_directives(source, directive):
+    """{case: [text, ...]}: the `<directive>-<case>: text` lines of a test
+    program (e.g. `RUN-<case>:`, how a case runs), in order."""
+    found = {}
+    pattern = re.compile(rf"\b{directive}-(\w+): ?(.*)$", re.M)
+    with open(source, encoding="utf-8") as f:
+        for m in pattern.finditer(f.read()):
+            found.setdefault(m.group(1), []).append(m.group(2).strip())
+    return found
 
 
 def check_prefix_cases(source):

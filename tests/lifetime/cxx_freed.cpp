@@ -114,9 +114,27 @@ static int case_engine_dispose(bool use_module) {
     if (use_module) {
       printf("engine_dispose: LLVMGetModuleIdentifier\n");
       name = LLVMGetModuleIdentifier(m, &len);
+      // CHECK-cxx_engine_dispose_module: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMModuleRef [[M:0x[0-9a-f]+]] (module "jitted"){{$}}
+      // CHECK-cxx_engine_dispose_module-NEXT: passed as argument 1 of LLVMGetModuleIdentifier on thread T0:
+      // CHECK-cxx_engine_dispose_module-NEXT: #0 {{.*}} in case_engine_dispose(bool) {{.*}}cxx_freed.cpp:[[@LINE-3]]:
+      // CHECK-cxx_engine_dispose_module: freed during LLVMDisposeExecutionEngine on thread T0, by LLVM itself:
+      // CHECK-cxx_engine_dispose_module-NEXT: #0 {{.*}} in case_engine_dispose(bool) {{.*}}cxx_freed.cpp:
+      // CHECK-cxx_engine_dispose_module: created by LLVMModuleCreateWithNameInContext on thread T0:
+      // CHECK-cxx_engine_dispose_module-NEXT: #0 {{.*}} in case_engine_dispose(bool) {{.*}}cxx_freed.cpp:
+      // CHECK-cxx_engine_dispose_module: ownership chain when freed: context {{0x[0-9a-f]+}} -> module "jitted"{{$}}
+      // CHECK-cxx_engine_dispose_module-NEXT: SUMMARY: OwnSan: use-after-free in LLVMGetModuleIdentifier {{.*}}cxx_freed.cpp:{{[0-9]+}}:{{[0-9]+}} in case_engine_dispose(bool){{$}}
     } else {
       printf("engine_dispose: LLVMGetValueName2\n");
       name = LLVMGetValueName2(f, &len);
+      // CHECK-cxx_engine_dispose: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef [[F:0x[0-9a-f]+]] (function @answer in module "jitted"){{$}}
+      // CHECK-cxx_engine_dispose-NEXT: passed as argument 1 of LLVMGetValueName2 on thread T0:
+      // CHECK-cxx_engine_dispose-NEXT: #0 {{.*}} in case_engine_dispose(bool) {{.*}}cxx_freed.cpp:[[@LINE-3]]:
+      // CHECK-cxx_engine_dispose: freed during LLVMDisposeExecutionEngine on thread T0, by LLVM itself:
+      // CHECK-cxx_engine_dispose-NEXT: #0 {{.*}} in case_engine_dispose(bool) {{.*}}cxx_freed.cpp:
+      // CHECK-cxx_engine_dispose: created by LLVMAddFunction on thread T0:
+      // CHECK-cxx_engine_dispose-NEXT: #0 {{.*}} in add_function({{.*}}cxx_freed.cpp:
+      // CHECK-cxx_engine_dispose: ownership chain when freed: context {{0x[0-9a-f]+}} -> module "jitted" -> function @answer{{$}}
+      // CHECK-cxx_engine_dispose-NEXT: SUMMARY: OwnSan: use-after-free in LLVMGetValueName2 {{.*}}cxx_freed.cpp:{{[0-9]+}}:{{[0-9]+}} in case_engine_dispose(bool){{$}}
     }
     printf("engine_dispose: returned %.*s\n", (int)len, name ? name : "");
   }
@@ -186,6 +204,15 @@ static int case_bitcode_owned() {
       size_t len = 0;
       printf("bitcode_owned: LLVMGetValueName2\n");
       const char *name = LLVMGetValueName2(lib_fn, &len);
+      // CHECK-cxx_bitcode_owned: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef [[F:0x[0-9a-f]+]] (function @lib0 in module "library.bc"){{$}}
+      // CHECK-cxx_bitcode_owned-NEXT: passed as argument 1 of LLVMGetValueName2 on thread T0:
+      // CHECK-cxx_bitcode_owned-NEXT: #0 {{.*}} in case_bitcode_owned() {{.*}}cxx_freed.cpp:[[@LINE-3]]:
+      // CHECK-cxx_bitcode_owned: freed outside any LLVM-C call on thread T0:
+      // CHECK-cxx_bitcode_owned-NEXT: #0 {{.*}} in inline_in_cxx({{.*}}cxx_freed.cpp:
+      // CHECK-cxx_bitcode_owned: created by LLVMGetNamedFunction on thread T0:
+      // CHECK-cxx_bitcode_owned-NEXT: #0 {{.*}} in case_bitcode_owned() {{.*}}cxx_freed.cpp:
+      // CHECK-cxx_bitcode_owned: ownership chain when freed: context {{0x[0-9a-f]+}} -> module "library.bc" -> function @lib0{{$}}
+      // CHECK-cxx_bitcode_owned-NEXT: SUMMARY: OwnSan: use-after-free in LLVMGetValueName2 {{.*}}cxx_freed.cpp:{{[0-9]+}}:{{[0-9]+}} in case_bitcode_owned(){{$}}
       printf("bitcode_owned: returned %.*s\n", (int)len, name ? name : "");
     }
     LLVMDisposeModule(main_module);

@@ -107,12 +107,49 @@ static int case_pass(const char *pipeline) {
   use_block_name(p.entry);
   if (!fixed) {
     step("use what the pass deleted");
-    if (!strcmp(pipeline, "dce"))
+    if (!strcmp(pipeline, "dce")) {
+      // RUN-pass_dce: sanitized asan
       use_value_name(p.dead);
-    else if (!strcmp(pipeline, "simplifycfg"))
+      // CHECK-pass_dce: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef [[DEAD:0x[0-9a-f]+]] (instruction %dead in block %entry of function @f in module "m"){{$}}
+      // CHECK-pass_dce-NEXT: passed as argument 1 of LLVMGetValueName2 on thread T0:
+      // CHECK-pass_dce-NEXT: #0 {{.*}} in use_value_name {{.*}}lifetime.c:
+      // CHECK-pass_dce-NEXT: #1 {{.*}} in case_pass {{.*}}lifetime.c:[[@LINE-4]]:
+      // CHECK-pass_dce: freed during LLVMRunPasses("dce") on thread T0, by LLVM itself:
+      // CHECK-pass_dce-NEXT: #0 {{.*}} in run_pipeline {{.*}}lifetime.c:
+      // CHECK-pass_dce-NEXT: #1 {{.*}} in case_pass {{.*}}lifetime.c:
+      // CHECK-pass_dce: created by LLVMBuildAdd on thread T0:
+      // CHECK-pass_dce-NEXT: #0 {{.*}} in build_pass_module {{.*}}lifetime.c:
+      // CHECK-pass_dce: ownership chain when freed: context {{0x[0-9a-f]+}} -> module "m" -> function @f -> block %entry -> instruction %dead{{$}}
+      // CHECK-pass_dce-NEXT: SUMMARY: OwnSan: use-after-free in LLVMGetValueName2 {{.*}}lifetime.c:{{[0-9]+}}:{{[0-9]+}} in use_value_name{{$}}
+    } else if (!strcmp(pipeline, "simplifycfg")) {
+      // RUN-pass_simplifycfg: sanitized asan
       use_block_name(p.next);
-    else
+      // CHECK-pass_simplifycfg: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMBasicBlockRef [[NEXT:0x[0-9a-f]+]] (block %next of function @f in module "m"){{$}}
+      // CHECK-pass_simplifycfg-NEXT: passed as argument 1 of LLVMGetBasicBlockName on thread T0:
+      // CHECK-pass_simplifycfg-NEXT: #0 {{.*}} in use_block_name {{.*}}lifetime.c:
+      // CHECK-pass_simplifycfg-NEXT: #1 {{.*}} in case_pass {{.*}}lifetime.c:[[@LINE-4]]:
+      // CHECK-pass_simplifycfg: freed during LLVMRunPasses("simplifycfg") on thread T0, by LLVM itself:
+      // CHECK-pass_simplifycfg-NEXT: #0 {{.*}} in run_pipeline {{.*}}lifetime.c:
+      // CHECK-pass_simplifycfg-NEXT: #1 {{.*}} in case_pass {{.*}}lifetime.c:
+      // CHECK-pass_simplifycfg: created by LLVMAppendBasicBlockInContext on thread T0:
+      // CHECK-pass_simplifycfg-NEXT: #0 {{.*}} in build_pass_module {{.*}}lifetime.c:
+      // CHECK-pass_simplifycfg: ownership chain when freed: context {{0x[0-9a-f]+}} -> module "m" -> function @f -> block %next{{$}}
+      // CHECK-pass_simplifycfg-NEXT: SUMMARY: OwnSan: use-after-free in LLVMGetBasicBlockName {{.*}}lifetime.c:{{[0-9]+}}:{{[0-9]+}} in use_block_name{{$}}
+    } else {
+      // RUN-pass_globaldce: sanitized
       use_value_name(p.unused);
+      // CHECK-pass_globaldce: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef [[UNUSED:0x[0-9a-f]+]] (function @unused in module "m"){{$}}
+      // CHECK-pass_globaldce-NEXT: passed as argument 1 of LLVMGetValueName2 on thread T0:
+      // CHECK-pass_globaldce-NEXT: #0 {{.*}} in use_value_name {{.*}}lifetime.c:
+      // CHECK-pass_globaldce-NEXT: #1 {{.*}} in case_pass {{.*}}lifetime.c:[[@LINE-4]]:
+      // CHECK-pass_globaldce: freed during LLVMRunPasses("globaldce") on thread T0, by LLVM itself:
+      // CHECK-pass_globaldce-NEXT: #0 {{.*}} in run_pipeline {{.*}}lifetime.c:
+      // CHECK-pass_globaldce-NEXT: #1 {{.*}} in case_pass {{.*}}lifetime.c:
+      // CHECK-pass_globaldce: created by LLVMAddFunction on thread T0:
+      // CHECK-pass_globaldce-NEXT: #0 {{.*}} in build_pass_module {{.*}}lifetime.c:
+      // CHECK-pass_globaldce: ownership chain when freed: context {{0x[0-9a-f]+}} -> module "m" -> function @unused{{$}}
+      // CHECK-pass_globaldce-NEXT: SUMMARY: OwnSan: use-after-free in LLVMGetValueName2 {{.*}}lifetime.c:{{[0-9]+}}:{{[0-9]+}} in use_value_name{{$}}
+    }
   }
   finish(&p);
   return 0;
@@ -132,7 +169,16 @@ static int case_legacy_dce(void) {
   use_value_name(p.live);
   if (!fixed) {
     step("use what the pass deleted");
+    // RUN-legacy_dce: may_skip
     use_value_name(p.dead);
+    // CHECK-legacy_dce: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef [[DEAD:0x[0-9a-f]+]] (instruction %dead in block %entry of function @f in module "m"){{$}}
+    // CHECK-legacy_dce-NEXT: passed as argument 1 of LLVMGetValueName2 on thread T0:
+    // CHECK-legacy_dce-NEXT: #0 {{.*}} in use_value_name {{.*}}lifetime.c:
+    // CHECK-legacy_dce-NEXT: #1 {{.*}} in case_legacy_dce {{.*}}lifetime.c:[[@LINE-4]]:
+    // CHECK-legacy_dce: freed during LLVMRunFunctionPassManager on thread T0, by LLVM itself:
+    // CHECK-legacy_dce-NEXT: #0 {{.*}} in case_legacy_dce {{.*}}lifetime.c:
+    // CHECK-legacy_dce: created by LLVMBuildAdd on thread T0:
+    // CHECK-legacy_dce: SUMMARY: OwnSan: use-after-free in LLVMGetValueName2 {{.*}} in use_value_name{{$}}
   }
   finish(&p);
   return 0;
@@ -203,20 +249,131 @@ NOINLINE static void free_one(const char *kind, void *h) {
     LLVMDisposeMemoryBuffer(h);
 }
 
+/* The reports of the reuse_KIND cases: the stale handle's use is reported
+ * in every run (the quarantine keeps its address from reuse), with its own
+ * free and creation; they run --reuse-repeat times (RUN-...: repeat=reuse). */
 NOINLINE static void use_stale(const char *kind, void *h) {
   size_t len;
-  if (!strcmp(kind, "instruction"))
+  if (!strcmp(kind, "instruction")) {
     printf("%d\n", (int)LLVMGetInstructionOpcode(h));
-  else if (!strcmp(kind, "block"))
+    // RUN-reuse_instruction: repeat=reuse sanitized asan
+    // CHECK-reuse_instruction: lifetime: stale = [[STALE:0x[0-9a-f]+]]
+    // CHECK-reuse_instruction: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef [[STALE]] (instruction %instruction-1 in block %entry of function @host in module "m"){{$}}
+    // CHECK-reuse_instruction-NEXT: passed as argument 1 of LLVMGetInstructionOpcode on thread T0:
+    // CHECK-reuse_instruction-NEXT: #0 {{.*}} in use_stale {{.*}}lifetime.c:[[@LINE-5]]:
+    // CHECK-reuse_instruction-NEXT: #1 {{.*}} in case_reuse {{.*}}lifetime.c:
+    // CHECK-reuse_instruction: freed by LLVMInstructionEraseFromParent(instruction %instruction-1 in block %entry of function @host in module "m") on thread T0:
+    // CHECK-reuse_instruction-NEXT: #0 {{.*}} in free_one {{.*}}lifetime.c:
+    // CHECK-reuse_instruction-NEXT: #1 {{.*}} in case_reuse {{.*}}lifetime.c:
+    // CHECK-reuse_instruction: identity: [[STALE]]#1 (address#generation); no object has been created at this address since it was freed
+    // CHECK-reuse_instruction-NEXT: created by LLVMBuildAdd on thread T0:
+    // CHECK-reuse_instruction-NEXT: #0 {{.*}} in make_one {{.*}}lifetime.c:
+    // CHECK-reuse_instruction-NEXT: #1 {{.*}} in case_reuse {{.*}}lifetime.c:
+    // CHECK-reuse_instruction: ownership chain when freed: context {{0x[0-9a-f]+}} -> module "m" -> function @host -> block %entry -> instruction %instruction-1{{$}}
+    // CHECK-reuse_instruction-NEXT: SUMMARY: OwnSan: use-after-free in LLVMGetInstructionOpcode {{.*}}lifetime.c:{{[0-9]+}}:{{[0-9]+}} in use_stale{{$}}
+  } else if (!strcmp(kind, "block")) {
     printf("%s\n", LLVMGetBasicBlockName(h));
-  else if (!strcmp(kind, "function") || !strcmp(kind, "global"))
+    // RUN-reuse_block: repeat=reuse sanitized
+    // CHECK-reuse_block: lifetime: stale = [[STALE:0x[0-9a-f]+]]
+    // CHECK-reuse_block: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMBasicBlockRef [[STALE]] (block %block-1 of function @host in module "m"){{$}}
+    // CHECK-reuse_block-NEXT: passed as argument 1 of LLVMGetBasicBlockName on thread T0:
+    // CHECK-reuse_block-NEXT: #0 {{.*}} in use_stale {{.*}}lifetime.c:[[@LINE-5]]:
+    // CHECK-reuse_block-NEXT: #1 {{.*}} in case_reuse {{.*}}lifetime.c:
+    // CHECK-reuse_block: freed by LLVMDeleteBasicBlock(block %block-1 of function @host in module "m") on thread T0:
+    // CHECK-reuse_block-NEXT: #0 {{.*}} in free_one {{.*}}lifetime.c:
+    // CHECK-reuse_block-NEXT: #1 {{.*}} in case_reuse {{.*}}lifetime.c:
+    // CHECK-reuse_block: identity: [[STALE]]#1 (address#generation); no object has been created at this address since it was freed
+    // CHECK-reuse_block-NEXT: created by LLVMAppendBasicBlockInContext on thread T0:
+    // CHECK-reuse_block-NEXT: #0 {{.*}} in make_one {{.*}}lifetime.c:
+    // CHECK-reuse_block-NEXT: #1 {{.*}} in case_reuse {{.*}}lifetime.c:
+    // CHECK-reuse_block: ownership chain when freed: context {{0x[0-9a-f]+}} -> module "m" -> function @host -> block %block-1{{$}}
+    // CHECK-reuse_block-NEXT: SUMMARY: OwnSan: use-after-free in LLVMGetBasicBlockName {{.*}}lifetime.c:{{[0-9]+}}:{{[0-9]+}} in use_stale{{$}}
+  } else if (!strcmp(kind, "function")) {
     printf("%s\n", LLVMGetValueName2(h, &len));
-  else if (!strcmp(kind, "module"))
+    // RUN-reuse_function: repeat=reuse sanitized asan
+    // CHECK-reuse_function: lifetime: stale = [[STALE:0x[0-9a-f]+]]
+    // CHECK-reuse_function: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef [[STALE]] (function @function-1 in module "m"){{$}}
+    // CHECK-reuse_function-NEXT: passed as argument 1 of LLVMGetValueName2 on thread T0:
+    // CHECK-reuse_function-NEXT: #0 {{.*}} in use_stale {{.*}}lifetime.c:[[@LINE-5]]:
+    // CHECK-reuse_function-NEXT: #1 {{.*}} in case_reuse {{.*}}lifetime.c:
+    // CHECK-reuse_function: freed by LLVMDeleteFunction(function @function-1 in module "m") on thread T0:
+    // CHECK-reuse_function-NEXT: #0 {{.*}} in free_one {{.*}}lifetime.c:
+    // CHECK-reuse_function-NEXT: #1 {{.*}} in case_reuse {{.*}}lifetime.c:
+    // CHECK-reuse_function: identity: [[STALE]]#1 (address#generation); no object has been created at this address since it was freed
+    // CHECK-reuse_function-NEXT: created by LLVMAddFunction on thread T0:
+    // CHECK-reuse_function-NEXT: #0 {{.*}} in make_one {{.*}}lifetime.c:
+    // CHECK-reuse_function-NEXT: #1 {{.*}} in case_reuse {{.*}}lifetime.c:
+    // CHECK-reuse_function: ownership chain when freed: context {{0x[0-9a-f]+}} -> module "m" -> function @function-1{{$}}
+    // CHECK-reuse_function-NEXT: SUMMARY: OwnSan: use-after-free in LLVMGetValueName2 {{.*}}lifetime.c:{{[0-9]+}}:{{[0-9]+}} in use_stale{{$}}
+  } else if (!strcmp(kind, "global")) {
+    printf("%s\n", LLVMGetValueName2(h, &len));
+    // RUN-reuse_global: repeat=reuse sanitized
+    // CHECK-reuse_global: lifetime: stale = [[STALE:0x[0-9a-f]+]]
+    // CHECK-reuse_global: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef [[STALE]] (global @global-1 in module "m"){{$}}
+    // CHECK-reuse_global-NEXT: passed as argument 1 of LLVMGetValueName2 on thread T0:
+    // CHECK-reuse_global-NEXT: #0 {{.*}} in use_stale {{.*}}lifetime.c:[[@LINE-5]]:
+    // CHECK-reuse_global-NEXT: #1 {{.*}} in case_reuse {{.*}}lifetime.c:
+    // CHECK-reuse_global: freed by LLVMDeleteGlobal(global @global-1 in module "m") on thread T0:
+    // CHECK-reuse_global-NEXT: #0 {{.*}} in free_one {{.*}}lifetime.c:
+    // CHECK-reuse_global-NEXT: #1 {{.*}} in case_reuse {{.*}}lifetime.c:
+    // CHECK-reuse_global: identity: [[STALE]]#1 (address#generation); no object has been created at this address since it was freed
+    // CHECK-reuse_global-NEXT: created by LLVMAddGlobal on thread T0:
+    // CHECK-reuse_global-NEXT: #0 {{.*}} in make_one {{.*}}lifetime.c:
+    // CHECK-reuse_global-NEXT: #1 {{.*}} in case_reuse {{.*}}lifetime.c:
+    // CHECK-reuse_global: ownership chain when freed: context {{0x[0-9a-f]+}} -> module "m" -> global @global-1{{$}}
+    // CHECK-reuse_global-NEXT: SUMMARY: OwnSan: use-after-free in LLVMGetValueName2 {{.*}}lifetime.c:{{[0-9]+}}:{{[0-9]+}} in use_stale{{$}}
+  } else if (!strcmp(kind, "module")) {
     printf("%s\n", LLVMGetModuleIdentifier(h, &len));
-  else if (!strcmp(kind, "builder"))
+    // RUN-reuse_module: repeat=reuse sanitized asan
+    // CHECK-reuse_module: lifetime: stale = [[STALE:0x[0-9a-f]+]]
+    // CHECK-reuse_module: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMModuleRef [[STALE]] (module "module-1"){{$}}
+    // CHECK-reuse_module-NEXT: passed as argument 1 of LLVMGetModuleIdentifier on thread T0:
+    // CHECK-reuse_module-NEXT: #0 {{.*}} in use_stale {{.*}}lifetime.c:[[@LINE-5]]:
+    // CHECK-reuse_module-NEXT: #1 {{.*}} in case_reuse {{.*}}lifetime.c:
+    // CHECK-reuse_module: freed by LLVMDisposeModule(module "module-1") on thread T0:
+    // CHECK-reuse_module-NEXT: #0 {{.*}} in free_one {{.*}}lifetime.c:
+    // CHECK-reuse_module-NEXT: #1 {{.*}} in case_reuse {{.*}}lifetime.c:
+    // CHECK-reuse_module: identity: [[STALE]]#1 (address#generation); no object has been created at this address since it was freed
+    // CHECK-reuse_module-NEXT: created by LLVMModuleCreateWithNameInContext on thread T0:
+    // CHECK-reuse_module-NEXT: #0 {{.*}} in make_one {{.*}}lifetime.c:
+    // CHECK-reuse_module-NEXT: #1 {{.*}} in case_reuse {{.*}}lifetime.c:
+    // CHECK-reuse_module: ownership chain when freed: context {{0x[0-9a-f]+}} -> module "module-1"{{$}}
+    // CHECK-reuse_module-NEXT: SUMMARY: OwnSan: use-after-free in LLVMGetModuleIdentifier {{.*}}lifetime.c:{{[0-9]+}}:{{[0-9]+}} in use_stale{{$}}
+  } else if (!strcmp(kind, "builder")) {
     printf("%p\n", (void *)LLVMGetInsertBlock(h));
-  else
+    // RUN-reuse_builder: repeat=reuse sanitized asan
+    // CHECK-reuse_builder: lifetime: stale = [[STALE:0x[0-9a-f]+]]
+    // CHECK-reuse_builder: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMBuilderRef [[STALE]] (builder [[STALE]]){{$}}
+    // CHECK-reuse_builder-NEXT: passed as argument 1 of LLVMGetInsertBlock on thread T0:
+    // CHECK-reuse_builder-NEXT: #0 {{.*}} in use_stale {{.*}}lifetime.c:[[@LINE-5]]:
+    // CHECK-reuse_builder-NEXT: #1 {{.*}} in case_reuse {{.*}}lifetime.c:
+    // CHECK-reuse_builder: freed by LLVMDisposeBuilder(builder [[STALE]]) on thread T0:
+    // CHECK-reuse_builder-NEXT: #0 {{.*}} in free_one {{.*}}lifetime.c:
+    // CHECK-reuse_builder-NEXT: #1 {{.*}} in case_reuse {{.*}}lifetime.c:
+    // CHECK-reuse_builder: identity: [[STALE]]#1 (address#generation); no object has been created at this address since it was freed
+    // CHECK-reuse_builder-NEXT: created by LLVMCreateBuilderInContext on thread T0:
+    // CHECK-reuse_builder-NEXT: #0 {{.*}} in make_one {{.*}}lifetime.c:
+    // CHECK-reuse_builder-NEXT: #1 {{.*}} in case_reuse {{.*}}lifetime.c:
+    // CHECK-reuse_builder: ownership chain when freed: builder [[STALE]]{{$}}
+    // CHECK-reuse_builder-NEXT: SUMMARY: OwnSan: use-after-free in LLVMGetInsertBlock {{.*}}lifetime.c:{{[0-9]+}}:{{[0-9]+}} in use_stale{{$}}
+  } else {
     printf("%zu\n", LLVMGetBufferSize(h));
+    // RUN-reuse_memory_buffer: repeat=reuse sanitized asan
+    // CHECK-reuse_memory_buffer: lifetime: stale = [[STALE:0x[0-9a-f]+]]
+    // CHECK-reuse_memory_buffer: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMMemoryBufferRef [[STALE]] (memory buffer [[STALE]]){{$}}
+    // CHECK-reuse_memory_buffer-NEXT: passed as argument 1 of LLVMGetBufferSize on thread T0:
+    // CHECK-reuse_memory_buffer-NEXT: #0 {{.*}} in use_stale {{.*}}lifetime.c:[[@LINE-5]]:
+    // CHECK-reuse_memory_buffer-NEXT: #1 {{.*}} in case_reuse {{.*}}lifetime.c:
+    // CHECK-reuse_memory_buffer: freed by LLVMDisposeMemoryBuffer(memory buffer [[STALE]]) on thread T0:
+    // CHECK-reuse_memory_buffer-NEXT: #0 {{.*}} in free_one {{.*}}lifetime.c:
+    // CHECK-reuse_memory_buffer-NEXT: #1 {{.*}} in case_reuse {{.*}}lifetime.c:
+    // CHECK-reuse_memory_buffer: identity: [[STALE]]#1 (address#generation); no object has been created at this address since it was freed
+    // CHECK-reuse_memory_buffer-NEXT: created by LLVMCreateMemoryBufferWithMemoryRangeCopy on thread T0:
+    // CHECK-reuse_memory_buffer-NEXT: #0 {{.*}} in make_one {{.*}}lifetime.c:
+    // CHECK-reuse_memory_buffer-NEXT: #1 {{.*}} in case_reuse {{.*}}lifetime.c:
+    // CHECK-reuse_memory_buffer: ownership chain when freed: memory buffer [[STALE]]{{$}}
+    // CHECK-reuse_memory_buffer-NEXT: SUMMARY: OwnSan: use-after-free in LLVMGetBufferSize {{.*}}lifetime.c:{{[0-9]+}}:{{[0-9]+}} in use_stale{{$}}
+  }
 }
 
 static int case_reuse(const char *kind) {
@@ -292,6 +449,15 @@ static int case_reuse_other_kind(void) {
   if (!fixed) {
     step("use the stale builder");
     printf("%p\n", (void *)LLVMGetInsertBlock(stale));
+    // RUN-reuse_other_kind: repeat=5 OWNSAN_OPTIONS=quarantine_size_mb=0
+    // CHECK-reuse_other_kind: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMBuilderRef [[B:0x[0-9a-f]+]] (builder [[B]]){{$}}
+    // CHECK-reuse_other_kind-NEXT: passed as argument 1 of LLVMGetInsertBlock on thread T0:
+    // CHECK-reuse_other_kind-NEXT: #0 {{.*}} in case_reuse_other_kind {{.*}}lifetime.c:[[@LINE-4]]:
+    // CHECK-reuse_other_kind: freed by LLVMDisposeBuilder(builder [[B]]) on thread T0:
+    // CHECK-reuse_other_kind-NEXT: #0 {{.*}} in case_reuse_other_kind {{.*}}lifetime.c:
+    // CHECK-reuse_other_kind: identity: [[B]]#1 (address#generation), freed; the address now belongs to memory buffer [[B]] ([[B]]#2), created by LLVMCreateMemoryBufferWithMemoryRange on thread T0:
+    // CHECK-reuse_other_kind: created by LLVMCreateBuilderInContext on thread T0:
+    // CHECK-reuse_other_kind: SUMMARY: OwnSan: use-after-free in LLVMGetInsertBlock {{.*}} in case_reuse_other_kind{{$}}
   }
   LLVMDisposeMemoryBuffer(taker);
   LLVMContextDispose(ctx);
@@ -345,6 +511,13 @@ static int case_history_evicted(void) {
     step("use the stale function");
     size_t len;
     printf("%s\n", LLVMGetValueName2(f, &len));
+    // RUN-history_evicted: OWNSAN_OPTIONS=history_size_mb=1 sanitized
+    // CHECK-history_evicted: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef {{0x[0-9a-f]+}} (function, history evicted){{$}}
+    // CHECK-history_evicted-NEXT: its history is gone: it was freed long enough ago that its record was evicted to keep the history of freed objects within history_size_mb=1; a larger history_size_mb keeps more
+    // CHECK-history_evicted-NEXT: passed as argument 1 of LLVMGetValueName2 on thread T0:
+    // CHECK-history_evicted-NEXT: #0 {{.*}} in case_history_evicted {{.*}}lifetime.c:[[@LINE-5]]:
+    // CHECK-history_evicted-NOT: {{freed|created}}
+    // CHECK-history_evicted: SUMMARY: OwnSan: use-after-free in LLVMGetValueName2 {{.*}}lifetime.c:{{[0-9]+}}:{{[0-9]+}} in case_history_evicted{{$}}
   }
   LLVMContextDispose(ctx);
   return 0;
@@ -417,6 +590,30 @@ static int case_builder(int before_instruction) {
   }
   step("build");
   LLVMBuildAdd(b, x, x, "sum");
+  // RUN-builder_block_deleted: sanitized asan
+  // CHECK-builder_block_deleted: ==[[PID]]==ERROR: OwnSan: dangling-insertion-point on LLVMBuilderRef [[B:0x[0-9a-f]+]] (builder [[B]]){{$}}
+  // CHECK-builder_block_deleted-NEXT: LLVMBuildAdd inserts at the builder's position, which is the end of a freed block; position the builder again first
+  // CHECK-builder_block_deleted-NEXT: passed as argument 1 of LLVMBuildAdd on thread T0:
+  // CHECK-builder_block_deleted-NEXT: #0 {{.*}} in case_builder {{.*}}lifetime.c:[[@LINE-5]]:
+  // CHECK-builder_block_deleted-NEXT: #1 {{.*}} in main {{.*}}lifetime.c:
+  // CHECK-builder_block_deleted: its insertion point block %entry of function @foo in module "m" was freed by LLVMDeleteBasicBlock(block %entry of function @foo in module "m") on thread T0:
+  // CHECK-builder_block_deleted-NEXT: #0 {{.*}} in case_builder {{.*}}lifetime.c:
+  // CHECK-builder_block_deleted: created by LLVMCreateBuilderInContext on thread T0:
+  // CHECK-builder_block_deleted-NEXT: #0 {{.*}} in case_builder {{.*}}lifetime.c:
+  // CHECK-builder_block_deleted: ownership chain: builder [[B]]{{$}}
+  // CHECK-builder_block_deleted-NEXT: SUMMARY: OwnSan: dangling-insertion-point in LLVMBuildAdd {{.*}}lifetime.c:{{[0-9]+}}:{{[0-9]+}} in case_builder{{$}}
+  // RUN-builder_before_erased: sanitized
+  // CHECK-builder_before_erased: ==[[PID]]==ERROR: OwnSan: dangling-insertion-point on LLVMBuilderRef [[B:0x[0-9a-f]+]] (builder [[B]]){{$}}
+  // CHECK-builder_before_erased-NEXT: LLVMBuildAdd inserts at the builder's position, which is before a freed instruction; position the builder again first
+  // CHECK-builder_before_erased-NEXT: passed as argument 1 of LLVMBuildAdd on thread T0:
+  // CHECK-builder_before_erased-NEXT: #0 {{.*}} in case_builder {{.*}}lifetime.c:[[@LINE-17]]:
+  // CHECK-builder_before_erased-NEXT: #1 {{.*}} in main {{.*}}lifetime.c:
+  // CHECK-builder_before_erased: its insertion point instruction %anchor in block %entry of function @foo in module "m" was freed by LLVMInstructionEraseFromParent(instruction %anchor in block %entry of function @foo in module "m") on thread T0:
+  // CHECK-builder_before_erased-NEXT: #0 {{.*}} in case_builder {{.*}}lifetime.c:
+  // CHECK-builder_before_erased: created by LLVMCreateBuilderInContext on thread T0:
+  // CHECK-builder_before_erased-NEXT: #0 {{.*}} in case_builder {{.*}}lifetime.c:
+  // CHECK-builder_before_erased: ownership chain: builder [[B]]{{$}}
+  // CHECK-builder_before_erased-NEXT: SUMMARY: OwnSan: dangling-insertion-point in LLVMBuildAdd {{.*}}lifetime.c:{{[0-9]+}}:{{[0-9]+}} in case_builder{{$}}
   LLVMBuildRet(b, x);
   LLVMDisposeBuilder(b);
   LLVMDisposeModule(m);

@@ -50,6 +50,15 @@ static int case_dispose_module() {
     size_t len = 0;
     printf("dispose_module: LLVMGetModuleIdentifier\n");
     const char *id = LLVMGetModuleIdentifier(m, &len);
+    // CHECK-unseen_dispose_module: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMModuleRef [[M:0x[0-9a-f]+]] (module "unseen"){{$}}
+    // CHECK-unseen_dispose_module-NEXT: passed as argument 1 of LLVMGetModuleIdentifier on thread T0:
+    // CHECK-unseen_dispose_module-NEXT: #0 {{.*}} in case_dispose_module() {{.*}}unseen.cpp:[[@LINE-3]]:
+    // CHECK-unseen_dispose_module: freed by LLVMDisposeModule(module "unseen") on thread T0:
+    // CHECK-unseen_dispose_module-NEXT: #0 {{.*}} in case_dispose_module() {{.*}}unseen.cpp:
+    // CHECK-unseen_dispose_module: created outside the LLVM-C API (first seen in a call to LLVMDisposeModule)
+    // CHECK-unseen_dispose_module-NEXT: ownership chain when freed: context {{0x[0-9a-f]+}} -> module "unseen"{{$}}
+    // CHECK-unseen_dispose_module-NEXT: SUMMARY: OwnSan: use-after-free in LLVMGetModuleIdentifier {{.*}}unseen.cpp:{{[0-9]+}}:{{[0-9]+}} in case_dispose_module(){{$}}
+    // JSON-unseen_dispose_module: "kind":"use-after-free",{{.*}}"create":null,{{.*}}"first_seen_in":"LLVMDisposeModule"
     printf("dispose_module: returned %.*s\n", (int)len, id ? id : "");
   }
   LLVMContextDispose(c);
@@ -70,6 +79,15 @@ static int case_consume_buffer() {
   if (!fixed) {
     printf("consume_buffer: LLVMGetBufferSize\n");
     printf("consume_buffer: returned %zu\n", LLVMGetBufferSize(b));
+    // CHECK-unseen_consume_buffer: ==[[PID]]==ERROR: OwnSan: use-after-consume on LLVMMemoryBufferRef [[B:0x[0-9a-f]+]] (memory buffer [[B]]){{$}}
+    // CHECK-unseen_consume_buffer-NEXT: passed as argument 1 of LLVMGetBufferSize on thread T0:
+    // CHECK-unseen_consume_buffer-NEXT: #0 {{.*}} in case_consume_buffer() {{.*}}unseen.cpp:[[@LINE-3]]:
+    // CHECK-unseen_consume_buffer: consumed by LLVMParseIRInContext(memory buffer [[B]]) on thread T0:
+    // CHECK-unseen_consume_buffer-NEXT: #0 {{.*}} in case_consume_buffer() {{.*}}unseen.cpp:
+    // CHECK-unseen_consume_buffer: created outside the LLVM-C API (first seen in a call to LLVMParseIRInContext)
+    // CHECK-unseen_consume_buffer-NEXT: ownership chain when freed: memory buffer [[B]]{{$}}
+    // CHECK-unseen_consume_buffer-NEXT: SUMMARY: OwnSan: use-after-consume in LLVMGetBufferSize {{.*}}unseen.cpp:{{[0-9]+}}:{{[0-9]+}} in case_consume_buffer(){{$}}
+    // JSON-unseen_consume_buffer: "kind":"use-after-consume",{{.*}}"create":null,{{.*}}"first_seen_in":"LLVMParseIRInContext"
   }
   LLVMDisposeModule(m);
   LLVMContextDispose(c);
