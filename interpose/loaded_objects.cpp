@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 
 namespace ownsan {
@@ -68,6 +69,13 @@ ElfW(Addr) OwnBase() {
   if (!dladdr(reinterpret_cast<void *>(&OwnBase), &info))
     return 0;
   return reinterpret_cast<ElfW(Addr)>(info.dli_fbase);
+}
+
+// `path` as an absolute, resolved path when it names a file (dlopen keeps
+// the name it was given, which may be relative).
+std::string RealPath(const std::string &path) {
+  char buf[PATH_MAX];
+  return !path.empty() && realpath(path.c_str(), buf) ? std::string(buf) : path;
 }
 
 bool IsOwnsanFile(const std::string &path) {
@@ -157,11 +165,174 @@ std::vector<std::string> LoadedObjectPaths() {
                    path.find("/ld-linux") != std::string::npos) {
           return 0;
         }
-        w->paths.push_back(std::move(path));
+        w->paths.push_back(RealPath(path));
         return 0;
       },
       &walk);
   return walk.paths;
+}
+
+namespace {
+
+// One loaded object's bound slots for wrapped LLVM-C functions that point
+// into a libLLVM of `major`. Everything is read from the object's own
+// mapped dynamic section and relocation tables; a slot is read only if it
+// lies in one of the object's loaded segments.
+using AddressRanges = std::vector<std::pair<ElfW(Addr), ElfW(Addr)>>;
+
+// The loaded segments of the objects named in `paths`.
+AddressRanges SegmentsOf(const std::vector<std::string> &paths) {
+  struct Walk {
+    const std::vector<std::string> *paths;
+    AddressRanges ranges;
+  } walk{&paths, {}};
+  dl_iterate_phdr(
+      [](dl_phdr_info *info, size_t, void *data) {
+        auto *w = static_cast<Walk *>(data);
+        if (!info->dlpi_name || std::find(w->paths->begin(), w->paths->end(),
+                                          info->dlpi_name) == w->paths->end())
+          return 0;
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+          if (ph.p_type == PT_LOAD)
+            w->ranges.push_back({info->dlpi_addr + ph.p_vaddr,
+                                 info->dlpi_addr + ph.p_vaddr + ph.p_memsz});
+        }
+        return 0;
+      },
+      &walk);
+  return walk.ranges;
+}
+
+size_t CountBypassingSlots(const dl_phdr_info *info,
+                           const AddressRanges &libllvm) {
+  const ElfW(Dyn) *dyn = nullptr;
+  for (int i = 0; i < info->dlpi_phnum; ++i)
+    if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+      dyn = reinterpret_cast<const ElfW(Dyn) *>(info->dlpi_addr +
+                                                info->dlpi_phdr[i].p_vaddr);
+  if (!dyn)
+    return 0;
+  auto mapped = [info](ElfW(Addr) addr, size_t n) {
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+      const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+      ElfW(Addr) start = info->dlpi_addr + ph.p_vaddr;
+      if (ph.p_type == PT_LOAD && addr >= start && addr - start <= ph.p_memsz &&
+          n <= ph.p_memsz - (addr - start))
+        return true;
+    }
+    return false;
+  };
+  // glibc has already added the load address to these (x86-64).
+  ElfW(Addr) symtab = 0, strtab = 0, jmprel = 0, rela = 0;
+  size_t strsz = 0, pltrelsz = 0, relasz = 0;
+  for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; ++d) {
+    switch (d->d_tag) {
+    case DT_SYMTAB:
+      symtab = d->d_un.d_ptr;
+      break;
+    case DT_STRTAB:
+      strtab = d->d_un.d_ptr;
+      break;
+    case DT_STRSZ:
+      strsz = d->d_un.d_val;
+      break;
+    case DT_JMPREL:
+      jmprel = d->d_un.d_ptr;
+      break;
+    case DT_PLTRELSZ:
+      pltrelsz = d->d_un.d_val;
+      break;
+    case DT_RELA:
+      rela = d->d_un.d_ptr;
+      break;
+    case DT_RELASZ:
+      relasz = d->d_un.d_val;
+      break;
+    }
+  }
+  if (!symtab || !strtab || !strsz || !mapped(strtab, strsz))
+    return 0;
+  const char *names = reinterpret_cast<const char *>(strtab);
+  // Only an object that links a libLLVM itself binds LLVM-C references
+  // in its own scope first; the others are not read further.
+  bool needs_libllvm = false;
+  for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL && !needs_libllvm; ++d)
+    if (d->d_tag == DT_NEEDED && d->d_un.d_val < strsz &&
+        memchr(names + d->d_un.d_val, '\0', strsz - d->d_un.d_val))
+      needs_libllvm = LibLLVMMajorFromName(names + d->d_un.d_val) > 0;
+  if (!needs_libllvm)
+    return 0;
+  size_t count = 0;
+  for (auto [table, size] : {std::pair{jmprel, pltrelsz}, {rela, relasz}}) {
+    if (!table || !mapped(table, size))
+      continue;
+    auto *rel = reinterpret_cast<const ElfW(Rela) *>(table);
+    for (size_t i = 0; i < size / sizeof(ElfW(Rela)); ++i) {
+      unsigned type = ELF64_R_TYPE(rel[i].r_info);
+      if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT)
+        continue;
+      ElfW(Addr) sym_addr =
+          symtab + ELF64_R_SYM(rel[i].r_info) * sizeof(ElfW(Sym));
+      if (!mapped(sym_addr, sizeof(ElfW(Sym))))
+        continue;
+      auto *sym = reinterpret_cast<const ElfW(Sym) *>(sym_addr);
+      if (sym->st_shndx != SHN_UNDEF || sym->st_name >= strsz)
+        continue;
+      const char *name = names + sym->st_name;
+      if (name[0] != 'L' || strncmp(name, "LLVM", 4) != 0 ||
+          !memchr(name, '\0', strsz - sym->st_name) || !IsWrappedName(name))
+        continue;
+      ElfW(Addr) slot = info->dlpi_addr + rel[i].r_offset;
+      if (!mapped(slot, sizeof(void *)))
+        continue;
+      auto target = *reinterpret_cast<const ElfW(Addr) *>(slot);
+      for (const auto &[start, end] : libllvm)
+        if (target >= start && target < end) {
+          ++count;
+          break;
+        }
+    }
+  }
+  return count;
+}
+
+} // namespace
+
+std::vector<ObjectDefiningLLVMC> ObjectsBypassingWrappers(int major) {
+  std::vector<std::string> mine = LoadedLibLLVMPaths(major);
+  if (mine.empty())
+    return {};
+  struct Walk {
+    AddressRanges libllvm;
+    ElfW(Addr) own_base;
+    std::vector<std::string> libllvms;
+    std::vector<ObjectDefiningLLVMC> found;
+  } walk{SegmentsOf(mine), OwnBase(), LoadedLibLLVMPaths(0), {}};
+  dl_iterate_phdr(
+      [](dl_phdr_info *info, size_t, void *data) {
+        auto *w = static_cast<Walk *>(data);
+        std::string path = info->dlpi_name ? info->dlpi_name : "";
+        if (info->dlpi_addr == w->own_base || IsOwnsanFile(path) ||
+            LibLLVMMajorFromName(path) > 0 ||
+            std::find(w->libllvms.begin(), w->libllvms.end(), path) !=
+                w->libllvms.end() ||
+            path.find("linux-vdso") != std::string::npos ||
+            path.find("/ld-linux") != std::string::npos)
+          return 0;
+        size_t n = CountBypassingSlots(info, w->libllvm);
+        if (!n)
+          return 0;
+        if (path.empty()) {
+          char exe[PATH_MAX];
+          ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+          path = len > 0 ? std::string(exe, len) : "the executable";
+        }
+        w->found.push_back({RealPath(path), n});
+        return 0;
+      },
+      &walk);
+  return walk.found;
 }
 
 std::string OperatorDeleteOwner() {

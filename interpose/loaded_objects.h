@@ -39,6 +39,14 @@ size_t CountLLVMCDefinitions(const std::string &path);
 /// loader. The executable is named by its real path.
 std::vector<std::string> LoadedObjectPaths();
 
+/// Loaded objects (as LoadedObjectPaths) whose resolved PLT/GOT slots
+/// for wrapped LLVM-C functions point straight into a libLLVM of major
+/// `major` instead of ownsan's wrappers: their calls bypass the preload
+/// (loaded with RTLD_DEEPBIND, or bound some other way past the global
+/// scope). `functions` counts those slots. Only slots already bound are
+/// seen (all of them with BIND_NOW; lazily bound ones once called).
+std::vector<ObjectDefiningLLVMC> ObjectsBypassingWrappers(int major);
+
 /// How many objects the process has loaded so far (dlopen included;
 /// glibc's dlpi_adds): unchanged means no object is new.
 unsigned long long ObjectsLoadedSoFar();

@@ -11,6 +11,9 @@
 //                    (the program brings its own allocator) and no
 //                    sanitizer hook reports frees instead: LLVM's own
 //                    deletions and address reuse go unseen.
+//   bypass           an object's bound PLT/GOT slots for LLVM-C functions
+//                    point straight into libLLVM, not to the wrappers
+//                    (dlopen'ed with RTLD_DEEPBIND, say): looked for at exit.
 //   no-checked-call  a libLLVM of this runtime's major was loaded, but the
 //                    process made no LLVM-C call through a wrapper.
 //
@@ -99,6 +102,21 @@ void Runtime::NoteBlindSpotsAtExit() {
     said_before = blind_spots_.size();
   }
   LookForStaticLLVM(); // objects dlopen'ed since start-up
+  for (const ObjectDefiningLLVMC &o :
+       ObjectsBypassingWrappers(OWNSAN_LLVM_MAJOR)) {
+    {
+      // (Once per object and process.)
+      MutexLock lock(&blind_mu_);
+      if (!blind_bypassing_.insert(o.path).second)
+        continue;
+    }
+    SayBlindSpot(
+        "bypass", o.path,
+        absl::StrCat(o.path, " calls ", o.functions,
+                     " LLVM-C functions straight into libLLVM, past ownsan "
+                     "(loaded with RTLD_DEEPBIND, or bound past the global "
+                     "scope): its calls to them are not checked"));
+  }
   if (TotalCalls() == 0)
     for (const std::string &path : LoadedLibLLVMPaths(OWNSAN_LLVM_MAJOR))
       SayBlindSpot("no-checked-call", path,

@@ -459,6 +459,7 @@ private:
       blind_objects_read_ ABSL_GUARDED_BY(blind_mu_);
   std::vector<std::string> blind_spots_ ABSL_GUARDED_BY(blind_mu_);
   unsigned long long blind_objects_loaded_ ABSL_GUARDED_BY(blind_mu_) = 0;
+  absl::flat_hash_set<std::string> blind_bypassing_ ABSL_GUARDED_BY(blind_mu_);
 
   // Reports (report_mu_).
   struct Problem {

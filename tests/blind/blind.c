@@ -6,8 +6,12 @@
 //                    that embeds a static LLVM, loaded by `blind_loader
 //                    --dlopen PATH` (no LLVM of its own) after start-up
 //                    (the llvmlite-wheel layout)
+//   libblind_linked.so  the same shared object linked against the shared
+//                    libLLVM, loaded by `blind_loader --dlopen` (seen) and
+//                    `--dlopen-deepbind` (its calls bypass the preload)
 //   blind_fully_static  no LLVM at all, -static: no dynamic loader
 // Prints "ok" when the IR it builds is what it expects.
+#define _GNU_SOURCE // RTLD_DEEPBIND
 #include <stdio.h>
 #include <string.h>
 
@@ -46,9 +50,13 @@ int main(int argc, char **argv) {
   int ok = 1;
   if (0) {
 #ifndef BLIND_FULLY_STATIC
-  } else if (argc == 3 && strcmp(argv[1], "--dlopen") == 0) {
-    // Loaded after start-up: found only by the exit-time look.
-    void *h = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
+  } else if (argc == 3 && (strcmp(argv[1], "--dlopen") == 0 ||
+                           strcmp(argv[1], "--dlopen-deepbind") == 0)) {
+    // Loaded after start-up: found only by the exit-time look. With
+    // RTLD_DEEPBIND the object's own dependencies (libLLVM) come before the
+    // global scope (ownsan's wrappers) when its references are bound.
+    int deep = strcmp(argv[1], "--dlopen-deepbind") == 0 ? RTLD_DEEPBIND : 0;
+    void *h = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL | deep);
     int (*build)(void) = h ? (int (*)(void))dlsym(h, "blind_build") : NULL;
     if (!build) {
       printf("cannot load %s: %s\n", argv[2], dlerror());

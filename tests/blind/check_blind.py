@@ -4,7 +4,8 @@
 
     check_blind.py --case CASE --ownsan OWNSAN --program BLIND_DYNAMIC
                    --static BLIND_STATIC --embedded LIBBLIND_EMBEDDED
-                   --loader BLIND_LOADER --allocator BLIND_ALLOCATOR
+                   --loader BLIND_LOADER --linked LIBBLIND_LINKED
+                   --allocator BLIND_ALLOCATOR
                    --fully-static BLIND_FULLY_STATIC
 
 Cases (every program is correct and prints "ok"; its output and exit status
@@ -18,6 +19,12 @@ must be as without ownsan):
   embedded_dlopen  a shared object embedding a static LLVM, dlopen'ed after
                    start-up (the llvmlite-wheel layout): one line at exit
                    naming it.
+  deepbind         a shared object linked against the shared libLLVM,
+                   dlopen'ed with RTLD_DEEPBIND: its calls bind straight to
+                   libLLVM; one exit line naming it (and one for the
+                   libLLVM no checked call went through).
+  dlopen_linked    the same object dlopen'ed without RTLD_DEEPBIND: seen,
+                   no line.
   allocator        the program's own operator new/delete: one line naming
                    the executable, and the exit line.
   no_checked_call  libLLVM loaded, no LLVM-C call made: one exit line naming
@@ -148,6 +155,29 @@ def case_embedded_dlopen(c, a):
         "it names the shared object", r)
 
 
+def case_deepbind(c, a):
+    r = under_ownsan(a, [a.loader, "--dlopen-deepbind", a.linked])
+    ran_as_without(c, r, "deepbind")
+    lines = warnings(c, r)
+    path = os.path.realpath(a.linked)
+    c.equal(len(lines), 2, "two lines at exit: the bypass, no checked call",
+            r)
+    c.check(any(re.fullmatch(
+        re.escape(path) + r" calls (\d+) LLVM-C functions straight into "
+        r"libLLVM, past ownsan \(loaded with RTLD_DEEPBIND, or bound past "
+        r"the global scope\): its calls to them are not checked", line)
+        for line in lines), "a line names the object that bypasses", r)
+    c.check(any(line.endswith("was loaded but the program made no LLVM-C "
+                              "call through it that ownsan checked")
+                for line in lines), "a line says no call was checked", r)
+
+
+def case_dlopen_linked(c, a):
+    r = under_ownsan(a, [a.loader, "--dlopen", a.linked])
+    ran_as_without(c, r, "dlopen")
+    c.equal(r.err, "", "nothing on stderr (its calls were seen)", r)
+
+
 def case_allocator(c, a):
     r = under_ownsan(a, [a.allocator])
     ran_as_without(c, r, "allocator")
@@ -196,6 +226,7 @@ def main():
         p.add_argument("--static")
         p.add_argument("--embedded")
         p.add_argument("--loader")
+        p.add_argument("--linked")
         p.add_argument("--allocator")
         p.add_argument("--fully-static")
         p.add_argument("--sarif-schema")

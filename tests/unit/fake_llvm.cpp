@@ -3,6 +3,7 @@
 #include "fake_llvm.h"
 
 #include "fn_ids.h"
+#include "interpose/loaded_objects.h"
 #include "interpose/real_llvm.h"
 #include "interpose/signal_entry.h"
 #include "interpose/wrapper_api.h"
@@ -219,6 +220,7 @@ std::vector<std::string> LoadedObjectPaths() { return {}; }
 size_t CountLLVMCDefinitions(const std::string &) { return 0; }
 std::string OperatorDeleteOwner() { return ""; }
 unsigned long long ObjectsLoadedSoFar() { return 0; }
+std::vector<ObjectDefiningLLVMC> ObjectsBypassingWrappers(int) { return {}; }
 void LeaveSignalFramesBelow(uintptr_t) {}
 void *RealDlsym(void *handle, const char *name) { return dlsym(handle, name); }
 int RealSigaction(int sig, const struct sigaction *act, struct sigaction *old) {
