@@ -38,19 +38,7 @@
 
 namespace ownsan {
 
-/// The C type a handle travels as. Decides how a returned handle is
-/// registered; every handle argument is checked whatever its type.
-enum class HandleType : uint8_t {
-  Other, ///< any other LLVM*Ref: checked against freed objects only
-  Context,
-  Module, ///< also LLVMModuleProviderRef (the same object)
-  Value,
-  BasicBlock,
-  Type,
-  Builder,
-  MemoryBuffer,
-  Error, ///< LLVMErrorRef: each non-null one is a new object to consume
-};
+// HandleType: core/handle_types.h (the table src/core/handle_types.def).
 
 /// Identifies a wrapped function: index into the generated tables.
 using FnId = uint16_t;

@@ -65,16 +65,7 @@ VALUE_NOUNS = {
     "MaskConstant": "shuffle mask",
 }
 
-# Handle typedefs whose CamelCase split does not read well.
-TYPE_NOUNS = {
-    "LLVMTargetDataRef": "target data layout",
-    "LLVMDIBuilderRef": "debug-info builder",
-    "LLVMPassBuilderOptionsRef": "pass builder options object",
-    "LLVMTargetMachineOptionsRef": "target machine options object",
-}
-
 _SECTION_RE = re.compile(r"^#\s*---\s*(.*?)\s*-*\s*$")
-_CAMEL_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z][a-z0-9]*|[a-z0-9]+")
 
 
 class DocError(gw.GenError):
@@ -126,24 +117,27 @@ def read_layout(path: str) -> Tuple[Dict[int, str], Dict[int, str],
 
 
 def type_noun(typedef: str) -> str:
-    """`LLVMExecutionEngineRef` -> "execution engine"."""
-    typedef = typedef.replace("const", "").strip()
-    if typedef in TYPE_NOUNS:
-        return TYPE_NOUNS[typedef]
-    core = typedef
-    if core.startswith("LLVM"):
-        core = core[4:]
-    if core.endswith("Ref"):
-        core = core[:-3]
-    words = []
-    for word in _CAMEL_RE.findall(core):
-        if word == "Orc":
-            words.append("ORC")
-        elif len(word) > 1 and word.isupper():
-            words.append(word)  # an acronym: MCJIT, DI
-        else:
-            words.append(word.lower())
-    return " ".join(words) or typedef
+    """`LLVMExecutionEngineRef` -> "execution engine",
+    `LLVMMCJITMemoryManagerRef` -> "mcjit memory manager".
+
+    The rule reports name a C type by (HandleTypeNoun in
+    src/core/object_record.cpp; see src/core/handle_types.def): the page
+    says what a report would say."""
+    t = typedef.replace("*", "").replace("const", "").strip() or "object"
+    if t.startswith("LLVM"):
+        t = t[4:]
+    if len(t) > 3 and t.endswith("Ref"):
+        t = t[:-3]
+    out = []
+    for i, c in enumerate(t):
+        # A word starts at a capital after a small letter, or at the last
+        # capital of an acronym ("MCJITMemory": before the M of Memory).
+        if c.isupper() and i > 0 and (
+                not t[i - 1].isupper() or
+                (i + 1 < len(t) and t[i + 1].islower())):
+            out.append(" ")
+        out.append(c.lower())
+    return "".join(out)
 
 
 def arg_text(fn: Optional[gw.Function], index: int) -> str:

@@ -41,21 +41,39 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Headers under llvm-c/ that are not part of libLLVM's C API.
 EXCLUDED_HEADERS = {"llvm-c/lto.h"}
 
+# The table of handle types and object kinds, shared with the runtime.
+HANDLE_TYPES_DEF = os.path.join(REPO_ROOT, "src", "core", "handle_types.def")
+_HANDLE_ROW_RE = re.compile(
+    r'^OWNSAN_(HANDLE_TYPE|HANDLE_TYPE_ALIAS|OBJECT_KIND)\(\s*(\w+)\s*,'
+    r'\s*(\w+)?\s*,?\s*"([^"]*)"', re.MULTILINE)
+
+
+def read_handle_types(path: str = HANDLE_TYPES_DEF
+                      ) -> Tuple[Dict[str, str], List[str]]:
+    """The rows of src/core/handle_types.def: (C typedef -> HandleType
+    enumerator, for the OWNSAN_HANDLE_TYPE(_ALIAS) rows with a typedef;
+    the ObjectKind enumerators, in order)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise GenError(f"cannot read {path}: {e}")
+    named: Dict[str, str] = {}
+    kinds: List[str] = []
+    for m in _HANDLE_ROW_RE.finditer(text):
+        macro, first = m.group(1), m.group(2)
+        if macro == "OBJECT_KIND":
+            kinds.append(first)
+        elif m.group(4):
+            named[m.group(4)] = first
+    if not named or not kinds:
+        raise GenError(f"{path}: no handle type or object kind rows")
+    return named, kinds
+
+
 # Handle typedefs with their own HandleType; every other typedef named
 # LLVM*Ref whose canonical type is a (non-function) pointer is `Other`.
-NAMED_HANDLE_TYPES = {
-    "LLVMContextRef": "Context",
-    "LLVMModuleRef": "Module",
-    "LLVMModuleProviderRef": "Module",
-    "LLVMValueRef": "Value",
-    "LLVMBasicBlockRef": "BasicBlock",
-    "LLVMTypeRef": "Type",
-    "LLVMBuilderRef": "Builder",
-    "LLVMMemoryBufferRef": "MemoryBuffer",
-    # Every non-null LLVMErrorRef LLVM hands out is a new object the caller
-    # must consume (LLVMConsumeError / LLVMGetErrorMessage).
-    "LLVMErrorRef": "Error",
-}
+NAMED_HANDLE_TYPES, OBJECT_KINDS = read_handle_types()
 HANDLE_TYPEDEF_RE = re.compile(r"^LLVM\w*Ref$")
 # Plain structs that LLVM hands out as malloc'ed arrays the caller releases
 # with a disposer (Core.cpp: LLVMCopyModuleFlagsMetadata /
@@ -1231,6 +1249,11 @@ def render_kind_expectations(table: Sequence[KindSet]) -> str:
              "const KindExpectation kKindExpectations[] = {",
              "    {0, nullptr},"]
     for ks in table:
+        unknown = [BASE_KINDS[k][0] for k in ks.kinds
+                   if BASE_KINDS[k][0] not in OBJECT_KINDS]
+        if unknown:
+            raise GenError(f"ObjectKind {unknown[0]} is not a row of"
+                           f" {HANDLE_TYPES_DEF}")
         bits = " | ".join(
             f"(1u << unsigned(ObjectKind::{BASE_KINDS[k][0]}))"
             for k in ks.kinds)

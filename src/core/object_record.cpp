@@ -284,71 +284,37 @@ std::string HandleTypeNoun(const char *type) {
   return out;
 }
 
-const char *KindNoun(ObjectKind k) {
-  switch (k) {
-  case ObjectKind::Unknown:
-    return "object";
-  case ObjectKind::Context:
-    return "context";
-  case ObjectKind::Module:
-    return "module";
-  case ObjectKind::Function:
-    return "function";
-  case ObjectKind::GlobalVariable:
-    return "global";
-  case ObjectKind::GlobalAlias:
-    return "alias";
-  case ObjectKind::GlobalIFunc:
-    return "ifunc";
-  case ObjectKind::BasicBlock:
-    return "block";
-  case ObjectKind::Instruction:
-    return "instruction";
-  case ObjectKind::Argument:
-    return "argument";
-  case ObjectKind::Constant:
-    return "constant";
-  case ObjectKind::OtherValue:
-    return "value";
-  case ObjectKind::Type:
-    return "type";
-  case ObjectKind::Builder:
-    return "builder";
-  case ObjectKind::MemoryBuffer:
-    return "memory buffer";
-  case ObjectKind::Opaque:
-    return "object";
-  case ObjectKind::Message:
-  case ObjectKind::ErrorMessage:
-    return "message";
-  }
-  return "object";
+namespace {
+struct KindRow {
+  const char *c_type; ///< "" for the typedef of its HandleType
+  const char *noun;
+  bool caller_disposes;
+};
+constexpr KindRow kKinds[] = {
+#define OWNSAN_OBJECT_KIND(Kind, Enum, CType, Noun, CallerDisposes)            \
+  {CType, Noun, CallerDisposes},
+#include "core/handle_types.def"
+};
+constexpr const char *kHandleTypedefs[] = {
+#define OWNSAN_HANDLE_TYPE(Enum, CType) CType,
+#include "core/handle_types.def"
+};
+const KindRow &Row(ObjectKind k) {
+  size_t i = static_cast<size_t>(k);
+  return kKinds[i < std::size(kKinds) ? i : 0];
 }
+} // namespace
+
+const char *KindNoun(ObjectKind k) { return Row(k).noun; }
 
 const char *KindHandleType(ObjectKind k) {
-  switch (k) {
-  case ObjectKind::Context:
-    return "LLVMContextRef";
-  case ObjectKind::Module:
-    return "LLVMModuleRef";
-  case ObjectKind::BasicBlock:
-    return "LLVMBasicBlockRef";
-  case ObjectKind::Type:
-    return "LLVMTypeRef";
-  case ObjectKind::Builder:
-    return "LLVMBuilderRef";
-  case ObjectKind::MemoryBuffer:
-    return "LLVMMemoryBufferRef";
-  case ObjectKind::Opaque:
-    return "handle";
-  case ObjectKind::Message:
-  case ObjectKind::ErrorMessage:
-    return "char *";
-  case ObjectKind::Unknown:
-    return "handle";
-  default:
-    return "LLVMValueRef";
-  }
+  const char *type = Row(k).c_type;
+  if (*type)
+    return type;
+  return kHandleTypedefs[static_cast<size_t>(
+      kKindHandleTypes[static_cast<size_t>(k)])];
 }
+
+bool KindCallerDisposes(ObjectKind k) { return Row(k).caller_disposes; }
 
 } // namespace ownsan

@@ -13,6 +13,8 @@
 #ifndef OWNSAN_CORE_OBJECT_RECORD_H
 #define OWNSAN_CORE_OBJECT_RECORD_H
 
+#include "core/handle_types.h"
+
 #include "absl/functional/function_ref.h"
 
 #include <atomic>
@@ -26,40 +28,6 @@ namespace ownsan {
 using StackId = uint32_t; ///< id in the StackDepot; 0 = no stack
 using FnIndex = uint16_t; ///< index into kFnInfo
 constexpr FnIndex kNoFn = 0xffff;
-
-/// Function .. OtherValue are the Value kinds, kept contiguous for
-/// IsValueKind.
-enum class ObjectKind : uint8_t {
-  Unknown,
-  Context,
-  Module,
-  Function,
-  GlobalVariable,
-  GlobalAlias,
-  GlobalIFunc,
-  BasicBlock,
-  Instruction,
-  Argument,
-  Constant,
-  OtherValue, ///< inline asm, metadata-as-value, ...
-  Type,
-  Builder,
-  MemoryBuffer,
-  Opaque,       ///< any other caller-owned object the spec names (engines,
-                ///< binaries, iterators, ...); its C type is `type_name`
-  Message,      ///< a string to release with LLVMDisposeMessage
-  ErrorMessage, ///< a string to release with LLVMDisposeErrorMessage
-};
-
-/// "module", "instruction", ... as used in labels and cause clauses.
-const char *KindNoun(ObjectKind k);
-/// The C handle type the object travels as, e.g. "LLVMValueRef".
-const char *KindHandleType(ObjectKind k);
-/// Values are the kinds whose deletion ownsan sees in operator delete.
-/// Inline: the per-call checks ask it.
-inline bool IsValueKind(ObjectKind k) {
-  return k >= ObjectKind::Function && k <= ObjectKind::OtherValue;
-}
 
 enum class ObjectState : uint8_t {
   Live,    ///< in the ownership graph
@@ -270,9 +238,6 @@ private:
 };
 static_assert(sizeof(ObjectRecord) == 64, "a record is one cache line");
 
-/// "LLVMExecutionEngineRef" -> "execution engine",
-/// "LLVMMCJITMemoryManagerRef" -> "mcjit memory manager".
-std::string HandleTypeNoun(const char *type);
 /// What an opaque object is called in labels ("execution engine").
 inline std::string OpaqueNoun(const ObjectRecord *r) {
   return HandleTypeNoun(r->rare().type_name);

@@ -13,33 +13,6 @@
 
 namespace ownsan {
 
-namespace {
-// Can a handle of C type `type` name an object of kind `k`?
-bool Compatible(ObjectKind k, HandleType type) {
-  switch (type) {
-  case HandleType::Other:
-    return true;
-  case HandleType::Context:
-    return k == ObjectKind::Context;
-  case HandleType::Module:
-    return k == ObjectKind::Module;
-  case HandleType::Type:
-    return k == ObjectKind::Type;
-  case HandleType::Builder:
-    return k == ObjectKind::Builder;
-  case HandleType::MemoryBuffer:
-    return k == ObjectKind::MemoryBuffer;
-  case HandleType::BasicBlock:
-    return k == ObjectKind::BasicBlock;
-  case HandleType::Value:
-    return IsValueKind(k);
-  case HandleType::Error:
-    return k == ObjectKind::Opaque;
-  }
-  return true;
-}
-} // namespace
-
 // (The cache itself: record_cache.h.)
 __thread RecordCacheSet tls_record_cache[1u << kRecordCacheBits]
     __attribute__((tls_model("initial-exec")));

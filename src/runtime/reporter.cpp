@@ -204,15 +204,13 @@ void Runtime::WriteOut(const std::string &text) {
 }
 
 bool CallerMustDispose(const ObjectRecord *r) {
+  // (A module is owned by the caller: a live context would dispose it, but
+  // only if the context is disposed. A context only if the program made
+  // it: not the global one, nor one LLVM lends.)
   bool owned =
-      (r->kind == ObjectKind::Context && !r->is_global_context &&
-       r->created_by == kFn_LLVMContextCreate) ||
-      r->kind == ObjectKind::Builder || r->kind == ObjectKind::MemoryBuffer ||
-      r->kind == ObjectKind::Opaque || r->kind == ObjectKind::Message ||
-      r->kind == ObjectKind::ErrorMessage ||
-      // a module is owned by the caller (a live context would
-      // dispose it, but only if the context is disposed)
-      r->kind == ObjectKind::Module;
+      KindCallerDisposes(r->kind) &&
+      (r->kind != ObjectKind::Context ||
+       (!r->is_global_context && r->created_by == kFn_LLVMContextCreate));
   if (!owned || r->created_by == kNoFn || r->owned_by_other)
     return false;
   // An object owned by another live object (an iterator of a binary) is
