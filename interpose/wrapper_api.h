@@ -107,6 +107,16 @@ struct FnInfo {
 };
 
 extern const FnInfo kFnInfo[];
+
+/// kFnFlags[fn]: facts about a function that are not effects, computed by
+/// the generator from its name (FN_FLAGS in tools/gen_wrappers.py) and
+/// listed in its classification line (`flags=[...]`).
+extern const uint8_t kFnFlags[];
+constexpr uint8_t kFnIsCast = 1; ///< LLVMIsA*: hands back its argument or
+                                 ///< NULL; the result is not registered
+/// Inserts at a builder's insertion point (LLVMBuild*, ...): a builder left
+/// pointing into freed IR is reported.
+constexpr uint8_t kFnUsesInsertionPoint = 2;
 extern const unsigned kFnCount;
 
 /// The kinds of value a handle argument must name (one row of

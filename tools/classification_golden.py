@@ -12,6 +12,11 @@ changes how a function is treated shows in review as a diff of that file.
   tools/classification_golden.py --check [--build BUILD]  compare (ctest
                                       generator.classification_golden)
 
+To the generator's lines it adds the facts the generator decides from a
+function's name (FN_FLAGS in tools/gen_wrappers.py, kFnFlags in the
+runtime), as `flags=[cast]` at the end of the line of each function they
+hold for, so that a change to those rules shows the same way.
+
 BUILD (default: build-llvm19) must be a build for LLVM 19 whose generated
 files are current (`cmake --build BUILD --target ownsan_generated`; update
 mode runs that itself). --check exits 1 with a unified diff and the command
@@ -24,7 +29,10 @@ import os
 import subprocess
 import sys
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_wrappers as gw  # noqa: E402
+
+REPO_ROOT = gw.REPO_ROOT
 MAJOR = 19
 GOLDEN = os.path.join(REPO_ROOT, "tests", "golden",
                       f"classification-llvm{MAJOR}.txt")
@@ -38,6 +46,26 @@ def read(path):
     except OSError as e:
         sys.exit(f"classification_golden.py: cannot read {path}: "
                  f"{e.strerror or e}")
+
+
+FLAGS_HEADER = ("# flags=[...]  FN_FLAGS of tools/gen_wrappers.py that hold"
+                " (kFnFlags; only listed when there are some)")
+
+
+def with_flags(text):
+    """The generator's classification with each function's FN_FLAGS."""
+    lines = []
+    for line in text.splitlines():
+        if line.startswith("#"):
+            lines.append(line)
+            continue
+        flags = gw.fn_flags(line.split(" ", 1)[0])
+        if flags:
+            line += f" flags=[{' '.join(flags)}]"
+        lines.append(line)
+    header = sum(1 for line in lines if line.startswith("#"))
+    lines.insert(header, FLAGS_HEADER)
+    return "\n".join(lines) + "\n"
 
 
 def main(argv=None):
@@ -55,6 +83,7 @@ def main(argv=None):
     if not text.startswith(HEADER):
         sys.exit(f"classification_golden.py: {generated} is not for LLVM "
                  f"{MAJOR}: {text.splitlines()[0] if text else '(empty)'}")
+    text = with_flags(text)
     regenerate = (f"{os.path.join(REPO_ROOT, 'tools', 'classification_golden.py')}"
                   f" --build {os.path.abspath(args.build)}")
     if args.check:

@@ -128,6 +128,37 @@ EFFECT_KINDS = {
     "free_error_message": "FreeErrorMessage",
     "forget": "Forget",
 }
+# Function-level facts that are not spec effects, decided here from the
+# function's name, once per function: kFnFlags[fn] in the generated tables
+# (the kFn* bits of interpose/wrapper_api.h); tools/classification_golden.py
+# adds them to the golden classification (`flags=[...]`).
+# Name -> (C++ bit, rule).
+FN_FLAGS = {
+    # LLVMIsA* hand back their argument (or NULL): nothing new to learn,
+    # and the argument may be anything the program chose to test; the
+    # result is not registered.
+    "cast": ("kFnIsCast", lambda name: name.startswith("LLVMIsA")),
+    # Inserts at a builder's insertion point: a builder left pointing into
+    # freed IR is reported when one of these uses it.
+    "insertion_point": (
+        "kFnUsesInsertionPoint",
+        lambda name: (name.startswith("LLVMBuild") or
+                      name.startswith("LLVMInsertIntoBuilder") or
+                      name == "LLVMInsertExistingBasicBlockAfterInsertBlock")),
+}
+
+
+def fn_flags(name: str) -> List[str]:
+    """The FN_FLAGS that hold for the function `name`, in table order."""
+    return [flag for flag, (_, rule) in FN_FLAGS.items() if rule(name)]
+
+
+def fn_flags_expr(name: str) -> str:
+    """kFnFlags[] of the function `name`, as a C++ expression."""
+    bits = [FN_FLAGS[flag][0] for flag in fn_flags(name)]
+    return " | ".join(bits) if bits else "0"
+
+
 # Effect.arg naming the call's result (ownsan::kRet).
 RET = 254
 # Marks an absent optional argument of position(...) (ownsan::kNoArg).
@@ -1606,7 +1637,8 @@ def effect_arg_handle(fn: Function, e: Effect) -> Optional[str]:
 
 def render_fn_info(functions: Sequence[Function],
                    classes: Dict[str, Classification]) -> str:
-    """kFnCount, the per-function effect arrays, kFnInfo[], g_real_fns[]."""
+    """kFnCount, the per-function effect arrays, kFnInfo[], kFnFlags[],
+    g_real_fns[]."""
     lines = ["namespace ownsan {", "", "namespace {"]
     for fn in functions:
         effects = classes[fn.name].effects
@@ -1649,6 +1681,13 @@ def render_fn_info(functions: Sequence[Function],
               f"{len(functions)},",
               '              "kFnInfo must have one entry per FnId");',
               "",
+              "const uint8_t kFnFlags[] = {"]
+    lines += [f"    {fn_flags_expr(fn.name)}, // {fn.name}"
+              for fn in functions]
+    lines += ["};",
+              "static_assert(sizeof(kFnFlags) == sizeof(kFnInfo) /"
+              " sizeof(kFnInfo[0]),",
+              '              "kFnFlags must have one entry per FnId");',
               "std::atomic<void *> g_real_fns[kFnCount] = {};",
               "",
               "} // namespace ownsan",

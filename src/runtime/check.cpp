@@ -34,7 +34,7 @@ inline bool Runtime::CheckHandle(FnId fn, unsigned arg, const void *h,
     ObjectRecord *r = CachedLive(h);
     if (r && Compatible(r->kind, type)) {
       if (type == HandleType::Builder)
-        return uses_insertion_point_[fn] &&
+        return (kFnFlags[fn] & kFnUsesInsertionPoint) &&
                dangling_builders_.MaybeContains(h) &&
                CheckInsertionPoint(fn, arg, h);
       if (ContextUse *use = r->context_use;
@@ -119,7 +119,7 @@ bool Runtime::CheckHandleSlow(FnId fn, unsigned arg, const void *h,
       return ReportFreedUse(fn, arg, h, freed, now);
     }
   }
-  if (type == HandleType::Builder && uses_insertion_point_[fn] &&
+  if (type == HandleType::Builder && (kFnFlags[fn] & kFnUsesInsertionPoint) &&
       dangling_builders_.MaybeContains(h))
     return CheckInsertionPoint(fn, arg, h);
   if (type != HandleType::Other && type != HandleType::Builder &&

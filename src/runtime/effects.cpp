@@ -20,15 +20,10 @@
 namespace ownsan {
 
 void Runtime::LearnFunctionFacts() {
-  // Calls that insert at a builder's insertion point, casts, the arguments
-  // a call may take from another context.
-  uses_insertion_point_.resize(kFnCount);
+  // The arguments a call may take from another context. (The facts the
+  // generator knows from a function's name are FnInfo::flags.)
   context_exempt_args_.resize(kFnCount);
-  is_cast_.resize(kFnCount);
   for (unsigned f = 0; f < kFnCount; ++f) {
-    // LLVMIsA* hand back their argument (or NULL): nothing new to learn,
-    // and the argument may be anything the program chose to test.
-    is_cast_[f] = std::string(kFnInfo[f].name).rfind("LLVMIsA", 0) == 0;
     for (unsigned e = 0; e < kFnInfo[f].num_effects; ++e) {
       const Effect &effect = kFnInfo[f].effects[e];
       if (effect.kind == EffectKind::SerializedBy)
@@ -36,11 +31,6 @@ void Runtime::LearnFunctionFacts() {
       else if (effect.kind == EffectKind::DataOnly && effect.arg < 64)
         context_exempt_args_[f] |= uint64_t{1} << effect.arg;
     }
-    std::string name = kFnInfo[f].name;
-    uses_insertion_point_[f] =
-        name.rfind("LLVMBuild", 0) == 0 ||
-        name.rfind("LLVMInsertIntoBuilder", 0) == 0 ||
-        name == "LLVMInsertExistingBasicBlockAfterInsertBlock";
   }
 }
 

@@ -103,7 +103,8 @@ private:
   Runtime();
   static Runtime &Create();
   /// Per-function facts the checks read on every call, from the spec's
-  /// effects and the function names (effects.cpp).
+  /// effects (effects.cpp); those known from the function's name are
+  /// generated (kFnFlags).
   void LearnFunctionFacts();
 
   struct Classification {
@@ -436,8 +437,6 @@ private:
   /// In a fork() child with report_leaks: the objects to dispose that the
   /// parent had made, not leaks of this process.
   absl::flat_hash_set<const ObjectRecord *> inherited_ ABSL_GUARDED_BY(mu_);
-  /// Per function: does it insert at a builder's position (LLVMBuild*...)?
-  std::vector<bool> uses_insertion_point_;
   /// Per function: the arguments that take no part in the context checks
   /// (bit i: argument i): every one of a call an engine serializes (it
   /// claims no context), else those LLVM only reads as data (spec
@@ -446,8 +445,6 @@ private:
   bool ContextExempt(FnId fn, unsigned arg) const {
     return arg < 64 && (context_exempt_args_[fn] >> arg & 1);
   }
-  /// Per function: an LLVMIsA* cast (its result is not registered).
-  std::vector<bool> is_cast_;
 
   // Blind spots (blind_spots.cpp).
   void SayBlindSpot(const char *what, const std::string &object,

@@ -144,7 +144,7 @@ void Runtime::Register(FnId fn, const void *h, HandleType type) {
 }
 
 void Runtime::RegisterSlow(FnId fn, const void *h, HandleType type) {
-  if (is_cast_[fn])
+  if (kFnFlags[fn] & kFnIsCast)
     return;
   if (type == HandleType::Error) {
     // Case: LLVM handed out an error; the caller must consume it.
