@@ -2,27 +2,39 @@
 //
 // The generated wrappers (build/gen/wrappers.cpp, see tools/gen_wrappers.py)
 // include only this header and the llvm-c headers. Every wrapper has the same
-// shape:
+// shape (the lines marked "if" appear when the function has such arguments,
+// spec effects or results):
 //
-//   extern "C" OWNSAN_EXPORT R LLVMFoo(A0 p0, A1 p1) {
+//   // spec: LLVMFoo ...                                    (if spec'd)
+//   extern "C" OWNSAN_EXPORT R LLVMFoo(A0 p0, A1 *p1, unsigned p2) {
 //     ownsan::CallScope call(ownsan::kFn_LLVMFoo, __builtin_return_address(0));
+//     const void *args[] = {(const void *)p0, nullptr, nullptr}; // if spec'd
 //     if (call.Checking()) {
 //       call.CheckHandle(0, p0, ownsan::HandleType::Module);   // each handle
-//       call.CheckArray(1, p1, n, ownsan::HandleType::Value);  // handle arrays
-//       call.Before(p);                                         // spec'd only
+//       call.CheckArray(1, p1, p2, ownsan::HandleType::Value); // handle arrays
+//       call.Before(args);                                     // if spec'd
 //     }
-//     R r = ownsan::Real<R (*)(A0, A1)>(ownsan::kFn_LLVMFoo)(p0, p1);
+//     if (call.Skipped())  // held back by the runtime: a neutral result
+//       return R{};
+//     R r = ownsan::Real<R (*)(A0, A1 *, unsigned)>(ownsan::kFn_LLVMFoo)(
+//         p0, p1, p2);
 //     if (call.Checking()) {
-//       call.After(p);                                          // spec'd only
-//       call.Returned(r, ownsan::HandleType::Value);            // handle
-//       returns
+//       call.After(args, (const void *)r, true);   // if spec'd (ok: success)
+//       call.OutArray(1, p1, n, ownsan::HandleType::Value); // spec'd out_array
+//       call.Returned(r, ownsan::HandleType::Value);  // handle results and
+//                                                     // Out* parameters
+//       call.BorrowedString(r, ...);                  // lent `const char *`
 //     }
 //     return r;
 //   }
 //
-// `p` is an array of the call's handle arguments (as const void*), so the
+// `args` holds the call's handle arguments (as const void*), so the
 // spec's effects ("free argument 0", "detach argument 1") are interpreted by
 // the runtime, not spelled out in generated code.
+//
+// The runtime's own calls into libLLVM (classification, labels, disposers)
+// use the typed entry points of build/gen/real_fns.h, generated from the
+// same headers: ownsan::real::LLVMFoo(p0, p1, p2) makes the call above.
 //
 //===----------------------------------------------------------------------===//
 #ifndef OWNSAN_INTERPOSE_WRAPPER_API_H

@@ -6,6 +6,8 @@ symbols of the matching libLLVM (with `nm -D`) and the ownership spec
 (src/spec/ownership.spec), and writes into --out-dir:
 
   fn_ids.h            one FnId per wrapped function (kFn_LLVMFoo)
+  real_fns.h          the runtime's typed calls into the real libLLVM
+                      (ownsan::real::LLVMFoo)
   wrappers.cpp        one wrapper per function, in the shape documented in
                       interpose/wrapper_api.h, plus kFnInfo/kFnCount/g_real_fns
   symbols.c           the name -> wrapper table for the dlsym interposer
@@ -1720,6 +1722,52 @@ def render_wrappers_cpp(functions: Sequence[Function], headers: Sequence[str],
     return "".join(parts)
 
 
+def render_real_fns(functions: Sequence[Function], headers: Sequence[str],
+                    major: int, spec_label: str) -> str:
+    """real_fns.h: a typed entry point into the loaded libLLVM per wrapped
+    function, for the runtime's own calls (ownsan::real::LLVMGetValueKind(v)
+    instead of a Real<signature> cast written by hand). Only the functions
+    of this LLVM version are there: the runtime calls those every supported
+    version has."""
+    lines = [generated_banner(major, spec_label, "//")[:-1],
+             "//",
+             "// The runtime's calls into the real libLLVM, with the C types of",
+             "// the headers (never the wrappers: no check, no registration).",
+             "#ifndef OWNSAN_GEN_REAL_FNS_H",
+             "#define OWNSAN_GEN_REAL_FNS_H",
+             ""]
+    lines += [f"#include <{h}>" for h in headers]
+    lines += ["",
+              '#include "fn_ids.h"',
+              "",
+              "// (Deprecated functions are forwarded too: some types are.)",
+              "#pragma GCC diagnostic push",
+              '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"',
+              "",
+              render_aliases(functions).rstrip("\n"),
+              "",
+              "namespace ownsan::real {",
+              ""]
+    for fn in functions:
+        params = ", ".join(
+            declaration_with_name(cxx_param_type(fn, p), f"p{p.index}")
+            for p in fn.params)
+        args = ", ".join(f"p{p.index}" for p in fn.params)
+        signature = declaration_with_name(cxx_ret_type(fn), fn.name)
+        lines.append(f"inline {signature}({params}) {{")
+        lines.append(f"  return Real<{cxx_fn_pointer_type(fn)}>"
+                     f"(kFn_{fn.name})({args});")
+        lines.append("}")
+    lines += ["",
+              "} // namespace ownsan::real",
+              "",
+              "#pragma GCC diagnostic pop",
+              "",
+              "#endif // OWNSAN_GEN_REAL_FNS_H",
+              ""]
+    return "\n".join(lines)
+
+
 def render_symbols_c(functions: Sequence[Function], major: int,
                      spec_label: str) -> str:
     """symbols.c: the statically initialized name -> wrapper table."""
@@ -1912,7 +1960,7 @@ class Result:
 def generate(include_dir: str, lib: str, major: int, spec_path: str,
              out_dir: str, libclang: str = DEFAULT_LIBCLANG,
              kinds_path: Optional[str] = None) -> Result:
-    """Runs all steps and writes the six output files."""
+    """Runs all steps and writes the seven output files."""
     header_major = header_llvm_major(include_dir)
     if header_major is not None and header_major != major:
         raise GenError(f"--llvm-major {major} but {include_dir} holds the"
@@ -1947,6 +1995,7 @@ def generate(include_dir: str, lib: str, major: int, spec_path: str,
     os.makedirs(out_dir, exist_ok=True)
     outputs = {
         "fn_ids.h": render_fn_ids(functions, major, label),
+        "real_fns.h": render_real_fns(functions, headers, major, label),
         "wrappers.cpp": render_wrappers_cpp(functions, headers, classes,
                                             declared, major, label,
                                             kind_sets),

@@ -10,10 +10,9 @@
 #include "runtime/runtime_internal.h"
 
 #include "fn_ids.h"
+#include "real_fns.h"
 
 #include "absl/strings/str_cat.h"
-
-#include <llvm-c/Core.h>
 
 #include <malloc.h>
 
@@ -120,7 +119,7 @@ Runtime::BeforeVerdict Runtime::BeforeFree(const EffectSite &s) {
     // Case: a memory buffer (malloc'ed by LLVM, so operator delete never
     // sees it): hold the whole buffer; it is disposed for real when it
     // leaves the quarantine.
-    size_t size = Real<size_t (*)(LLVMMemoryBufferRef)>(kFn_LLVMGetBufferSize)(
+    size_t size = real::LLVMGetBufferSize(
         static_cast<LLVMMemoryBufferRef>(const_cast<void *>(h)));
     Hold({const_cast<void *>(h), size + 64,
           Quarantine::Chunk::kDisposeMemoryBuffer});
@@ -164,9 +163,8 @@ Runtime::BeforeVerdict Runtime::BeforeConsume(const EffectSite &s) {
     // reused while the stale handle may be used.
     if (void *copy = observer_copy_(const_cast<void *>(h))) {
       *static_cast<void **>(s.slots[s.e.arg]) = copy;
-      size_t size =
-          Real<size_t (*)(LLVMMemoryBufferRef)>(kFn_LLVMGetBufferSize)(
-              static_cast<LLVMMemoryBufferRef>(const_cast<void *>(h)));
+      size_t size = real::LLVMGetBufferSize(
+          static_cast<LLVMMemoryBufferRef>(const_cast<void *>(h)));
       Hold({const_cast<void *>(h), size + 64,
             Quarantine::Chunk::kDisposeMemoryBuffer});
     }
@@ -287,9 +285,8 @@ void Runtime::AfterAttach(const EffectSite &s) {
   RuntimeSection section;
   const void *parent = s.args[s.e.other];
   if (s.e.kind == EffectKind::AttachAtBuilder && parent)
-    parent =
-        Real<LLVMBasicBlockRef (*)(LLVMBuilderRef)>(kFn_LLVMGetInsertBlock)(
-            static_cast<LLVMBuilderRef>(const_cast<void *>(parent)));
+    parent = real::LLVMGetInsertBlock(
+        static_cast<LLVMBuilderRef>(const_cast<void *>(parent)));
   ObjectRecord *r = RegisterImpl(s.fn, s.h, HandleType::Value, 0);
   ObjectRecord *p =
       parent ? RegisterImpl(s.fn, parent, HandleType::Value, 0) : nullptr;
@@ -428,23 +425,19 @@ bool Runtime::CheckFreePrecondition(FnId fn, unsigned arg, EffectKind kind,
                                     const void *h) {
   RuntimeSection section;
   auto v = static_cast<LLVMValueRef>(const_cast<void *>(h));
-  LLVMValueKind vk =
-      Real<LLVMValueKind (*)(LLVMValueRef)>(kFn_LLVMGetValueKind)(v);
+  LLVMValueKind vk = real::LLVMGetValueKind(v);
   const void *parent = nullptr;
   const char *what, *container;
   if (vk == LLVMInstructionValueKind) {
-    parent = Real<LLVMBasicBlockRef (*)(LLVMValueRef)>(
-        kFn_LLVMGetInstructionParent)(v);
+    parent = real::LLVMGetInstructionParent(v);
     what = "instructions";
     container = "block";
   } else if (vk == LLVMBasicBlockValueKind) {
-    parent = Real<LLVMValueRef (*)(LLVMBasicBlockRef)>(
-        kFn_LLVMGetBasicBlockParent)(Real<LLVMBasicBlockRef (*)(LLVMValueRef)>(
-        kFn_LLVMValueAsBasicBlock)(v));
+    parent = real::LLVMGetBasicBlockParent(real::LLVMValueAsBasicBlock(v));
     what = "blocks";
     container = "function";
   } else if (vk == LLVMGlobalIFuncValueKind) {
-    parent = Real<LLVMModuleRef (*)(LLVMValueRef)>(kFn_LLVMGetGlobalParent)(v);
+    parent = real::LLVMGetGlobalParent(v);
     what = "global ifuncs";
     container = "module";
   } else {

@@ -10,12 +10,11 @@
 #include "runtime/runtime_internal.h"
 
 #include "fn_ids.h"
+#include "real_fns.h"
 #include "report/report_writer.h"
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-
-#include <llvm-c/Core.h>
 
 namespace ownsan {
 
@@ -35,10 +34,9 @@ std::string Runtime::SnapshotName(const ObjectRecord *r) {
     return ValueName(h);
   switch (r->kind) {
   case ObjectKind::Type: {
-    char *s = Real<char *(*)(LLVMTypeRef)>(kFn_LLVMPrintTypeToString)(
-        static_cast<LLVMTypeRef>(h));
+    char *s = real::LLVMPrintTypeToString(static_cast<LLVMTypeRef>(h));
     std::string out = s ? s : "";
-    Real<void (*)(char *)>(kFn_LLVMDisposeMessage)(s);
+    real::LLVMDisposeMessage(s);
     return out;
   }
   default:

@@ -13,8 +13,7 @@
 #include "runtime/runtime_internal.h"
 
 #include "fn_ids.h"
-
-#include <llvm-c/Core.h>
+#include "real_fns.h"
 
 #include <malloc.h>
 #include <time.h>
@@ -56,15 +55,13 @@ void Runtime::HoldAll(const Quarantine::Chunk *chunks, size_t n) {
     }
     switch (c.release) {
     case Quarantine::Chunk::kDisposeMemoryBuffer:
-      Real<void (*)(LLVMMemoryBufferRef)>(kFn_LLVMDisposeMemoryBuffer)(
-          static_cast<LLVMMemoryBufferRef>(c.p));
+      real::LLVMDisposeMemoryBuffer(static_cast<LLVMMemoryBufferRef>(c.p));
       break;
     case Quarantine::Chunk::kDisposeMessage:
-      Real<void (*)(char *)>(kFn_LLVMDisposeMessage)(static_cast<char *>(c.p));
+      real::LLVMDisposeMessage(static_cast<char *>(c.p));
       break;
     case Quarantine::Chunk::kDisposeErrorMessage:
-      Real<void (*)(char *)>(kFn_LLVMDisposeErrorMessage)(
-          static_cast<char *>(c.p));
+      real::LLVMDisposeErrorMessage(static_cast<char *>(c.p));
       break;
     case Quarantine::Chunk::kFreeMalloced:
       free(c.p); // what the skipped disposer would have done

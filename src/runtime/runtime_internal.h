@@ -14,8 +14,7 @@
 
 #include "fn_ids.h"
 #include "interpose/wrapper_api.h"
-
-#include <llvm-c/Core.h>
+#include "real_fns.h"
 
 #include <pthread.h>
 
@@ -80,16 +79,14 @@ inline StackId Runtime::CurrentCallStack() {
 
 inline std::string Runtime::ValueName(const void *h) {
   size_t len = 0;
-  const char *s =
-      Real<const char *(*)(LLVMValueRef, size_t *)>(kFn_LLVMGetValueName2)(
-          static_cast<LLVMValueRef>(const_cast<void *>(h)), &len);
+  const char *s = real::LLVMGetValueName2(
+      static_cast<LLVMValueRef>(const_cast<void *>(h)), &len);
   return std::string(s ? s : "", s ? len : 0);
 }
 
 inline std::string Runtime::ModuleName(const void *h) {
   size_t len = 0;
-  const char *s = Real<const char *(*)(LLVMModuleRef, size_t *)>(
-      kFn_LLVMGetModuleIdentifier)(
+  const char *s = real::LLVMGetModuleIdentifier(
       static_cast<LLVMModuleRef>(const_cast<void *>(h)), &len);
   return std::string(s ? s : "", s ? len : 0);
 }

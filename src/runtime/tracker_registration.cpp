@@ -107,8 +107,7 @@
 #include "runtime/runtime_internal.h"
 
 #include "fn_ids.h"
-
-#include <llvm-c/Core.h>
+#include "real_fns.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -173,14 +172,12 @@ Runtime::Classification Runtime::Classify(const void *h, HandleType type) {
     break;
   case HandleType::Module:
     c.kind = ObjectKind::Module;
-    c.parent = Real<LLVMContextRef (*)(LLVMModuleRef)>(
-        kFn_LLVMGetModuleContext)(static_cast<LLVMModuleRef>(p));
+    c.parent = real::LLVMGetModuleContext(static_cast<LLVMModuleRef>(p));
     c.parent_type = HandleType::Context;
     break;
   case HandleType::Type:
     c.kind = ObjectKind::Type;
-    c.parent = Real<LLVMContextRef (*)(LLVMTypeRef)>(kFn_LLVMGetTypeContext)(
-        static_cast<LLVMTypeRef>(p));
+    c.parent = real::LLVMGetTypeContext(static_cast<LLVMTypeRef>(p));
     c.parent_type = HandleType::Context;
     break;
   case HandleType::Builder:
@@ -192,37 +189,33 @@ Runtime::Classification Runtime::Classify(const void *h, HandleType type) {
   case HandleType::Value:
   case HandleType::BasicBlock: {
     auto v = static_cast<LLVMValueRef>(p);
-    switch (Real<LLVMValueKind (*)(LLVMValueRef)>(kFn_LLVMGetValueKind)(v)) {
+    switch (real::LLVMGetValueKind(v)) {
     case LLVMArgumentValueKind:
       c.kind = ObjectKind::Argument;
-      c.parent =
-          Real<LLVMValueRef (*)(LLVMValueRef)>(kFn_LLVMGetParamParent)(v);
+      c.parent = real::LLVMGetParamParent(v);
       c.parent_type = HandleType::Value;
       break;
     case LLVMBasicBlockValueKind:
       c.kind = ObjectKind::BasicBlock;
-      c.parent = Real<LLVMValueRef (*)(LLVMBasicBlockRef)>(
-          kFn_LLVMGetBasicBlockParent)(static_cast<LLVMBasicBlockRef>(p));
+      c.parent =
+          real::LLVMGetBasicBlockParent(static_cast<LLVMBasicBlockRef>(p));
       c.parent_type = HandleType::Value;
       break;
     case LLVMInstructionValueKind:
       c.kind = ObjectKind::Instruction;
-      c.parent = Real<LLVMBasicBlockRef (*)(LLVMValueRef)>(
-          kFn_LLVMGetInstructionParent)(v);
+      c.parent = real::LLVMGetInstructionParent(v);
       c.parent_type = HandleType::BasicBlock;
       break;
     case LLVMFunctionValueKind:
     case LLVMGlobalVariableValueKind:
     case LLVMGlobalAliasValueKind:
     case LLVMGlobalIFuncValueKind: {
-      LLVMValueKind vk =
-          Real<LLVMValueKind (*)(LLVMValueRef)>(kFn_LLVMGetValueKind)(v);
+      LLVMValueKind vk = real::LLVMGetValueKind(v);
       c.kind = vk == LLVMFunctionValueKind         ? ObjectKind::Function
                : vk == LLVMGlobalVariableValueKind ? ObjectKind::GlobalVariable
                : vk == LLVMGlobalAliasValueKind    ? ObjectKind::GlobalAlias
                                                    : ObjectKind::GlobalIFunc;
-      c.parent =
-          Real<LLVMModuleRef (*)(LLVMValueRef)>(kFn_LLVMGetGlobalParent)(v);
+      c.parent = real::LLVMGetGlobalParent(v);
       c.parent_type = HandleType::Module;
       break;
     }
@@ -235,8 +228,7 @@ Runtime::Classification Runtime::Classify(const void *h, HandleType type) {
       break;
     default: // every kind of constant
       c.kind = ObjectKind::Constant;
-      c.parent = Real<LLVMContextRef (*)(LLVMTypeRef)>(kFn_LLVMGetTypeContext)(
-          Real<LLVMTypeRef (*)(LLVMValueRef)>(kFn_LLVMTypeOf)(v));
+      c.parent = real::LLVMGetTypeContext(real::LLVMTypeOf(v));
       c.parent_type = HandleType::Context;
       break;
     }
@@ -272,7 +264,7 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
   if (c.kind == ObjectKind::Context) {
     const void *global = global_context_.load(std::memory_order_acquire);
     if (!global) {
-      global = Real<LLVMContextRef (*)()>(kFn_LLVMGetGlobalContext)();
+      global = real::LLVMGetGlobalContext();
       // The global context is a static LLVM destroys at exit, with the
       // modules left in it: those are leaks, not deaths C++ code caused.
       // (Registered after the static's destructor, so it runs before it.)
