@@ -83,6 +83,51 @@ bool IsOwnsanFile(const std::string &path) {
   return base.rfind("libownsan", 0) == 0;
 }
 
+// The executable's path, resolved ("the executable" if /proc is missing).
+std::string ExecutablePath() {
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  return n > 0 ? std::string(exe, n) : "the executable";
+}
+
+// Calls `visit(info, path)` for each loaded object that may define or call
+// LLVM-C functions on its own: every one but a libLLVM (by file name or
+// soname), ownsan's own, the vDSO and the dynamic loader. `path` is
+// resolved; the executable's is its real path.
+template <typename Visit> void ForEachCandidateObject(Visit visit) {
+  struct Walk {
+    ElfW(Addr) own_base;
+    std::vector<std::string> libllvms;
+    Visit *visit;
+    bool seen_executable;
+  } walk{OwnBase(), LoadedLibLLVMPaths(0), &visit, false};
+  dl_iterate_phdr(
+      [](dl_phdr_info *info, size_t, void *data) {
+        auto *w = static_cast<Walk *>(data);
+        std::string path = info->dlpi_name ? info->dlpi_name : "";
+        if (path.empty()) {
+          // The executable comes first; later nameless entries (the vDSO)
+          // have no file.
+          if (w->seen_executable)
+            return 0;
+          w->seen_executable = true;
+          path = ExecutablePath();
+        } else if (info->dlpi_addr == w->own_base || IsOwnsanFile(path) ||
+                   LibLLVMMajorFromName(path) > 0 ||
+                   std::find(w->libllvms.begin(), w->libllvms.end(), path) !=
+                       w->libllvms.end() ||
+                   path.find("linux-vdso") != std::string::npos ||
+                   path.find("/ld-linux") != std::string::npos) {
+          return 0;
+        } else {
+          path = RealPath(path);
+        }
+        (*w->visit)(info, path);
+        return 0;
+      },
+      &walk);
+}
+
 } // namespace
 
 size_t CountLLVMCDefinitions(const std::string &path) {
@@ -139,37 +184,11 @@ unsigned long long ObjectsLoadedSoFar() {
 }
 
 std::vector<std::string> LoadedObjectPaths() {
-  struct Walk {
-    ElfW(Addr) own_base;
-    std::vector<std::string> libllvms;
-    std::vector<std::string> paths;
-  } walk{OwnBase(), LoadedLibLLVMPaths(0), {}};
-  dl_iterate_phdr(
-      [](dl_phdr_info *info, size_t, void *data) {
-        auto *w = static_cast<Walk *>(data);
-        std::string path = info->dlpi_name ? info->dlpi_name : "";
-        if (path.empty()) {
-          // The executable (or the vDSO, which has no file).
-          if (!w->paths.empty())
-            return 0;
-          char exe[PATH_MAX];
-          ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-          if (n <= 0)
-            return 0;
-          path.assign(exe, n);
-        } else if (info->dlpi_addr == w->own_base || IsOwnsanFile(path) ||
-                   LibLLVMMajorFromName(path) > 0 ||
-                   std::find(w->libllvms.begin(), w->libllvms.end(), path) !=
-                       w->libllvms.end() ||
-                   path.find("linux-vdso") != std::string::npos ||
-                   path.find("/ld-linux") != std::string::npos) {
-          return 0;
-        }
-        w->paths.push_back(RealPath(path));
-        return 0;
-      },
-      &walk);
-  return walk.paths;
+  std::vector<std::string> paths;
+  ForEachCandidateObject([&](const dl_phdr_info *, const std::string &path) {
+    paths.push_back(path);
+  });
+  return paths;
 }
 
 namespace {
@@ -303,36 +322,14 @@ std::vector<ObjectDefiningLLVMC> ObjectsBypassingWrappers(int major) {
   std::vector<std::string> mine = LoadedLibLLVMPaths(major);
   if (mine.empty())
     return {};
-  struct Walk {
-    AddressRanges libllvm;
-    ElfW(Addr) own_base;
-    std::vector<std::string> libllvms;
-    std::vector<ObjectDefiningLLVMC> found;
-  } walk{SegmentsOf(mine), OwnBase(), LoadedLibLLVMPaths(0), {}};
-  dl_iterate_phdr(
-      [](dl_phdr_info *info, size_t, void *data) {
-        auto *w = static_cast<Walk *>(data);
-        std::string path = info->dlpi_name ? info->dlpi_name : "";
-        if (info->dlpi_addr == w->own_base || IsOwnsanFile(path) ||
-            LibLLVMMajorFromName(path) > 0 ||
-            std::find(w->libllvms.begin(), w->libllvms.end(), path) !=
-                w->libllvms.end() ||
-            path.find("linux-vdso") != std::string::npos ||
-            path.find("/ld-linux") != std::string::npos)
-          return 0;
-        size_t n = CountBypassingSlots(info, w->libllvm);
-        if (!n)
-          return 0;
-        if (path.empty()) {
-          char exe[PATH_MAX];
-          ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-          path = len > 0 ? std::string(exe, len) : "the executable";
-        }
-        w->found.push_back({RealPath(path), n});
-        return 0;
-      },
-      &walk);
-  return walk.found;
+  AddressRanges libllvm = SegmentsOf(mine);
+  std::vector<ObjectDefiningLLVMC> found;
+  ForEachCandidateObject(
+      [&](const dl_phdr_info *info, const std::string &path) {
+        if (size_t n = CountBypassingSlots(info, libllvm))
+          found.push_back({path, n});
+      });
+  return found;
 }
 
 std::string OperatorDeleteOwner() {
@@ -346,12 +343,8 @@ std::string OperatorDeleteOwner() {
     if (reinterpret_cast<ElfW(Addr)>(info.dli_fbase) == OwnBase())
       continue;
     std::string path = info.dli_fname ? info.dli_fname : "";
-    if (path.empty() || path[0] != '/') { // (the executable, as it was run)
-      char exe[PATH_MAX];
-      ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-      path = n > 0 ? std::string(exe, n) : "the executable";
-    }
-    return path;
+    // (The executable is named as it was run.)
+    return path.empty() || path[0] != '/' ? ExecutablePath() : path;
   }
   return "";
 }
