@@ -1,13 +1,14 @@
 #!/usr/bin/python3
 """A client that reaches LLVM only through dlopen(RTLD_LOCAL) + dlsym/dlvsym.
 
-    test_dlopen.py --ownsan PATH --mode dlsym|dlvsym --program DL_CLIENT
-                   --libllvm LIBLLVM --readelf READELF [--aliases]
+    test_dlopen.py --case dlsym|dlvsym|aliases --ownsan PATH
+                   --program DL_CLIENT --libllvm LIBLLVM --readelf READELF
+    test_dlopen.py --list
 
 DL_CLIENT is tests/callpaths/dl_client.c built without libLLVM. It opens
 LIBLLVM with dlopen(RTLD_NOW|RTLD_LOCAL) and gets each LLVM-C function from
-that handle with dlsym, or (--mode dlvsym) with dlvsym and the library's own
-symbol version, read here from `readelf --dyn-syms`. Checked:
+that handle with dlsym (case dlsym), or with dlvsym and the library's own
+symbol version, read here from `readelf --dyn-syms` (case dlvsym). Checked:
 
   * the client really has no DT_NEEDED libLLVM;
   * without ownsan, the fixed client exits 0 (the reference stdout);
@@ -20,19 +21,18 @@ symbol version, read here from `readelf --dyn-syms`. Checked:
     LLVMGetValueName2, the function, LLVMDisposeModule, LLVMAddFunction and
     the client's own functions in the three stacks.
 
-With --aliases, the client instead opens LIBLLVM by each of its other names
+Case aliases: the client instead opens LIBLLVM by each of its other names
 (the symlinks next to it and the real file, e.g. libLLVM.so, libLLVM-19.so,
 libLLVM.so.1): whatever name a binding dlopen()s, the fixed client must run
 silently and the buggy one must get its report. Names that ownsan does not
 handle yet would be listed in KNOWN_ALIAS_BUGS and reported as "xfail".
 """
 
-import argparse
 import os
 import re
 import sys
 
-from ownsan_testing import (Checker, ReportFormatError, parse_reports,
+from ownsan_testing import (ReportFormatError, case_main, parse_reports,
                             report_headers, run)
 
 LABEL = 'function @dl_answer in module "dlmod"'
@@ -159,6 +159,7 @@ def aliases_of(libllvm):
 
 
 def check_aliases(c, args, ownsan):
+    need_libllvm(args)
     reference = run([args.program, args.libllvm, "dlsym", "--fixed"])
     if not c.check(reference.returncode == 0,
                    "without ownsan, the fixed client exits 0", reference):
@@ -196,35 +197,36 @@ def check_aliases(c, args, ownsan):
                 c.check(ok, expected, details)
 
 
-def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--ownsan", required=True)
-    p.add_argument("--mode", choices=("dlsym", "dlvsym"), required=True)
-    p.add_argument("--program", required=True, help="the built dl_client")
-    p.add_argument("--libllvm", required=True, help="the libLLVM to dlopen")
-    p.add_argument("--readelf", default="readelf")
-    p.add_argument("--aliases", action="store_true",
-                   help="open LIBLLVM by each of its other names instead")
-    args = p.parse_args(argv)
-    if args.aliases:
-        c = Checker(f"dlopen of the other names of {args.libllvm}")
-        check_aliases(c, args, [args.ownsan, "run", "--"])
-        return c.finish()
-    c = Checker(f"dlopen(RTLD_LOCAL) + {args.mode} client of "
-                f"{os.path.basename(args.libllvm)}")
+# The cases of the sanitized builds (tests/CMakeLists.txt): the client is C.
+LABELS = {"dlsym": ["sanitized"], "dlvsym": ["sanitized"]}
 
+
+def case_dlsym(c, a):
+    check_client(c, a, "dlsym")
+
+
+def case_dlvsym(c, a):
+    check_client(c, a, "dlvsym")
+
+
+def case_aliases(c, a):
+    check_aliases(c, a, [a.ownsan, "run", "--"])
+
+
+def check_client(c, args, mode):
+    need_libllvm(args)
     needed = needed_libraries(args.readelf, args.program)
     c.check(needed and not any("LLVM" in n for n in needed),
             "the client is not linked against libLLVM (no DT_NEEDED libLLVM)",
             f"DT_NEEDED: {needed}")
 
-    client = [args.program, args.libllvm, args.mode]
-    if args.mode == "dlvsym":
+    client = [args.program, args.libllvm, mode]
+    if mode == "dlvsym":
         version = symbol_version(args.readelf, args.libllvm)
         if not c.check(version is not None,
                        f"readelf --dyn-syms shows a symbol version for "
                        f"LLVMContextCreate in {args.libllvm}"):
-            return c.finish()
+            return
         c.note(f"symbol version of {args.libllvm}: {version}")
         client.append(version)
     ownsan = [args.ownsan, "run", "--"]
@@ -233,7 +235,7 @@ def main(argv=None):
     reference = run(client + ["--fixed"])
     if not c.check(reference.returncode == 0,
                    "without ownsan, the fixed client exits 0", reference):
-        return c.finish()
+        return
     m = RESOLVED_RE.search(reference.err)
     c.check(m and os.path.realpath(m.group(1)) ==
             os.path.realpath(args.libllvm),
@@ -252,10 +254,10 @@ def main(argv=None):
             'under ownsan, the fixed client has no "OwnSan" on stderr', fixed)
     m = RESOLVED_RE.search(fixed.err)
     c.check(m and os.path.basename(m.group(1)) == "libownsan.so",
-            f"under ownsan, {args.mode}(libLLVM handle, \"LLVMAddFunction\") "
+            f"under ownsan, {mode}(libLLVM handle, \"LLVMAddFunction\") "
             "gives ownsan's wrapper (a pointer into libownsan.so)", fixed)
     lines = fixed.out.splitlines()
-    for line in missing_lookup_lines(args.mode):
+    for line in missing_lookup_lines(mode):
         c.check(line in lines,
                 f"under ownsan, a look-up that must fail still does: {line!r}",
                 fixed)
@@ -286,8 +288,19 @@ def main(argv=None):
         check_report(c, bug, subject)
     if c.failed:
         c.note("buggy run:\n" + bug.describe())
-    return c.finish()
+
+
+def need_libllvm(args):
+    if not args.libllvm:
+        sys.exit("test_dlopen.py: --libllvm is required")
+
+
+def more_arguments(p):
+    p.add_argument("--libllvm", help="the libLLVM to dlopen")
+    p.add_argument("--readelf", default="readelf")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(case_main("callpaths.dlopen", globals(), 300, more_arguments,
+                       label=lambda a: f" (dlopen of {a.libllvm})",
+                       labels=LABELS))
