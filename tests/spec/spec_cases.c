@@ -7,8 +7,13 @@
  * correctly and must run silently under ownsan with the same stdout as
  * without it; `bad` ends with one misuse that ownsan must report (it is only
  * run under ownsan: without it the misuse is undefined behaviour).
- * tests/spec/check_spec.py holds the table of cases, the spec functions
- * each one covers and the report each misuse must produce.
+ *
+ * A case is written once, here (or in orc_cases.inc): CASE(NAME) and its
+ * code, a COVERS-NAME line before it naming the spec functions whose rule
+ * it exercises (tests/spec/check_spec.py fails on a spec entry of the LLVM
+ * version that no case covers), and CHECK-NAME lines (FileCheck) after the
+ * misuse, or after the call of the helper that makes it, for the report
+ * the bad run must give; docs/testing.md.
  *
  * A case that does not exist in this LLVM version exits 77; one whose
  * prerequisites are missing (no X86 target) prints why and exits 77 too.
@@ -158,10 +163,34 @@ static LLVMMemoryBufferRef make_object(LLVMTargetMachineRef tm) {
   return emit_object(tm, "f", 1);
 }
 
-/* ---- cases --------------------------------------------------------------- */
-#define CASE(name) static int case_##name(int bad)
+/* ---- cases ----------------------------------------------------------------
+ * CASE(NAME) defines case_NAME and registers it before main() runs, so no
+ * list repeats the cases. */
+struct entry {
+  const char *name;
+  int (*fn)(int bad);
+};
+enum { kMaxCases = 256 };
+static struct entry cases[kMaxCases];
+static size_t num_cases;
+static void add_case(const char *name, int (*fn)(int bad)) {
+  if (num_cases == kMaxCases) {
+    fprintf(stderr, "spec_cases: more than %d cases\n", kMaxCases);
+    abort();
+  }
+  cases[num_cases].name = name;
+  cases[num_cases].fn = fn;
+  ++num_cases;
+}
+#define CASE(name)                                                             \
+  static int case_##name(int bad);                                             \
+  __attribute__((constructor)) static void register_##name(void) {             \
+    add_case(#name, case_##name);                                              \
+  }                                                                            \
+  static int case_##name(int bad)
 
 /* Disposers: ok disposes once; bad disposes twice (double-free) or uses. */
+// COVERS-context_dispose: LLVMContextDispose
 CASE(context_dispose) {
   struct ir t = make_ir("m");
   LLVMDisposeBuilder(t.b);
@@ -171,9 +200,14 @@ CASE(context_dispose) {
     say("LLVMGetModuleIdentifier(module)");
     size_t n;
     LLVMGetModuleIdentifier(t.mod, &n);
+    // CHECK-context_dispose: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMModuleRef {{0x[0-9a-f]+}} (module "m"){{$}}
+    // CHECK-context_dispose-NEXT: passed as argument 1 of LLVMGetModuleIdentifier on thread T0:
+    // CHECK-context_dispose: freed by LLVMContextDispose(context {{0x[0-9a-f]+}}) on thread T0, because it belonged to that context:
+    // CHECK-context_dispose: SUMMARY: OwnSan: use-after-free in LLVMGetModuleIdentifier (
   }
   return 0;
 }
+// COVERS-module_dispose: LLVMDisposeModule
 CASE(module_dispose) {
   struct ir t = make_ir("m");
   LLVMDisposeBuilder(t.b);
@@ -182,10 +216,15 @@ CASE(module_dispose) {
   if (bad) {
     say("LLVMDisposeModule(module) again");
     LLVMDisposeModule(t.mod);
+    // CHECK-module_dispose: ==[[PID]]==ERROR: OwnSan: double-free on LLVMModuleRef {{0x[0-9a-f]+}} (module "m"){{$}}
+    // CHECK-module_dispose-NEXT: passed as argument 1 of LLVMDisposeModule on thread T0:
+    // CHECK-module_dispose: freed by LLVMDisposeModule(module "m") on thread T0:
+    // CHECK-module_dispose: SUMMARY: OwnSan: double-free in LLVMDisposeModule (
   }
   LLVMContextDispose(t.ctx);
   return 0;
 }
+// COVERS-module_provider: LLVMDisposeModuleProvider
 CASE(module_provider) {
   struct ir t = make_ir("m");
   LLVMDisposeBuilder(t.b);
@@ -195,10 +234,15 @@ CASE(module_provider) {
   if (bad) {
     say("LLVMDisposeModule(module) after its provider");
     LLVMDisposeModule(t.mod);
+    // CHECK-module_provider: ==[[PID]]==ERROR: OwnSan: double-free on LLVMModuleRef {{0x[0-9a-f]+}} (module "m"){{$}}
+    // CHECK-module_provider-NEXT: passed as argument 1 of LLVMDisposeModule on thread T0:
+    // CHECK-module_provider: freed by LLVMDisposeModuleProvider(module "m") on thread T0:
+    // CHECK-module_provider: SUMMARY: OwnSan: double-free in LLVMDisposeModule (
   }
   LLVMContextDispose(t.ctx);
   return 0;
 }
+// COVERS-builder_dispose: LLVMDisposeBuilder
 CASE(builder_dispose) {
   struct ir t = make_ir("m");
   say("LLVMDisposeBuilder(builder)");
@@ -206,11 +250,16 @@ CASE(builder_dispose) {
   if (bad) {
     say("LLVMDisposeBuilder(builder) again");
     LLVMDisposeBuilder(t.b);
+    // CHECK-builder_dispose: ==[[PID]]==ERROR: OwnSan: double-free on LLVMBuilderRef {{0x[0-9a-f]+}} (builder {{0x[0-9a-f]+}}){{$}}
+    // CHECK-builder_dispose-NEXT: passed as argument 1 of LLVMDisposeBuilder on thread T0:
+    // CHECK-builder_dispose: freed by LLVMDisposeBuilder(builder {{0x[0-9a-f]+}}) on thread T0:
+    // CHECK-builder_dispose: SUMMARY: OwnSan: double-free in LLVMDisposeBuilder (
   }
   LLVMDisposeModule(t.mod);
   LLVMContextDispose(t.ctx);
   return 0;
 }
+// COVERS-memory_buffer_dispose: LLVMDisposeMemoryBuffer
 CASE(memory_buffer_dispose) {
   LLVMMemoryBufferRef buf =
       LLVMCreateMemoryBufferWithMemoryRangeCopy("abc", 3, "buf");
@@ -219,11 +268,16 @@ CASE(memory_buffer_dispose) {
   if (bad) {
     say("LLVMGetBufferSize(buffer)");
     LLVMGetBufferSize(buf);
+    // CHECK-memory_buffer_dispose: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMMemoryBufferRef {{0x[0-9a-f]+}} (memory buffer {{0x[0-9a-f]+}}){{$}}
+    // CHECK-memory_buffer_dispose-NEXT: passed as argument 1 of LLVMGetBufferSize on thread T0:
+    // CHECK-memory_buffer_dispose: freed by LLVMDisposeMemoryBuffer(memory buffer {{0x[0-9a-f]+}}) on thread T0:
+    // CHECK-memory_buffer_dispose: SUMMARY: OwnSan: use-after-free in LLVMGetBufferSize (
   }
   return 0;
 }
 
 /* Deleting IR objects. */
+// COVERS-delete_function: LLVMDeleteFunction
 CASE(delete_function) {
   struct ir t = make_ir("m");
   say("LLVMDeleteFunction(@foo)");
@@ -231,10 +285,15 @@ CASE(delete_function) {
   if (bad) {
     say("LLVMGetBasicBlockName(entry)");
     LLVMGetBasicBlockName(t.entry);
+    // CHECK-delete_function: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMBasicBlockRef {{0x[0-9a-f]+}} (block %entry of function @foo in module "m"){{$}}
+    // CHECK-delete_function-NEXT: passed as argument 1 of LLVMGetBasicBlockName on thread T0:
+    // CHECK-delete_function: freed by LLVMDeleteFunction(function @foo in module "m") on thread T0, because it belonged to that function:
+    // CHECK-delete_function: SUMMARY: OwnSan: use-after-free in LLVMGetBasicBlockName (
   }
   drop_ir(&t);
   return 0;
 }
+// COVERS-delete_global: LLVMDeleteGlobal
 CASE(delete_global) {
   struct ir t = make_ir("m");
   LLVMValueRef g = LLVMAddGlobal(t.mod, t.i32, "g");
@@ -243,6 +302,10 @@ CASE(delete_global) {
   if (bad) {
     say("LLVMGetInitializer(@g)");
     LLVMGetInitializer(g);
+    // CHECK-delete_global: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef {{0x[0-9a-f]+}} (global @g in module "m"){{$}}
+    // CHECK-delete_global-NEXT: passed as argument 1 of LLVMGetInitializer on thread T0:
+    // CHECK-delete_global: freed by LLVMDeleteGlobal(global @g in module "m") on thread T0:
+    // CHECK-delete_global: SUMMARY: OwnSan: use-after-free in LLVMGetInitializer (
   }
   drop_ir(&t);
   return 0;
@@ -258,6 +321,7 @@ static LLVMValueRef make_ifunc(struct ir *t) {
   LLVMDisposeBuilder(b);
   return LLVMAddGlobalIFunc(t->mod, "ifn", 3, t->fn_type, 0, resolver);
 }
+// COVERS-erase_global_ifunc: LLVMEraseGlobalIFunc
 CASE(erase_global_ifunc) {
   struct ir t = make_ir("m");
   LLVMValueRef ifn = make_ifunc(&t);
@@ -266,10 +330,15 @@ CASE(erase_global_ifunc) {
   if (bad) {
     say("LLVMGetGlobalIFuncResolver(@ifn)");
     LLVMGetGlobalIFuncResolver(ifn);
+    // CHECK-erase_global_ifunc: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef {{0x[0-9a-f]+}} (ifunc @ifn in module "m"){{$}}
+    // CHECK-erase_global_ifunc-NEXT: passed as argument 1 of LLVMGetGlobalIFuncResolver on thread T0:
+    // CHECK-erase_global_ifunc: freed by LLVMEraseGlobalIFunc(ifunc @ifn in module "m") on thread T0:
+    // CHECK-erase_global_ifunc: SUMMARY: OwnSan: use-after-free in LLVMGetGlobalIFuncResolver (
   }
   drop_ir(&t);
   return 0;
 }
+// COVERS-remove_global_ifunc: LLVMRemoveGlobalIFunc
 CASE(remove_global_ifunc) {
   struct ir t = make_ir("m");
   LLVMValueRef ifn = make_ifunc(&t);
@@ -281,6 +350,10 @@ CASE(remove_global_ifunc) {
   if (bad) {
     say("LLVMEraseGlobalIFunc(@ifn) on a detached ifunc");
     LLVMEraseGlobalIFunc(ifn);
+    // CHECK-remove_global_ifunc: ==[[PID]]==ERROR: OwnSan: invalid-free on LLVMValueRef {{0x[0-9a-f]+}} (ifunc @ifn){{$}}
+    // CHECK-remove_global_ifunc-NEXT: LLVMEraseGlobalIFunc needs global ifuncs that are in a module; this one is detached
+    // CHECK-remove_global_ifunc-NEXT: passed as argument 1 of LLVMEraseGlobalIFunc on thread T0:
+    // CHECK-remove_global_ifunc: SUMMARY: OwnSan: invalid-free in LLVMEraseGlobalIFunc (
   }
   drop_ir(&t);
   return 0;
@@ -306,6 +379,7 @@ static int rename_case(int bad, int with_length) {
   return 0;
 }
 /* A module renamed through the C API is reported under its new name. */
+// COVERS-set_module_identifier: LLVMSetModuleIdentifier
 CASE(set_module_identifier) {
   struct ir t = make_ir("m");
   LLVMDisposeBuilder(t.b);
@@ -316,11 +390,16 @@ CASE(set_module_identifier) {
     say("LLVMGetModuleIdentifier(module)");
     size_t n;
     LLVMGetModuleIdentifier(t.mod, &n);
+    // CHECK-set_module_identifier: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMModuleRef {{0x[0-9a-f]+}} (module "renamed"){{$}}
+    // CHECK-set_module_identifier-NEXT: passed as argument 1 of LLVMGetModuleIdentifier on thread T0:
+    // CHECK-set_module_identifier: freed by LLVMDisposeModule(module "renamed") on thread T0:
+    // CHECK-set_module_identifier: SUMMARY: OwnSan: use-after-free in LLVMGetModuleIdentifier (
   }
   LLVMContextDispose(t.ctx);
   return 0;
 }
 /* A lazy bitcode module owns its buffer: disposing it too is a misuse. */
+// COVERS-get_bitcode_module: LLVMGetBitcodeModuleInContext2
 CASE(get_bitcode_module) {
   struct ir t = make_ir("m");
   LLVMDisposeBuilder(t.b);
@@ -333,13 +412,28 @@ CASE(get_bitcode_module) {
   if (bad) {
     say("LLVMDisposeMemoryBuffer(buffer)");
     LLVMDisposeMemoryBuffer(bc);
+    // CHECK-get_bitcode_module: ==[[PID]]==ERROR: OwnSan: use-after-consume on LLVMMemoryBufferRef {{0x[0-9a-f]+}} (memory buffer {{0x[0-9a-f]+}}){{$}}
+    // CHECK-get_bitcode_module-NEXT: passed as argument 1 of LLVMDisposeMemoryBuffer on thread T0:
+    // CHECK-get_bitcode_module: consumed by LLVMGetBitcodeModuleInContext2(memory buffer {{0x[0-9a-f]+}}) on thread T0:
+    // CHECK-get_bitcode_module: SUMMARY: OwnSan: use-after-consume in LLVMDisposeMemoryBuffer (
   }
   LLVMDisposeModule(lazy);
   LLVMContextDispose(t.ctx);
   return 0;
 }
+// COVERS-set_value_name2: LLVMSetValueName2
 CASE(set_value_name2) { return rename_case(bad, 1); }
+// CHECK-set_value_name2: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef {{0x[0-9a-f]+}} (instruction %total in block %entry of function @foo in module "m"){{$}}
+// CHECK-set_value_name2-NEXT: passed as argument 1 of LLVMGetInstructionOpcode on thread T0:
+// CHECK-set_value_name2: freed by LLVMDeleteBasicBlock(block %entry of function @foo in module "m") on thread T0, because it belonged to that block:
+// CHECK-set_value_name2: SUMMARY: OwnSan: use-after-free in LLVMGetInstructionOpcode (
+// COVERS-set_value_name: LLVMSetValueName
 CASE(set_value_name) { return rename_case(bad, 0); }
+// CHECK-set_value_name: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef {{0x[0-9a-f]+}} (instruction %total in block %entry of function @foo in module "m"){{$}}
+// CHECK-set_value_name-NEXT: passed as argument 1 of LLVMGetInstructionOpcode on thread T0:
+// CHECK-set_value_name: freed by LLVMDeleteBasicBlock(block %entry of function @foo in module "m") on thread T0, because it belonged to that block:
+// CHECK-set_value_name: SUMMARY: OwnSan: use-after-free in LLVMGetInstructionOpcode (
+// COVERS-delete_basic_block: LLVMDeleteBasicBlock
 CASE(delete_basic_block) {
   struct ir t = make_ir("m");
   LLVMBasicBlockRef other = LLVMAppendBasicBlockInContext(t.ctx, t.fn, "other");
@@ -348,10 +442,15 @@ CASE(delete_basic_block) {
   if (bad) {
     say("LLVMGetBasicBlockName(other)");
     LLVMGetBasicBlockName(other);
+    // CHECK-delete_basic_block: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMBasicBlockRef {{0x[0-9a-f]+}} (block %other of function @foo in module "m"){{$}}
+    // CHECK-delete_basic_block-NEXT: passed as argument 1 of LLVMGetBasicBlockName on thread T0:
+    // CHECK-delete_basic_block: freed by LLVMDeleteBasicBlock(block %other of function @foo in module "m") on thread T0:
+    // CHECK-delete_basic_block: SUMMARY: OwnSan: use-after-free in LLVMGetBasicBlockName (
   }
   drop_ir(&t);
   return 0;
 }
+// COVERS-instruction_erase: LLVMInstructionEraseFromParent
 CASE(instruction_erase) {
   struct ir t = make_ir("m");
   say("LLVMInstructionEraseFromParent(%sum)");
@@ -359,10 +458,15 @@ CASE(instruction_erase) {
   if (bad) {
     say("LLVMGetInstructionOpcode(%sum)");
     LLVMGetInstructionOpcode(t.sum);
+    // CHECK-instruction_erase: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef {{0x[0-9a-f]+}} (instruction %sum in block %entry of function @foo in module "m"){{$}}
+    // CHECK-instruction_erase-NEXT: passed as argument 1 of LLVMGetInstructionOpcode on thread T0:
+    // CHECK-instruction_erase: freed by LLVMInstructionEraseFromParent(instruction %sum in block %entry of function @foo in module "m") on thread T0:
+    // CHECK-instruction_erase: SUMMARY: OwnSan: use-after-free in LLVMGetInstructionOpcode (
   }
   drop_ir(&t);
   return 0;
 }
+// COVERS-delete_instruction: LLVMDeleteInstruction
 CASE(delete_instruction) {
 #if LLVM_VERSION_MAJOR >= 15
   struct ir t = make_ir("m");
@@ -372,6 +476,10 @@ CASE(delete_instruction) {
   }
   say("LLVMDeleteInstruction(%sum)");
   LLVMDeleteInstruction(t.sum);
+  // CHECK-delete_instruction: ==[[PID]]==ERROR: OwnSan: invalid-free on LLVMValueRef {{0x[0-9a-f]+}} (instruction %sum in block %entry of function @foo in module "m"){{$}}
+  // CHECK-delete_instruction-NEXT: LLVMDeleteInstruction frees only detached instructions; this one is still in block %entry
+  // CHECK-delete_instruction-NEXT: passed as argument 1 of LLVMDeleteInstruction on thread T0:
+  // CHECK-delete_instruction: SUMMARY: OwnSan: invalid-free in LLVMDeleteInstruction (
   drop_ir(&t);
   return 0;
 #else
@@ -381,6 +489,7 @@ CASE(delete_instruction) {
 }
 
 /* Detaching and re-attaching. */
+// COVERS-remove_block: LLVMDeleteBasicBlock LLVMRemoveBasicBlockFromParent
 CASE(remove_block) {
   struct ir t = make_ir("m");
   LLVMBasicBlockRef other = LLVMAppendBasicBlockInContext(t.ctx, t.fn, "other");
@@ -389,12 +498,17 @@ CASE(remove_block) {
   if (bad) {
     say("LLVMDeleteBasicBlock(other) on a detached block");
     LLVMDeleteBasicBlock(other);
+    // CHECK-remove_block: ==[[PID]]==ERROR: OwnSan: invalid-free on LLVMBasicBlockRef {{0x[0-9a-f]+}} (block %other){{$}}
+    // CHECK-remove_block-NEXT: LLVMDeleteBasicBlock needs blocks that are in a function; this one is detached
+    // CHECK-remove_block-NEXT: passed as argument 1 of LLVMDeleteBasicBlock on thread T0:
+    // CHECK-remove_block: SUMMARY: OwnSan: invalid-free in LLVMDeleteBasicBlock (
   }
   say("LLVMAppendExistingBasicBlock(@foo, other)");
   LLVMAppendExistingBasicBlock(t.fn, other);
   drop_ir(&t);
   return 0;
 }
+// COVERS-remove_instruction: LLVMInstructionEraseFromParent LLVMInstructionRemoveFromParent
 CASE(remove_instruction) {
   struct ir t = make_ir("m");
   say("LLVMInstructionRemoveFromParent(%sum)");
@@ -402,12 +516,17 @@ CASE(remove_instruction) {
   if (bad) {
     say("LLVMInstructionEraseFromParent(%sum) on a detached instruction");
     LLVMInstructionEraseFromParent(t.sum);
+    // CHECK-remove_instruction: ==[[PID]]==ERROR: OwnSan: invalid-free on LLVMValueRef {{0x[0-9a-f]+}} (instruction %sum){{$}}
+    // CHECK-remove_instruction-NEXT: LLVMInstructionEraseFromParent needs instructions that are in a block; this one is detached
+    // CHECK-remove_instruction-NEXT: passed as argument 1 of LLVMInstructionEraseFromParent on thread T0:
+    // CHECK-remove_instruction: SUMMARY: OwnSan: invalid-free in LLVMInstructionEraseFromParent (
   }
   LLVMPositionBuilderBefore(t.b, t.ret);
   LLVMInsertIntoBuilder(t.b, t.sum);
   drop_ir(&t);
   return 0;
 }
+// COVERS-append_existing_block: LLVMAppendExistingBasicBlock
 CASE(append_existing_block) {
   struct ir t = make_ir("m");
   LLVMBasicBlockRef other = LLVMAppendBasicBlockInContext(t.ctx, t.fn, "other");
@@ -419,10 +538,15 @@ CASE(append_existing_block) {
   if (bad) {
     say("LLVMGetBasicBlockName(other)");
     LLVMGetBasicBlockName(other);
+    // CHECK-append_existing_block: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMBasicBlockRef {{0x[0-9a-f]+}} (block %other of function @foo in module "m"){{$}}
+    // CHECK-append_existing_block-NEXT: passed as argument 1 of LLVMGetBasicBlockName on thread T0:
+    // CHECK-append_existing_block: freed by LLVMDeleteFunction(function @foo in module "m") on thread T0, because it belonged to that function:
+    // CHECK-append_existing_block: SUMMARY: OwnSan: use-after-free in LLVMGetBasicBlockName (
   }
   drop_ir(&t);
   return 0;
 }
+// COVERS-insert_existing_block: LLVMInsertExistingBasicBlockAfterInsertBlock
 CASE(insert_existing_block) {
   struct ir t = make_ir("m");
   LLVMBasicBlockRef other = LLVMAppendBasicBlockInContext(t.ctx, t.fn, "other");
@@ -436,6 +560,10 @@ CASE(insert_existing_block) {
   if (bad) {
     say("LLVMGetBasicBlockName(other)");
     LLVMGetBasicBlockName(other);
+    // CHECK-insert_existing_block: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMBasicBlockRef {{0x[0-9a-f]+}} (block %other of block %entry of function @foo in module "m"){{$}}
+    // CHECK-insert_existing_block-NEXT: passed as argument 1 of LLVMGetBasicBlockName on thread T0:
+    // CHECK-insert_existing_block: freed by LLVMDeleteFunction(function @foo in module "m") on thread T0, because it belonged to that function:
+    // CHECK-insert_existing_block: SUMMARY: OwnSan: use-after-free in LLVMGetBasicBlockName (
   }
   drop_ir(&t);
   return 0;
@@ -461,10 +589,21 @@ static int insert_into_builder(int bad, int with_name) {
   drop_ir(&t);
   return 0;
 }
+// COVERS-insert_into_builder: LLVMInsertIntoBuilder
 CASE(insert_into_builder) { return insert_into_builder(bad, 0); }
+// CHECK-insert_into_builder: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef {{0x[0-9a-f]+}} (instruction <unnamed> in block %entry of function @foo in module "m"){{$}}
+// CHECK-insert_into_builder-NEXT: passed as argument 1 of LLVMGetInstructionOpcode on thread T0:
+// CHECK-insert_into_builder: freed by LLVMDeleteFunction(function @foo in module "m") on thread T0, because it belonged to that function:
+// CHECK-insert_into_builder: SUMMARY: OwnSan: use-after-free in LLVMGetInstructionOpcode (
+// COVERS-insert_into_builder_with_name: LLVMInsertIntoBuilderWithName
 CASE(insert_into_builder_with_name) { return insert_into_builder(bad, 1); }
+// CHECK-insert_into_builder_with_name: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef {{0x[0-9a-f]+}} (instruction %s in block %entry of function @foo in module "m"){{$}}
+// CHECK-insert_into_builder_with_name-NEXT: passed as argument 1 of LLVMGetInstructionOpcode on thread T0:
+// CHECK-insert_into_builder_with_name: freed by LLVMDeleteFunction(function @foo in module "m") on thread T0, because it belonged to that function:
+// CHECK-insert_into_builder_with_name: SUMMARY: OwnSan: use-after-free in LLVMGetInstructionOpcode (
 
 /* Out arrays: the handles written into the array are tracked. */
+// COVERS-get_params: LLVMGetParams
 CASE(get_params) {
   struct ir t = make_ir("m");
   LLVMValueRef params[1];
@@ -475,10 +614,15 @@ CASE(get_params) {
   if (bad) {
     say("LLVMTypeOf(params[0])");
     LLVMTypeOf(params[0]);
+    // CHECK-get_params: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef {{0x[0-9a-f]+}} (argument <unnamed> of function @foo in module "m"){{$}}
+    // CHECK-get_params-NEXT: passed as argument 1 of LLVMTypeOf on thread T0:
+    // CHECK-get_params: freed by LLVMDeleteFunction(function @foo in module "m") on thread T0, because it belonged to that function:
+    // CHECK-get_params: SUMMARY: OwnSan: use-after-free in LLVMTypeOf (
   }
   drop_ir(&t);
   return 0;
 }
+// COVERS-get_basic_blocks: LLVMGetBasicBlocks
 CASE(get_basic_blocks) {
   struct ir t = make_ir("m");
   LLVMBasicBlockRef blocks[1];
@@ -489,6 +633,10 @@ CASE(get_basic_blocks) {
   if (bad) {
     say("LLVMGetBasicBlockName(blocks[0])");
     LLVMGetBasicBlockName(blocks[0]);
+    // CHECK-get_basic_blocks: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMBasicBlockRef {{0x[0-9a-f]+}} (block %entry of function @foo in module "m"){{$}}
+    // CHECK-get_basic_blocks-NEXT: passed as argument 1 of LLVMGetBasicBlockName on thread T0:
+    // CHECK-get_basic_blocks: freed by LLVMDeleteFunction(function @foo in module "m") on thread T0, because it belonged to that function:
+    // CHECK-get_basic_blocks: SUMMARY: OwnSan: use-after-free in LLVMGetBasicBlockName (
   }
   drop_ir(&t);
   return 0;
@@ -519,9 +667,25 @@ static int type_array_case(int bad, int which) {
   }
   return 0;
 }
+// COVERS-get_param_types: LLVMGetParamTypes
 CASE(get_param_types) { return type_array_case(bad, 0); }
+// CHECK-get_param_types: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMTypeRef {{0x[0-9a-f]+}} (type i16){{$}}
+// CHECK-get_param_types-NEXT: passed as argument 1 of LLVMGetTypeKind on thread T0:
+// CHECK-get_param_types: freed by LLVMContextDispose(context {{0x[0-9a-f]+}}) on thread T0, because it belonged to that context:
+// CHECK-get_param_types: SUMMARY: OwnSan: use-after-free in LLVMGetTypeKind (
+// COVERS-get_struct_element_types: LLVMGetStructElementTypes
 CASE(get_struct_element_types) { return type_array_case(bad, 1); }
+// CHECK-get_struct_element_types: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMTypeRef {{0x[0-9a-f]+}} (type i16){{$}}
+// CHECK-get_struct_element_types-NEXT: passed as argument 1 of LLVMGetTypeKind on thread T0:
+// CHECK-get_struct_element_types: freed by LLVMContextDispose(context {{0x[0-9a-f]+}}) on thread T0, because it belonged to that context:
+// CHECK-get_struct_element_types: SUMMARY: OwnSan: use-after-free in LLVMGetTypeKind (
+// COVERS-get_subtypes: LLVMGetSubtypes
 CASE(get_subtypes) { return type_array_case(bad, 2); }
+// CHECK-get_subtypes: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMTypeRef {{0x[0-9a-f]+}} (type i16){{$}}
+// CHECK-get_subtypes-NEXT: passed as argument 1 of LLVMGetTypeKind on thread T0:
+// CHECK-get_subtypes: freed by LLVMContextDispose(context {{0x[0-9a-f]+}}) on thread T0, because it belonged to that context:
+// CHECK-get_subtypes: SUMMARY: OwnSan: use-after-free in LLVMGetTypeKind (
+// COVERS-get_md_node_operands: LLVMGetMDNodeOperands
 CASE(get_md_node_operands) {
   struct ir t = make_ir("m");
   LLVMValueRef ops[2] = {LLVMConstInt(t.i32, 5, 0),
@@ -534,9 +698,14 @@ CASE(get_md_node_operands) {
   if (bad) {
     say("LLVMTypeOf(out[0])");
     LLVMTypeOf(out[0]);
+    // CHECK-get_md_node_operands: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef {{0x[0-9a-f]+}} (constant {{0x[0-9a-f]+}}){{$}}
+    // CHECK-get_md_node_operands-NEXT: passed as argument 1 of LLVMTypeOf on thread T0:
+    // CHECK-get_md_node_operands: freed by LLVMContextDispose(context {{0x[0-9a-f]+}}) on thread T0, because it belonged to that context:
+    // CHECK-get_md_node_operands: SUMMARY: OwnSan: use-after-free in LLVMTypeOf (
   }
   return 0;
 }
+// COVERS-get_named_metadata_operands: LLVMGetNamedMetadataOperands
 CASE(get_named_metadata_operands) {
   struct ir t = make_ir("m");
   LLVMValueRef ops[1] = {LLVMMDStringInContext(t.ctx, "s", 1)};
@@ -548,6 +717,10 @@ CASE(get_named_metadata_operands) {
   if (bad) {
     say("LLVMGetMDNodeNumOperands(out[0])");
     LLVMGetMDNodeNumOperands(out[0]);
+    // CHECK-get_named_metadata_operands: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef {{0x[0-9a-f]+}} (value {{0x[0-9a-f]+}}){{$}}
+    // CHECK-get_named_metadata_operands-NEXT: passed as argument 1 of LLVMGetMDNodeNumOperands on thread T0:
+    // CHECK-get_named_metadata_operands: freed by LLVMContextDispose(context {{0x[0-9a-f]+}}) on thread T0, as a side effect of that call:
+    // CHECK-get_named_metadata_operands: SUMMARY: OwnSan: use-after-free in LLVMGetMDNodeNumOperands (
   }
   return 0;
 }
@@ -599,26 +772,61 @@ static int position_case(int bad, int which) {
     if (bad) {
       say("LLVMPositionBuilderAtEnd(builder, other) after delete");
       LLVMPositionBuilderAtEnd(t.b, other);
+      // CHECK-clear_insertion_position: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMBasicBlockRef {{0x[0-9a-f]+}} (block %other of function @foo in module "m"){{$}}
+      // CHECK-clear_insertion_position-NEXT: passed as argument 2 of LLVMPositionBuilderAtEnd on thread T0:
+      // CHECK-clear_insertion_position: freed by LLVMDeleteBasicBlock(block %other of function @foo in module "m") on thread T0:
+      // CHECK-clear_insertion_position: SUMMARY: OwnSan: use-after-free in LLVMPositionBuilderAtEnd (
     }
   }
   drop_ir(&t);
   return 0;
 }
+// COVERS-position_builder: LLVMPositionBuilder
 CASE(position_builder) { return position_case(bad, 0); }
+// CHECK-position_builder: ==[[PID]]==ERROR: OwnSan: dangling-insertion-point on LLVMBuilderRef {{0x[0-9a-f]+}} (builder {{0x[0-9a-f]+}}){{$}}
+// CHECK-position_builder-NEXT: LLVMBuildUnreachable inserts at the builder's position, which is before a freed instruction; position the builder again first
+// CHECK-position_builder-NEXT: passed as argument 1 of LLVMBuildUnreachable on thread T0:
+// CHECK-position_builder: its insertion point instruction <unnamed> in block %other of function @foo in module "m" was freed by LLVMDeleteBasicBlock(block %other of function @foo in module "m") on thread T0, because it belonged to that block:
+// CHECK-position_builder: SUMMARY: OwnSan: dangling-insertion-point in LLVMBuildUnreachable (
+// COVERS-position_builder_before: LLVMPositionBuilderBefore
 CASE(position_builder_before) { return position_case(bad, 1); }
+// CHECK-position_builder_before: ==[[PID]]==ERROR: OwnSan: dangling-insertion-point on LLVMBuilderRef {{0x[0-9a-f]+}} (builder {{0x[0-9a-f]+}}){{$}}
+// CHECK-position_builder_before-NEXT: LLVMBuildUnreachable inserts at the builder's position, which is before a freed instruction; position the builder again first
+// CHECK-position_builder_before-NEXT: passed as argument 1 of LLVMBuildUnreachable on thread T0:
+// CHECK-position_builder_before: its insertion point instruction <unnamed> in block %other of function @foo in module "m" was freed by LLVMDeleteBasicBlock(block %other of function @foo in module "m") on thread T0, because it belonged to that block:
+// CHECK-position_builder_before: SUMMARY: OwnSan: dangling-insertion-point in LLVMBuildUnreachable (
+// COVERS-position_builder_at_end: LLVMPositionBuilderAtEnd
 CASE(position_builder_at_end) { return position_case(bad, 2); }
+// CHECK-position_builder_at_end: ==[[PID]]==ERROR: OwnSan: dangling-insertion-point on LLVMBuilderRef {{0x[0-9a-f]+}} (builder {{0x[0-9a-f]+}}){{$}}
+// CHECK-position_builder_at_end-NEXT: LLVMBuildUnreachable inserts at the builder's position, which is the end of a freed block; position the builder again first
+// CHECK-position_builder_at_end-NEXT: passed as argument 1 of LLVMBuildUnreachable on thread T0:
+// CHECK-position_builder_at_end: its insertion point block %other of function @foo in module "m" was freed by LLVMDeleteBasicBlock(block %other of function @foo in module "m") on thread T0:
+// CHECK-position_builder_at_end: SUMMARY: OwnSan: dangling-insertion-point in LLVMBuildUnreachable (
+// COVERS-clear_insertion_position: LLVMClearInsertionPosition
 CASE(clear_insertion_position) { return position_case(bad, 3); }
+// COVERS-position_before_dbg_records: LLVMPositionBuilderBeforeDbgRecords
 CASE(position_before_dbg_records) {
 #if LLVM_VERSION_MAJOR >= 19
   return position_case(bad, 4);
+  // CHECK-position_before_dbg_records: ==[[PID]]==ERROR: OwnSan: dangling-insertion-point on LLVMBuilderRef {{0x[0-9a-f]+}} (builder {{0x[0-9a-f]+}}){{$}}
+  // CHECK-position_before_dbg_records-NEXT: LLVMBuildUnreachable inserts at the builder's position, which is before a freed instruction; position the builder again first
+  // CHECK-position_before_dbg_records-NEXT: passed as argument 1 of LLVMBuildUnreachable on thread T0:
+  // CHECK-position_before_dbg_records: its insertion point instruction <unnamed> in block %other of function @foo in module "m" was freed by LLVMDeleteBasicBlock(block %other of function @foo in module "m") on thread T0, because it belonged to that block:
+  // CHECK-position_before_dbg_records: SUMMARY: OwnSan: dangling-insertion-point in LLVMBuildUnreachable (
 #else
   (void)bad;
   return EXIT_NOT_AVAILABLE;
 #endif
 }
+// COVERS-position_before_instr_and_dbg_records: LLVMPositionBuilderBeforeInstrAndDbgRecords
 CASE(position_before_instr_and_dbg_records) {
 #if LLVM_VERSION_MAJOR >= 19
   return position_case(bad, 5);
+  // CHECK-position_before_instr_and_dbg_records: ==[[PID]]==ERROR: OwnSan: dangling-insertion-point on LLVMBuilderRef {{0x[0-9a-f]+}} (builder {{0x[0-9a-f]+}}){{$}}
+  // CHECK-position_before_instr_and_dbg_records-NEXT: LLVMBuildUnreachable inserts at the builder's position, which is before a freed instruction; position the builder again first
+  // CHECK-position_before_instr_and_dbg_records-NEXT: passed as argument 1 of LLVMBuildUnreachable on thread T0:
+  // CHECK-position_before_instr_and_dbg_records: its insertion point instruction <unnamed> in block %other of function @foo in module "m" was freed by LLVMDeleteBasicBlock(block %other of function @foo in module "m") on thread T0, because it belonged to that block:
+  // CHECK-position_before_instr_and_dbg_records: SUMMARY: OwnSan: dangling-insertion-point in LLVMBuildUnreachable (
 #else
   (void)bad;
   return EXIT_NOT_AVAILABLE;
@@ -626,6 +834,7 @@ CASE(position_before_instr_and_dbg_records) {
 }
 
 /* LLVMRunPasses: instructions a pass deletes are reported with its text. */
+// COVERS-run_passes: LLVMRunPasses
 CASE(run_passes) {
   struct ir t = make_ir("m");
   LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
@@ -637,6 +846,10 @@ CASE(run_passes) {
   if (bad) {
     say("LLVMGetInstructionOpcode(%sum)");
     LLVMGetInstructionOpcode(t.sum);
+    // CHECK-run_passes: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef {{0x[0-9a-f]+}} (instruction %sum in block %entry of function @foo in module "m"){{$}}
+    // CHECK-run_passes-NEXT: passed as argument 1 of LLVMGetInstructionOpcode on thread T0:
+    // CHECK-run_passes: freed during LLVMRunPasses("function(dce)") on thread T0, by LLVM itself:
+    // CHECK-run_passes: SUMMARY: OwnSan: use-after-free in LLVMGetInstructionOpcode (
   }
   drop_ir(&t);
   return 0;
@@ -677,6 +890,10 @@ static int engine_call_case(int bad, int which) {
   case 0: {
     say("LLVMRunFunction(engine, @main)");
     LLVMGenericValueRef r = LLVMRunFunction(e.ee, e.main_fn, 0, NULL);
+    // CHECK-run_function: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMExecutionEngineRef {{0x[0-9a-f]+}} (execution engine {{0x[0-9a-f]+}}){{$}}
+    // CHECK-run_function-NEXT: passed as argument 1 of LLVMRunFunction on thread T0:
+    // CHECK-run_function: freed by LLVMDisposeExecutionEngine(execution engine {{0x[0-9a-f]+}}) on thread T0:
+    // CHECK-run_function: SUMMARY: OwnSan: use-after-free in LLVMRunFunction (
     printf("result %llu\n", LLVMGenericValueToInt(r, 0));
     LLVMDisposeGenericValue(r);
     break;
@@ -686,36 +903,63 @@ static int engine_call_case(int bad, int which) {
     const char *envp[] = {NULL};
     say("LLVMRunFunctionAsMain(engine, @main)");
     printf("exit %d\n", LLVMRunFunctionAsMain(e.ee, e.main_fn, 1, argv, envp));
+    // CHECK-run_function_as_main: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMExecutionEngineRef {{0x[0-9a-f]+}} (execution engine {{0x[0-9a-f]+}}){{$}}
+    // CHECK-run_function_as_main-NEXT: passed as argument 1 of LLVMRunFunctionAsMain on thread T0:
+    // CHECK-run_function_as_main: freed by LLVMDisposeExecutionEngine(execution engine {{0x[0-9a-f]+}}) on thread T0:
+    // CHECK-run_function_as_main: SUMMARY: OwnSan: use-after-free in LLVMRunFunctionAsMain (
     break;
   }
   case 2:
     say("LLVMFreeMachineCodeForFunction(engine, @main)");
     LLVMFreeMachineCodeForFunction(e.ee, e.main_fn);
+    // CHECK-free_machine_code: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMExecutionEngineRef {{0x[0-9a-f]+}} (execution engine {{0x[0-9a-f]+}}){{$}}
+    // CHECK-free_machine_code-NEXT: passed as argument 1 of LLVMFreeMachineCodeForFunction on thread T0:
+    // CHECK-free_machine_code: freed by LLVMDisposeExecutionEngine(execution engine {{0x[0-9a-f]+}}) on thread T0:
+    // CHECK-free_machine_code: SUMMARY: OwnSan: use-after-free in LLVMFreeMachineCodeForFunction (
     break;
   case 3:
     say("LLVMGetPointerToGlobal(engine, @main)");
     (void)LLVMGetPointerToGlobal(e.ee, e.main_fn);
+    // CHECK-get_pointer_to_global: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMExecutionEngineRef {{0x[0-9a-f]+}} (execution engine {{0x[0-9a-f]+}}){{$}}
+    // CHECK-get_pointer_to_global-NEXT: passed as argument 1 of LLVMGetPointerToGlobal on thread T0:
+    // CHECK-get_pointer_to_global: freed by LLVMDisposeExecutionEngine(execution engine {{0x[0-9a-f]+}}) on thread T0:
+    // CHECK-get_pointer_to_global: SUMMARY: OwnSan: use-after-free in LLVMGetPointerToGlobal (
     break;
   case 4: {
     static int storage;
     say("LLVMAddGlobalMapping(engine, @g, &storage)");
     LLVMAddGlobalMapping(e.ee, e.g, &storage);
+    // CHECK-add_global_mapping: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMExecutionEngineRef {{0x[0-9a-f]+}} (execution engine {{0x[0-9a-f]+}}){{$}}
+    // CHECK-add_global_mapping-NEXT: passed as argument 1 of LLVMAddGlobalMapping on thread T0:
+    // CHECK-add_global_mapping: freed by LLVMDisposeExecutionEngine(execution engine {{0x[0-9a-f]+}}) on thread T0:
+    // CHECK-add_global_mapping: SUMMARY: OwnSan: use-after-free in LLVMAddGlobalMapping (
     break;
   }
   case 5:
     say("LLVMRecompileAndRelinkFunction(engine, @main)");
     (void)LLVMRecompileAndRelinkFunction(e.ee, e.main_fn);
+    // CHECK-recompile_and_relink: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMExecutionEngineRef {{0x[0-9a-f]+}} (execution engine {{0x[0-9a-f]+}}){{$}}
+    // CHECK-recompile_and_relink-NEXT: passed as argument 1 of LLVMRecompileAndRelinkFunction on thread T0:
+    // CHECK-recompile_and_relink: freed by LLVMDisposeExecutionEngine(execution engine {{0x[0-9a-f]+}}) on thread T0:
+    // CHECK-recompile_and_relink: SUMMARY: OwnSan: use-after-free in LLVMRecompileAndRelinkFunction (
     break;
   }
   drop_engine(&e);
   return 0;
 }
+// COVERS-run_function: LLVMRunFunction
 CASE(run_function) { return engine_call_case(bad, 0); }
+// COVERS-run_function_as_main: LLVMRunFunctionAsMain
 CASE(run_function_as_main) { return engine_call_case(bad, 1); }
+// COVERS-free_machine_code: LLVMFreeMachineCodeForFunction
 CASE(free_machine_code) { return engine_call_case(bad, 2); }
+// COVERS-get_pointer_to_global: LLVMGetPointerToGlobal
 CASE(get_pointer_to_global) { return engine_call_case(bad, 3); }
+// COVERS-add_global_mapping: LLVMAddGlobalMapping
 CASE(add_global_mapping) { return engine_call_case(bad, 4); }
+// COVERS-recompile_and_relink: LLVMRecompileAndRelinkFunction
 CASE(recompile_and_relink) { return engine_call_case(bad, 5); }
+// COVERS-run_function_result: LLVMRunFunction
 CASE(run_function_result) {
   struct engine e = make_engine();
   say("LLVMRunFunction(engine, @main)");
@@ -725,6 +969,11 @@ CASE(run_function_result) {
   if (bad) {
     say("LLVMGenericValueToInt(result)");
     LLVMGenericValueToInt(r, 0);
+    // CHECK-run_function_result: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMGenericValueRef {{0x[0-9a-f]+}} (generic value {{0x[0-9a-f]+}}){{$}}
+    // CHECK-run_function_result-NEXT: passed as argument 1 of LLVMGenericValueToInt on thread T0:
+    // CHECK-run_function_result: freed by LLVMDisposeGenericValue(generic value {{0x[0-9a-f]+}}) on thread T0:
+    // CHECK-run_function_result: created by LLVMRunFunction on thread T0:
+    // CHECK-run_function_result: SUMMARY: OwnSan: use-after-free in LLVMGenericValueToInt (
   }
   drop_engine(&e);
   return 0;
@@ -756,8 +1005,19 @@ static int shuffle_case(int bad, int constant) {
   drop_ir(&t);
   return 0;
 }
+// COVERS-build_shuffle_vector: LLVMBuildShuffleVector
 CASE(build_shuffle_vector) { return shuffle_case(bad, 0); }
+// CHECK-build_shuffle_vector: ==[[PID]]==ERROR: OwnSan: cross-context on LLVMValueRef {{0x[0-9a-f]+}} (constant {{0x[0-9a-f]+}}){{$}}
+// CHECK-build_shuffle_vector-NEXT: argument 3 belongs to context {{0x[0-9a-f]+}} but argument 2 belongs to context {{0x[0-9a-f]+}}: objects of two contexts cannot be mixed
+// CHECK-build_shuffle_vector-NEXT: passed as argument 3 of LLVMBuildShuffleVector on thread T0:
+// CHECK-build_shuffle_vector: SUMMARY: OwnSan: cross-context in LLVMBuildShuffleVector (
+// COVERS-const_shuffle_vector: LLVMConstShuffleVector
 CASE(const_shuffle_vector) { return shuffle_case(bad, 1); }
+// CHECK-const_shuffle_vector: ==[[PID]]==ERROR: OwnSan: cross-context on LLVMValueRef {{0x[0-9a-f]+}} (constant {{0x[0-9a-f]+}}){{$}}
+// CHECK-const_shuffle_vector-NEXT: argument 2 belongs to context {{0x[0-9a-f]+}} but argument 1 belongs to context {{0x[0-9a-f]+}}: objects of two contexts cannot be mixed
+// CHECK-const_shuffle_vector-NEXT: passed as argument 2 of LLVMConstShuffleVector on thread T0:
+// CHECK-const_shuffle_vector: SUMMARY: OwnSan: cross-context in LLVMConstShuffleVector (
+// COVERS-cast_opcode: LLVMGetCastOpcode
 CASE(cast_opcode) {
 #if LLVM_VERSION_MAJOR >= 15
   struct ir t = make_ir("m");
@@ -770,6 +1030,10 @@ CASE(cast_opcode) {
   say("LLVMGetCastOpcode(%x, i64 of another context)");
   printf("opcode %d\n",
          (int)LLVMGetCastOpcode(LLVMGetParam(t.fn, 0), 0, dest, 0));
+  // CHECK-cast_opcode: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMTypeRef {{0x[0-9a-f]+}} (type i64){{$}}
+  // CHECK-cast_opcode-NEXT: passed as argument 3 of LLVMGetCastOpcode on thread T0:
+  // CHECK-cast_opcode: freed by LLVMContextDispose(context {{0x[0-9a-f]+}}) on thread T0, because it belonged to that context:
+  // CHECK-cast_opcode: SUMMARY: OwnSan: use-after-free in LLVMGetCastOpcode (
   LLVMContextDispose(other);
   drop_ir(&t);
   return 0;
@@ -784,6 +1048,7 @@ static LLVMMemoryBufferRef ir_text_buffer(void) {
   static const char text[] = "define i32 @f() {\n  ret i32 1\n}\n";
   return LLVMCreateMemoryBufferWithMemoryRangeCopy(text, sizeof text - 1, "ir");
 }
+// COVERS-parse_ir: LLVMParseIRInContext
 CASE(parse_ir) {
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMMemoryBufferRef buf = ir_text_buffer();
@@ -797,11 +1062,16 @@ CASE(parse_ir) {
   if (bad) {
     say("LLVMDisposeMemoryBuffer(buffer)");
     LLVMDisposeMemoryBuffer(buf);
+    // CHECK-parse_ir: ==[[PID]]==ERROR: OwnSan: use-after-consume on LLVMMemoryBufferRef {{0x[0-9a-f]+}} (memory buffer {{0x[0-9a-f]+}}){{$}}
+    // CHECK-parse_ir-NEXT: passed as argument 1 of LLVMDisposeMemoryBuffer on thread T0:
+    // CHECK-parse_ir: consumed by LLVMParseIRInContext(memory buffer {{0x[0-9a-f]+}}) on thread T0:
+    // CHECK-parse_ir: SUMMARY: OwnSan: use-after-consume in LLVMDisposeMemoryBuffer (
   }
   LLVMDisposeModule(m);
   LLVMContextDispose(ctx);
   return 0;
 }
+// COVERS-parse_ir_failed: LLVMParseIRInContext
 CASE(parse_ir_failed) {
   LLVMContextRef ctx = LLVMContextCreate();
   static const char text[] = "this is not IR";
@@ -817,10 +1087,16 @@ CASE(parse_ir_failed) {
   if (bad) {
     say("LLVMDisposeMessage(error) again");
     LLVMDisposeMessage(err);
+    // CHECK-parse_ir_failed: ==[[PID]]==ERROR: OwnSan: double-free on char * {{0x[0-9a-f]+}} (message {{0x[0-9a-f]+}} "bad:1:1: error: expected top-level entit..."){{$}}
+    // CHECK-parse_ir_failed-NEXT: passed as argument 1 of LLVMDisposeMessage on thread T0:
+    // CHECK-parse_ir_failed: freed by LLVMDisposeMessage(message {{0x[0-9a-f]+}} "bad:1:1: error: expected top-level entit...") on thread T0:
+    // CHECK-parse_ir_failed: created by LLVMParseIRInContext on thread T0:
+    // CHECK-parse_ir_failed: SUMMARY: OwnSan: double-free in LLVMDisposeMessage (
   }
   LLVMContextDispose(ctx);
   return 0;
 }
+// COVERS-link_modules: LLVMLinkModules2
 CASE(link_modules) {
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMModuleRef dst = LLVMModuleCreateWithNameInContext("dst", ctx);
@@ -831,6 +1107,10 @@ CASE(link_modules) {
   if (bad) {
     say("LLVMGetNamedFunction(src, \"main\")");
     LLVMGetNamedFunction(src, "main");
+    // CHECK-link_modules: ==[[PID]]==ERROR: OwnSan: use-after-consume on LLVMModuleRef {{0x[0-9a-f]+}} (module "src"){{$}}
+    // CHECK-link_modules-NEXT: passed as argument 1 of LLVMGetNamedFunction on thread T0:
+    // CHECK-link_modules: consumed by LLVMLinkModules2(module "src") on thread T0:
+    // CHECK-link_modules: SUMMARY: OwnSan: use-after-consume in LLVMGetNamedFunction (
   }
   LLVMDisposeModule(dst);
   LLVMContextDispose(ctx);
@@ -838,6 +1118,7 @@ CASE(link_modules) {
 }
 
 /* Engines own their modules. */
+// COVERS-create_execution_engine: LLVMCreateExecutionEngineForModule
 CASE(create_execution_engine) {
   LLVMLinkInInterpreter();
   LLVMContextRef ctx = LLVMContextCreate();
@@ -852,16 +1133,25 @@ CASE(create_execution_engine) {
   if (bad) {
     say("LLVMDisposeModule(module) owned by the engine");
     LLVMDisposeModule(m);
+    // CHECK-create_execution_engine: ==[[PID]]==ERROR: OwnSan: invalid-free on LLVMModuleRef {{0x[0-9a-f]+}} (module "jit"){{$}}
+    // CHECK-create_execution_engine-NEXT: LLVMDisposeModule frees an object the caller gave away: execution engine {{0x[0-9a-f]+}} owns it since LLVMCreateExecutionEngineForModule and frees it itself (take it back first, e.g. LLVMRemoveModule)
+    // CHECK-create_execution_engine-NEXT: passed as argument 1 of LLVMDisposeModule on thread T0:
+    // CHECK-create_execution_engine: SUMMARY: OwnSan: invalid-free in LLVMDisposeModule (
   }
   LLVMDisposeExecutionEngine(ee);
   LLVMContextDispose(ctx);
   return 0;
 }
+// COVERS-create_interpreter: LLVMCreateInterpreterForModule
 CASE(create_interpreter) {
   struct engine e = make_engine();
   if (bad) {
     say("LLVMDisposeModule(module) owned by the engine");
     LLVMDisposeModule(e.mod);
+    // CHECK-create_interpreter: ==[[PID]]==ERROR: OwnSan: invalid-free on LLVMModuleRef {{0x[0-9a-f]+}} (module "jit"){{$}}
+    // CHECK-create_interpreter-NEXT: LLVMDisposeModule frees an object the caller gave away: execution engine {{0x[0-9a-f]+}} owns it since LLVMCreateInterpreterForModule and frees it itself (take it back first, e.g. LLVMRemoveModule)
+    // CHECK-create_interpreter-NEXT: passed as argument 1 of LLVMDisposeModule on thread T0:
+    // CHECK-create_interpreter: SUMMARY: OwnSan: invalid-free in LLVMDisposeModule (
   }
   say("LLVMDisposeExecutionEngine(engine)");
   LLVMDisposeExecutionEngine(e.ee);
@@ -900,8 +1190,19 @@ static int failed_jit_case(int bad, int mcjit) {
   LLVMContextDispose(ctx);
   return 0;
 }
+// COVERS-create_jit: LLVMCreateJITCompilerForModule
 CASE(create_jit) { return failed_jit_case(bad, 0); }
+// CHECK-create_jit: ==[[PID]]==ERROR: OwnSan: use-after-consume on LLVMModuleRef {{0x[0-9a-f]+}} (module "jit"){{$}}
+// CHECK-create_jit-NEXT: passed as argument 1 of LLVMDisposeModule on thread T0:
+// CHECK-create_jit: consumed during LLVMCreateJITCompilerForModule on thread T0, by LLVM itself:
+// CHECK-create_jit: SUMMARY: OwnSan: use-after-consume in LLVMDisposeModule (
+// COVERS-create_mcjit: LLVMCreateMCJITCompilerForModule
 CASE(create_mcjit) { return failed_jit_case(bad, 1); }
+// CHECK-create_mcjit: ==[[PID]]==ERROR: OwnSan: use-after-consume on LLVMModuleRef {{0x[0-9a-f]+}} (module "jit"){{$}}
+// CHECK-create_mcjit-NEXT: passed as argument 1 of LLVMDisposeModule on thread T0:
+// CHECK-create_mcjit: consumed during LLVMCreateMCJITCompilerForModule on thread T0, by LLVM itself:
+// CHECK-create_mcjit: SUMMARY: OwnSan: use-after-consume in LLVMDisposeModule (
+// COVERS-add_module: LLVMAddModule
 CASE(add_module) {
   struct engine e = make_engine();
   LLVMModuleRef m2 = LLVMModuleCreateWithNameInContext("second", e.ctx);
@@ -910,10 +1211,15 @@ CASE(add_module) {
   if (bad) {
     say("LLVMDisposeModule(second) owned by the engine");
     LLVMDisposeModule(m2);
+    // CHECK-add_module: ==[[PID]]==ERROR: OwnSan: invalid-free on LLVMModuleRef {{0x[0-9a-f]+}} (module "second"){{$}}
+    // CHECK-add_module-NEXT: LLVMDisposeModule frees an object the caller gave away: execution engine {{0x[0-9a-f]+}} owns it since LLVMAddModule and frees it itself (take it back first, e.g. LLVMRemoveModule)
+    // CHECK-add_module-NEXT: passed as argument 1 of LLVMDisposeModule on thread T0:
+    // CHECK-add_module: SUMMARY: OwnSan: invalid-free in LLVMDisposeModule (
   }
   drop_engine(&e);
   return 0;
 }
+// COVERS-thread_safe_module: LLVMOrcCreateNewThreadSafeModule
 CASE(thread_safe_module) {
   /* The module belongs to the thread-safe module from then on. */
   LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
@@ -924,6 +1230,10 @@ CASE(thread_safe_module) {
   if (bad) {
     say("LLVMDisposeModule(module) owned by the thread-safe module");
     LLVMDisposeModule(m);
+    // CHECK-thread_safe_module: ==[[PID]]==ERROR: OwnSan: invalid-free on LLVMModuleRef {{0x[0-9a-f]+}} (module "tsm"){{$}}
+    // CHECK-thread_safe_module-NEXT: LLVMDisposeModule frees an object the caller gave away: orc thread safe module {{0x[0-9a-f]+}} owns it since LLVMOrcCreateNewThreadSafeModule and frees it itself (take it back first, e.g. LLVMRemoveModule)
+    // CHECK-thread_safe_module-NEXT: passed as argument 1 of LLVMDisposeModule on thread T0:
+    // CHECK-thread_safe_module: SUMMARY: OwnSan: invalid-free in LLVMDisposeModule (
   }
   say("LLVMOrcDisposeThreadSafeModule(tsm)");
   LLVMOrcDisposeThreadSafeModule(tsm);
@@ -931,6 +1241,7 @@ CASE(thread_safe_module) {
   LLVMContextDispose(ctx);
   return 0;
 }
+// COVERS-thread_safe_context_from_context: LLVMOrcCreateNewThreadSafeContextFromLLVMContext
 CASE(thread_safe_context_from_context) {
 #if LLVM_VERSION_MAJOR >= 21
   LLVMContextRef ctx = LLVMContextCreate();
@@ -940,6 +1251,10 @@ CASE(thread_safe_context_from_context) {
   if (bad) {
     say("LLVMContextDispose(context) owned by the thread-safe context");
     LLVMContextDispose(ctx);
+    // CHECK-thread_safe_context_from_context: ==[[PID]]==ERROR: OwnSan: invalid-free on LLVMContextRef {{0x[0-9a-f]+}} (context {{0x[0-9a-f]+}}){{$}}
+    // CHECK-thread_safe_context_from_context-NEXT: LLVMContextDispose frees an object the caller gave away: LLVM owns it since LLVMOrcCreateNewThreadSafeContextFromLLVMContext and frees it itself
+    // CHECK-thread_safe_context_from_context-NEXT: passed as argument 1 of LLVMContextDispose on thread T0:
+    // CHECK-thread_safe_context_from_context: SUMMARY: OwnSan: invalid-free in LLVMContextDispose (
   }
   say("LLVMOrcDisposeThreadSafeContext(tsc)");
   LLVMOrcDisposeThreadSafeContext(tsc);
@@ -950,6 +1265,7 @@ CASE(thread_safe_context_from_context) {
   return 77;
 #endif
 }
+// COVERS-remove_module: LLVMRemoveModule
 CASE(remove_module) {
   struct engine e = make_engine();
   LLVMModuleRef m2 = LLVMModuleCreateWithNameInContext("second", e.ctx);
@@ -965,6 +1281,10 @@ CASE(remove_module) {
     printf("%s\n", err);
     return 1;
   }
+  // CHECK-remove_module: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMExecutionEngineRef {{0x[0-9a-f]+}} (execution engine {{0x[0-9a-f]+}}){{$}}
+  // CHECK-remove_module-NEXT: passed as argument 1 of LLVMRemoveModule on thread T0:
+  // CHECK-remove_module: freed by LLVMDisposeExecutionEngine(execution engine {{0x[0-9a-f]+}}) on thread T0:
+  // CHECK-remove_module: SUMMARY: OwnSan: use-after-free in LLVMRemoveModule (
   say("LLVMDisposeExecutionEngine(engine)");
   LLVMDisposeExecutionEngine(e.ee);
   say("LLVMDisposeModule(second): ours again");
@@ -972,6 +1292,7 @@ CASE(remove_module) {
   LLVMContextDispose(e.ctx);
   return 0;
 }
+// COVERS-engine_twice: LLVMCreateInterpreterForModule
 CASE(engine_twice) {
   /* One module, two engines: only after LLVMRemoveModule is it ours to give
    * again (a binding that builds a new engine per run forgets that). */
@@ -991,11 +1312,16 @@ CASE(engine_twice) {
     printf("%s\n", err);
     return 1;
   }
+  // CHECK-engine_twice: ==[[PID]]==ERROR: OwnSan: invalid-transfer on LLVMModuleRef {{0x[0-9a-f]+}} (module "jit"){{$}}
+  // CHECK-engine_twice-NEXT: LLVMCreateInterpreterForModule gives away an object that execution engine {{0x[0-9a-f]+}} already owns (since LLVMCreateInterpreterForModule): both would free it
+  // CHECK-engine_twice-NEXT: passed as argument 2 of LLVMCreateInterpreterForModule on thread T0:
+  // CHECK-engine_twice: SUMMARY: OwnSan: invalid-transfer in LLVMCreateInterpreterForModule (
   LLVMDisposeExecutionEngine(ee2);
   LLVMDisposeExecutionEngine(e.ee);
   LLVMContextDispose(e.ctx);
   return 0;
 }
+// COVERS-add_module_twice: LLVMAddModule
 CASE(add_module_twice) {
   struct engine e = make_engine();
   LLVMModuleRef m2 = LLVMModuleCreateWithNameInContext("second", e.ctx);
@@ -1004,10 +1330,15 @@ CASE(add_module_twice) {
   if (bad) {
     say("LLVMAddModule(engine, second) again");
     LLVMAddModule(e.ee, m2);
+    // CHECK-add_module_twice: ==[[PID]]==ERROR: OwnSan: invalid-transfer on LLVMModuleRef {{0x[0-9a-f]+}} (module "second"){{$}}
+    // CHECK-add_module_twice-NEXT: LLVMAddModule gives away an object that execution engine {{0x[0-9a-f]+}} already owns (since LLVMAddModule): both would free it
+    // CHECK-add_module_twice-NEXT: passed as argument 2 of LLVMAddModule on thread T0:
+    // CHECK-add_module_twice: SUMMARY: OwnSan: invalid-transfer in LLVMAddModule (
   }
   drop_engine(&e);
   return 0;
 }
+// COVERS-dispose_engine: LLVMDisposeExecutionEngine
 CASE(dispose_engine) {
   struct engine e = make_engine();
   say("LLVMDisposeExecutionEngine(engine)");
@@ -1015,6 +1346,10 @@ CASE(dispose_engine) {
   if (bad) {
     say("LLVMGetNamedFunction(module, \"main\")");
     LLVMGetNamedFunction(e.mod, "main");
+    // CHECK-dispose_engine: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMModuleRef {{0x[0-9a-f]+}} (module "jit"){{$}}
+    // CHECK-dispose_engine-NEXT: passed as argument 1 of LLVMGetNamedFunction on thread T0:
+    // CHECK-dispose_engine: freed by LLVMDisposeExecutionEngine(execution engine {{0x[0-9a-f]+}}) on thread T0, because it belonged to that execution engine:
+    // CHECK-dispose_engine: SUMMARY: OwnSan: use-after-free in LLVMGetNamedFunction (
   }
   LLVMContextDispose(e.ctx);
   return 0;
@@ -1035,30 +1370,55 @@ static int message_case(int bad, char *s, const char *what) {
   }
   return 0;
 }
+// COVERS-create_message: LLVMDisposeMessage LLVMCreateMessage
 CASE(create_message) {
   return message_case(bad, LLVMCreateMessage("hello"), "LLVMCreateMessage");
+  // CHECK-create_message: ==[[PID]]==ERROR: OwnSan: double-free on char * {{0x[0-9a-f]+}} (message {{0x[0-9a-f]+}} "hello"){{$}}
+  // CHECK-create_message-NEXT: passed as argument 1 of LLVMDisposeMessage on thread T0:
+  // CHECK-create_message: freed by LLVMDisposeMessage(message {{0x[0-9a-f]+}} "hello") on thread T0:
+  // CHECK-create_message: created by LLVMCreateMessage on thread T0:
+  // CHECK-create_message: SUMMARY: OwnSan: double-free in LLVMDisposeMessage (
 }
+// COVERS-print_module: LLVMPrintModuleToString
 CASE(print_module) {
   struct ir t = make_ir("m");
   int r = message_case(bad, LLVMPrintModuleToString(t.mod),
                        "LLVMPrintModuleToString");
+  // CHECK-print_module: ==[[PID]]==ERROR: OwnSan: double-free on char * {{0x[0-9a-f]+}} (message {{0x[0-9a-f]+}} "; ModuleID = \'m\'\nsource_filename = \"m\"\n\n..."){{$}}
+  // CHECK-print_module-NEXT: passed as argument 1 of LLVMDisposeMessage on thread T0:
+  // CHECK-print_module: freed by LLVMDisposeMessage(message {{0x[0-9a-f]+}} "; ModuleID = \'m\'\nsource_filename = \"m\"\n\n...") on thread T0:
+  // CHECK-print_module: created by LLVMPrintModuleToString on thread T0:
+  // CHECK-print_module: SUMMARY: OwnSan: double-free in LLVMDisposeMessage (
   drop_ir(&t);
   return r;
 }
+// COVERS-print_type: LLVMPrintTypeToString
 CASE(print_type) {
   struct ir t = make_ir("m");
   int r =
       message_case(bad, LLVMPrintTypeToString(t.i32), "LLVMPrintTypeToString");
+  // CHECK-print_type: ==[[PID]]==ERROR: OwnSan: double-free on char * {{0x[0-9a-f]+}} (message {{0x[0-9a-f]+}} "i32"){{$}}
+  // CHECK-print_type-NEXT: passed as argument 1 of LLVMDisposeMessage on thread T0:
+  // CHECK-print_type: freed by LLVMDisposeMessage(message {{0x[0-9a-f]+}} "i32") on thread T0:
+  // CHECK-print_type: created by LLVMPrintTypeToString on thread T0:
+  // CHECK-print_type: SUMMARY: OwnSan: double-free in LLVMDisposeMessage (
   drop_ir(&t);
   return r;
 }
+// COVERS-print_value: LLVMPrintValueToString
 CASE(print_value) {
   struct ir t = make_ir("m");
   int r = message_case(bad, LLVMPrintValueToString(t.sum),
                        "LLVMPrintValueToString");
+  // CHECK-print_value: ==[[PID]]==ERROR: OwnSan: double-free on char * {{0x[0-9a-f]+}} (message {{0x[0-9a-f]+}} "  %sum = add i32 %0, 1"){{$}}
+  // CHECK-print_value-NEXT: passed as argument 1 of LLVMDisposeMessage on thread T0:
+  // CHECK-print_value: freed by LLVMDisposeMessage(message {{0x[0-9a-f]+}} "  %sum = add i32 %0, 1") on thread T0:
+  // CHECK-print_value: created by LLVMPrintValueToString on thread T0:
+  // CHECK-print_value: SUMMARY: OwnSan: double-free in LLVMDisposeMessage (
   drop_ir(&t);
   return r;
 }
+// COVERS-print_dbg_record: LLVMPrintDbgRecordToString
 CASE(print_dbg_record) {
 #if LLVM_VERSION_MAJOR >= 19
   struct ir t = make_ir("m");
@@ -1081,6 +1441,11 @@ CASE(print_dbg_record) {
   LLVMDIBuilderFinalize(d);
   int r = message_case(bad, LLVMPrintDbgRecordToString(rec),
                        "LLVMPrintDbgRecordToString");
+  // CHECK-print_dbg_record: ==[[PID]]==ERROR: OwnSan: double-free on char * {{0x[0-9a-f]+}} (message {{0x[0-9a-f]+}} "#dbg_value(i32 %sum, !5, !DIExpression()..."){{$}}
+  // CHECK-print_dbg_record-NEXT: passed as argument 1 of LLVMDisposeMessage on thread T0:
+  // CHECK-print_dbg_record: freed by LLVMDisposeMessage(message {{0x[0-9a-f]+}} "#dbg_value(i32 %sum, !5, !DIExpression()...") on thread T0:
+  // CHECK-print_dbg_record: created by LLVMPrintDbgRecordToString on thread T0:
+  // CHECK-print_dbg_record: SUMMARY: OwnSan: double-free in LLVMDisposeMessage (
   LLVMDisposeDIBuilder(d);
   drop_ir(&t);
   return r;
@@ -1095,6 +1460,7 @@ static void diag_handler(LLVMDiagnosticInfoRef di, void *ctx) {
   if (!g_diag)
     g_diag = LLVMGetDiagInfoDescription(di);
 }
+// COVERS-diag_info_description: LLVMGetDiagInfoDescription
 CASE(diag_info_description) {
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMContextSetDiagnosticHandler(ctx, diag_handler, NULL);
@@ -1106,27 +1472,62 @@ CASE(diag_info_description) {
   LLVMContextDispose(ctx);
   return message_case(bad, g_diag,
                       "LLVMGetDiagInfoDescription (from the handler)");
+  // CHECK-diag_info_description: ==[[PID]]==ERROR: OwnSan: double-free on char * {{0x[0-9a-f]+}} (message {{0x[0-9a-f]+}} "Linking globals named \'g\': symbol multip..."){{$}}
+  // CHECK-diag_info_description-NEXT: passed as argument 1 of LLVMDisposeMessage on thread T0:
+  // CHECK-diag_info_description: freed by LLVMDisposeMessage(message {{0x[0-9a-f]+}} "Linking globals named \'g\': symbol multip...") on thread T0:
+  // CHECK-diag_info_description: created by LLVMGetDiagInfoDescription on thread T0:
+  // CHECK-diag_info_description: SUMMARY: OwnSan: double-free in LLVMDisposeMessage (
 }
+// COVERS-target_data_string: LLVMCopyStringRepOfTargetData
 CASE(target_data_string) {
   LLVMTargetDataRef td = LLVMCreateTargetData("e-m:e-i64:64");
   int r = message_case(bad, LLVMCopyStringRepOfTargetData(td),
                        "LLVMCopyStringRepOfTargetData");
+  // CHECK-target_data_string: ==[[PID]]==ERROR: OwnSan: double-free on char * {{0x[0-9a-f]+}} (message {{0x[0-9a-f]+}} "e-m:e-i64:64"){{$}}
+  // CHECK-target_data_string-NEXT: passed as argument 1 of LLVMDisposeMessage on thread T0:
+  // CHECK-target_data_string: freed by LLVMDisposeMessage(message {{0x[0-9a-f]+}} "e-m:e-i64:64") on thread T0:
+  // CHECK-target_data_string: created by LLVMCopyStringRepOfTargetData on thread T0:
+  // CHECK-target_data_string: SUMMARY: OwnSan: double-free in LLVMDisposeMessage (
   LLVMDisposeTargetData(td);
   return r;
 }
+// COVERS-default_target_triple: LLVMGetDefaultTargetTriple
 CASE(default_target_triple) {
   return message_case(bad, LLVMGetDefaultTargetTriple(),
                       "LLVMGetDefaultTargetTriple");
+  // CHECK-default_target_triple: ==[[PID]]==ERROR: OwnSan: double-free on char * {{0x[0-9a-f]+}} (message {{0x[0-9a-f]+}} "{{[^"]*}}"){{$}}
+  // CHECK-default_target_triple-NEXT: passed as argument 1 of LLVMDisposeMessage on thread T0:
+  // CHECK-default_target_triple: freed by LLVMDisposeMessage(message {{0x[0-9a-f]+}} "{{[^"]*}}") on thread T0:
+  // CHECK-default_target_triple: created by LLVMGetDefaultTargetTriple on thread T0:
+  // CHECK-default_target_triple: SUMMARY: OwnSan: double-free in LLVMDisposeMessage (
 }
+// COVERS-normalize_target_triple: LLVMNormalizeTargetTriple
 CASE(normalize_target_triple) {
   return message_case(bad, LLVMNormalizeTargetTriple("x86_64-linux"),
                       "LLVMNormalizeTargetTriple");
+  // CHECK-normalize_target_triple: ==[[PID]]==ERROR: OwnSan: double-free on char * {{0x[0-9a-f]+}} (message {{0x[0-9a-f]+}} "x86_64-unknown-linux"){{$}}
+  // CHECK-normalize_target_triple-NEXT: passed as argument 1 of LLVMDisposeMessage on thread T0:
+  // CHECK-normalize_target_triple: freed by LLVMDisposeMessage(message {{0x[0-9a-f]+}} "x86_64-unknown-linux") on thread T0:
+  // CHECK-normalize_target_triple: created by LLVMNormalizeTargetTriple on thread T0:
+  // CHECK-normalize_target_triple: SUMMARY: OwnSan: double-free in LLVMDisposeMessage (
 }
+// COVERS-host_cpu_name: LLVMGetHostCPUName
 CASE(host_cpu_name) {
   return message_case(bad, LLVMGetHostCPUName(), "LLVMGetHostCPUName");
+  // CHECK-host_cpu_name: ==[[PID]]==ERROR: OwnSan: double-free on char * {{0x[0-9a-f]+}} (message {{0x[0-9a-f]+}} "{{[^"]*}}"){{$}}
+  // CHECK-host_cpu_name-NEXT: passed as argument 1 of LLVMDisposeMessage on thread T0:
+  // CHECK-host_cpu_name: freed by LLVMDisposeMessage(message {{0x[0-9a-f]+}} "{{[^"]*}}") on thread T0:
+  // CHECK-host_cpu_name: created by LLVMGetHostCPUName on thread T0:
+  // CHECK-host_cpu_name: SUMMARY: OwnSan: double-free in LLVMDisposeMessage (
 }
+// COVERS-host_cpu_features: LLVMGetHostCPUFeatures
 CASE(host_cpu_features) {
   return message_case(bad, LLVMGetHostCPUFeatures(), "LLVMGetHostCPUFeatures");
+  // CHECK-host_cpu_features: ==[[PID]]==ERROR: OwnSan: double-free on char * {{0x[0-9a-f]+}} (message {{0x[0-9a-f]+}} "{{[^"]*}}"){{$}}
+  // CHECK-host_cpu_features-NEXT: passed as argument 1 of LLVMDisposeMessage on thread T0:
+  // CHECK-host_cpu_features: freed by LLVMDisposeMessage(message {{0x[0-9a-f]+}} "{{[^"]*}}") on thread T0:
+  // CHECK-host_cpu_features: created by LLVMGetHostCPUFeatures on thread T0:
+  // CHECK-host_cpu_features: SUMMARY: OwnSan: double-free in LLVMDisposeMessage (
 }
 static int tm_string_case(int bad, int which) {
   LLVMTargetMachineRef tm = make_tm();
@@ -1138,9 +1539,28 @@ static int tm_string_case(int bad, int which) {
   LLVMDisposeTargetMachine(tm);
   return r;
 }
+// COVERS-target_machine_triple: LLVMGetTargetMachineTriple
 CASE(target_machine_triple) { return tm_string_case(bad, 0); }
+// CHECK-target_machine_triple: ==[[PID]]==ERROR: OwnSan: double-free on char * {{0x[0-9a-f]+}} (message {{0x[0-9a-f]+}} "x86_64-pc-linux-gnu"){{$}}
+// CHECK-target_machine_triple-NEXT: passed as argument 1 of LLVMDisposeMessage on thread T0:
+// CHECK-target_machine_triple: freed by LLVMDisposeMessage(message {{0x[0-9a-f]+}} "x86_64-pc-linux-gnu") on thread T0:
+// CHECK-target_machine_triple: created by LLVMGetTargetMachineTriple on thread T0:
+// CHECK-target_machine_triple: SUMMARY: OwnSan: double-free in LLVMDisposeMessage (
+// COVERS-target_machine_cpu: LLVMGetTargetMachineCPU
 CASE(target_machine_cpu) { return tm_string_case(bad, 1); }
+// CHECK-target_machine_cpu: ==[[PID]]==ERROR: OwnSan: double-free on char * {{0x[0-9a-f]+}} (message {{0x[0-9a-f]+}} "generic"){{$}}
+// CHECK-target_machine_cpu-NEXT: passed as argument 1 of LLVMDisposeMessage on thread T0:
+// CHECK-target_machine_cpu: freed by LLVMDisposeMessage(message {{0x[0-9a-f]+}} "generic") on thread T0:
+// CHECK-target_machine_cpu: created by LLVMGetTargetMachineCPU on thread T0:
+// CHECK-target_machine_cpu: SUMMARY: OwnSan: double-free in LLVMDisposeMessage (
+// COVERS-target_machine_features: LLVMGetTargetMachineFeatureString
 CASE(target_machine_features) { return tm_string_case(bad, 2); }
+// CHECK-target_machine_features: ==[[PID]]==ERROR: OwnSan: double-free on char * {{0x[0-9a-f]+}} (message {{0x[0-9a-f]+}} ""){{$}}
+// CHECK-target_machine_features-NEXT: passed as argument 1 of LLVMDisposeMessage on thread T0:
+// CHECK-target_machine_features: freed by LLVMDisposeMessage(message {{0x[0-9a-f]+}} "") on thread T0:
+// CHECK-target_machine_features: created by LLVMGetTargetMachineFeatureString on thread T0:
+// CHECK-target_machine_features: SUMMARY: OwnSan: double-free in LLVMDisposeMessage (
+// COVERS-intrinsic_copy_overloaded_name: LLVMIntrinsicCopyOverloadedName
 CASE(intrinsic_copy_overloaded_name) {
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
@@ -1149,9 +1569,15 @@ CASE(intrinsic_copy_overloaded_name) {
   int r = message_case(bad,
                        (char *)LLVMIntrinsicCopyOverloadedName(id, &i32, 1, &n),
                        "LLVMIntrinsicCopyOverloadedName");
+  // CHECK-intrinsic_copy_overloaded_name: ==[[PID]]==ERROR: OwnSan: double-free on char * {{0x[0-9a-f]+}} (message {{0x[0-9a-f]+}} "llvm.ctpop.i32"){{$}}
+  // CHECK-intrinsic_copy_overloaded_name-NEXT: passed as argument 1 of LLVMDisposeMessage on thread T0:
+  // CHECK-intrinsic_copy_overloaded_name: freed by LLVMDisposeMessage(message {{0x[0-9a-f]+}} "llvm.ctpop.i32") on thread T0:
+  // CHECK-intrinsic_copy_overloaded_name: created by LLVMIntrinsicCopyOverloadedName on thread T0:
+  // CHECK-intrinsic_copy_overloaded_name: SUMMARY: OwnSan: double-free in LLVMDisposeMessage (
   LLVMContextDispose(ctx);
   return r;
 }
+// COVERS-intrinsic_copy_overloaded_name2: LLVMIntrinsicCopyOverloadedName2
 CASE(intrinsic_copy_overloaded_name2) {
   struct ir t = make_ir("m");
   size_t n;
@@ -1159,9 +1585,15 @@ CASE(intrinsic_copy_overloaded_name2) {
   int r = message_case(
       bad, (char *)LLVMIntrinsicCopyOverloadedName2(t.mod, id, &t.i32, 1, &n),
       "LLVMIntrinsicCopyOverloadedName2");
+  // CHECK-intrinsic_copy_overloaded_name2: ==[[PID]]==ERROR: OwnSan: double-free on char * {{0x[0-9a-f]+}} (message {{0x[0-9a-f]+}} "llvm.ctpop.i32"){{$}}
+  // CHECK-intrinsic_copy_overloaded_name2-NEXT: passed as argument 1 of LLVMDisposeMessage on thread T0:
+  // CHECK-intrinsic_copy_overloaded_name2: freed by LLVMDisposeMessage(message {{0x[0-9a-f]+}} "llvm.ctpop.i32") on thread T0:
+  // CHECK-intrinsic_copy_overloaded_name2: created by LLVMIntrinsicCopyOverloadedName2 on thread T0:
+  // CHECK-intrinsic_copy_overloaded_name2: SUMMARY: OwnSan: double-free in LLVMDisposeMessage (
   drop_ir(&t);
   return r;
 }
+// COVERS-jtmb_target_triple: LLVMOrcJITTargetMachineBuilderGetTargetTriple
 CASE(jtmb_target_triple) {
   LLVMOrcJITTargetMachineBuilderRef jtmb = NULL;
   LLVMErrorRef e = LLVMOrcJITTargetMachineBuilderDetectHost(&jtmb);
@@ -1173,9 +1605,15 @@ CASE(jtmb_target_triple) {
   }
   int r = message_case(bad, LLVMOrcJITTargetMachineBuilderGetTargetTriple(jtmb),
                        "LLVMOrcJITTargetMachineBuilderGetTargetTriple");
+  // CHECK-jtmb_target_triple: ==[[PID]]==ERROR: OwnSan: double-free on char * {{0x[0-9a-f]+}} (message {{0x[0-9a-f]+}} "{{[^"]*}}"){{$}}
+  // CHECK-jtmb_target_triple-NEXT: passed as argument 1 of LLVMDisposeMessage on thread T0:
+  // CHECK-jtmb_target_triple: freed by LLVMDisposeMessage(message {{0x[0-9a-f]+}} "{{[^"]*}}") on thread T0:
+  // CHECK-jtmb_target_triple: created by LLVMOrcJITTargetMachineBuilderGetTargetTriple on thread T0:
+  // CHECK-jtmb_target_triple: SUMMARY: OwnSan: double-free in LLVMDisposeMessage (
   LLVMOrcDisposeJITTargetMachineBuilder(jtmb);
   return r;
 }
+// COVERS-verify_module: LLVMVerifyModule
 CASE(verify_module) {
   struct ir t = make_ir("m");
   char *msg = NULL;
@@ -1183,7 +1621,13 @@ CASE(verify_module) {
   printf("broken %d\n", LLVMVerifyModule(t.mod, LLVMReturnStatusAction, &msg));
   drop_ir(&t);
   return message_case(bad, msg, "verify message");
+  // CHECK-verify_module: ==[[PID]]==ERROR: OwnSan: double-free on char * {{0x[0-9a-f]+}} (message {{0x[0-9a-f]+}} ""){{$}}
+  // CHECK-verify_module-NEXT: passed as argument 1 of LLVMDisposeMessage on thread T0:
+  // CHECK-verify_module: freed by LLVMDisposeMessage(message {{0x[0-9a-f]+}} "") on thread T0:
+  // CHECK-verify_module: created by LLVMVerifyModule on thread T0:
+  // CHECK-verify_module: SUMMARY: OwnSan: double-free in LLVMDisposeMessage (
 }
+// COVERS-print_module_to_file: LLVMPrintModuleToFile
 CASE(print_module_to_file) {
   struct ir t = make_ir("m");
   char *msg = NULL;
@@ -1192,7 +1636,13 @@ CASE(print_module_to_file) {
          LLVMPrintModuleToFile(t.mod, "/nonexistent/dir/m.ll", &msg));
   drop_ir(&t);
   return message_case(bad, msg, "error message");
+  // CHECK-print_module_to_file: ==[[PID]]==ERROR: OwnSan: double-free on char * {{0x[0-9a-f]+}} (message {{0x[0-9a-f]+}} "No such file or directory"){{$}}
+  // CHECK-print_module_to_file-NEXT: passed as argument 1 of LLVMDisposeMessage on thread T0:
+  // CHECK-print_module_to_file: freed by LLVMDisposeMessage(message {{0x[0-9a-f]+}} "No such file or directory") on thread T0:
+  // CHECK-print_module_to_file: created by LLVMPrintModuleToFile on thread T0:
+  // CHECK-print_module_to_file: SUMMARY: OwnSan: double-free in LLVMDisposeMessage (
 }
+// COVERS-buffer_from_file: LLVMCreateMemoryBufferWithContentsOfFile
 CASE(buffer_from_file) {
   LLVMMemoryBufferRef buf = NULL;
   char *msg = NULL;
@@ -1200,7 +1650,13 @@ CASE(buffer_from_file) {
   printf("failed %d\n", LLVMCreateMemoryBufferWithContentsOfFile(
                             "/nonexistent/file", &buf, &msg));
   return message_case(bad, msg, "error message");
+  // CHECK-buffer_from_file: ==[[PID]]==ERROR: OwnSan: double-free on char * {{0x[0-9a-f]+}} (message {{0x[0-9a-f]+}} "No such file or directory"){{$}}
+  // CHECK-buffer_from_file-NEXT: passed as argument 1 of LLVMDisposeMessage on thread T0:
+  // CHECK-buffer_from_file: freed by LLVMDisposeMessage(message {{0x[0-9a-f]+}} "No such file or directory") on thread T0:
+  // CHECK-buffer_from_file: created by LLVMCreateMemoryBufferWithContentsOfFile on thread T0:
+  // CHECK-buffer_from_file: SUMMARY: OwnSan: double-free in LLVMDisposeMessage (
 }
+// COVERS-buffer_from_stdin: LLVMCreateMemoryBufferWithSTDIN
 CASE(buffer_from_stdin) {
   LLVMMemoryBufferRef buf = NULL;
   char *msg = NULL;
@@ -1208,7 +1664,13 @@ CASE(buffer_from_stdin) {
   say("LLVMCreateMemoryBufferWithSTDIN() with stdin closed");
   printf("failed %d\n", LLVMCreateMemoryBufferWithSTDIN(&buf, &msg));
   return message_case(bad, msg, "error message");
+  // CHECK-buffer_from_stdin: ==[[PID]]==ERROR: OwnSan: double-free on char * {{0x[0-9a-f]+}} (message {{0x[0-9a-f]+}} "Bad file descriptor"){{$}}
+  // CHECK-buffer_from_stdin-NEXT: passed as argument 1 of LLVMDisposeMessage on thread T0:
+  // CHECK-buffer_from_stdin: freed by LLVMDisposeMessage(message {{0x[0-9a-f]+}} "Bad file descriptor") on thread T0:
+  // CHECK-buffer_from_stdin: created by LLVMCreateMemoryBufferWithSTDIN on thread T0:
+  // CHECK-buffer_from_stdin: SUMMARY: OwnSan: double-free in LLVMDisposeMessage (
 }
+// COVERS-emit_to_file: LLVMTargetMachineEmitToFile
 CASE(emit_to_file) {
   LLVMTargetMachineRef tm = make_tm();
   struct ir t = make_ir("m");
@@ -1220,7 +1682,13 @@ CASE(emit_to_file) {
   drop_ir(&t);
   LLVMDisposeTargetMachine(tm);
   return message_case(bad, msg, "error message");
+  // CHECK-emit_to_file: ==[[PID]]==ERROR: OwnSan: double-free on char * {{0x[0-9a-f]+}} (message {{0x[0-9a-f]+}} "No such file or directory"){{$}}
+  // CHECK-emit_to_file-NEXT: passed as argument 1 of LLVMDisposeMessage on thread T0:
+  // CHECK-emit_to_file: freed by LLVMDisposeMessage(message {{0x[0-9a-f]+}} "No such file or directory") on thread T0:
+  // CHECK-emit_to_file: created by LLVMTargetMachineEmitToFile on thread T0:
+  // CHECK-emit_to_file: SUMMARY: OwnSan: double-free in LLVMDisposeMessage (
 }
+// COVERS-emit_to_memory_buffer: LLVMTargetMachineEmitToMemoryBuffer
 CASE(emit_to_memory_buffer) {
   /* Success path: the out buffer is the caller's; on failure the message
    * would be (the failure path cannot be provoked portably). */
@@ -1232,11 +1700,17 @@ CASE(emit_to_memory_buffer) {
   if (bad) {
     say("LLVMDisposeMemoryBuffer(object) again");
     LLVMDisposeMemoryBuffer(buf);
+    // CHECK-emit_to_memory_buffer: ==[[PID]]==ERROR: OwnSan: double-free on LLVMMemoryBufferRef {{0x[0-9a-f]+}} (memory buffer {{0x[0-9a-f]+}}){{$}}
+    // CHECK-emit_to_memory_buffer-NEXT: passed as argument 1 of LLVMDisposeMemoryBuffer on thread T0:
+    // CHECK-emit_to_memory_buffer: freed by LLVMDisposeMemoryBuffer(memory buffer {{0x[0-9a-f]+}}) on thread T0:
+    // CHECK-emit_to_memory_buffer: created by LLVMTargetMachineEmitToMemoryBuffer on thread T0:
+    // CHECK-emit_to_memory_buffer: SUMMARY: OwnSan: double-free in LLVMDisposeMemoryBuffer (
   }
   return 0;
 }
 
 /* Errors. */
+// COVERS-consume_error: LLVMConsumeError
 CASE(consume_error) {
   LLVMErrorRef e = LLVMCreateStringError("boom");
   say("LLVMConsumeError(error)");
@@ -1244,9 +1718,15 @@ CASE(consume_error) {
   if (bad) {
     say("LLVMConsumeError(error) again");
     LLVMConsumeError(e);
+    // CHECK-consume_error: ==[[PID]]==ERROR: OwnSan: double-free on LLVMErrorRef {{0x[0-9a-f]+}} (error {{0x[0-9a-f]+}}){{$}}
+    // CHECK-consume_error-NEXT: passed as argument 1 of LLVMConsumeError on thread T0:
+    // CHECK-consume_error: freed by LLVMConsumeError(error {{0x[0-9a-f]+}}) on thread T0:
+    // CHECK-consume_error: created by LLVMCreateStringError on thread T0:
+    // CHECK-consume_error: SUMMARY: OwnSan: double-free in LLVMConsumeError (
   }
   return 0;
 }
+// COVERS-get_error_message: LLVMGetErrorMessage
 CASE(get_error_message) {
   LLVMErrorRef e = LLVMCreateStringError("boom");
   say("LLVMGetErrorMessage(error)");
@@ -1255,21 +1735,32 @@ CASE(get_error_message) {
   if (bad) {
     say("LLVMConsumeError(error) after LLVMGetErrorMessage");
     LLVMConsumeError(e);
+    // CHECK-get_error_message: ==[[PID]]==ERROR: OwnSan: use-after-consume on LLVMErrorRef {{0x[0-9a-f]+}} (error {{0x[0-9a-f]+}}){{$}}
+    // CHECK-get_error_message-NEXT: passed as argument 1 of LLVMConsumeError on thread T0:
+    // CHECK-get_error_message: consumed by LLVMGetErrorMessage(error {{0x[0-9a-f]+}}) on thread T0:
+    // CHECK-get_error_message: created by LLVMCreateStringError on thread T0:
+    // CHECK-get_error_message: SUMMARY: OwnSan: use-after-consume in LLVMConsumeError (
   }
   LLVMDisposeErrorMessage(m);
   return 0;
 }
+// COVERS-dispose_error_message: LLVMDisposeMessage LLVMDisposeErrorMessage
 CASE(dispose_error_message) {
   LLVMErrorRef e = LLVMCreateStringError("boom");
   char *m = LLVMGetErrorMessage(e);
   if (bad) {
     say("LLVMDisposeMessage(error message)");
     LLVMDisposeMessage(m);
+    // CHECK-dispose_error_message: ==[[PID]]==ERROR: OwnSan: invalid-free on char * {{0x[0-9a-f]+}} (error message {{0x[0-9a-f]+}} "boom"){{$}}
+    // CHECK-dispose_error_message-NEXT: LLVMDisposeMessage cannot release this string: it came from LLVMGetErrorMessage and must be released with LLVMDisposeErrorMessage
+    // CHECK-dispose_error_message-NEXT: passed as argument 1 of LLVMDisposeMessage on thread T0:
+    // CHECK-dispose_error_message: SUMMARY: OwnSan: invalid-free in LLVMDisposeMessage (
   }
   say("LLVMDisposeErrorMessage(error message)");
   LLVMDisposeErrorMessage(m);
   return 0;
 }
+// COVERS-dispose_message_foreign: LLVMDisposeMessage
 CASE(dispose_message_foreign) {
   /* LLVMDisposeMessage on a string LLVM handed out as borrowed. */
   struct ir t = make_ir("m");
@@ -1279,6 +1770,10 @@ CASE(dispose_message_foreign) {
   if (bad) {
     say("LLVMDisposeMessage(module identifier)");
     LLVMDisposeMessage((char *)name);
+    // CHECK-dispose_message_foreign: ==[[PID]]==ERROR: OwnSan: invalid-free on const char * {{0x[0-9a-f]+}} (string {{0x[0-9a-f]+}} in module "m"){{$}}
+    // CHECK-dispose_message_foreign-NEXT: LLVMDisposeMessage frees a string LLVM only lent: LLVMGetModuleIdentifier returned it and module "m" owns it; only strings LLVM hands out as owned (LLVMPrint*ToString, error messages...) go to LLVMDisposeMessage
+    // CHECK-dispose_message_foreign-NEXT: passed as argument 1 of LLVMDisposeMessage on thread T0:
+    // CHECK-dispose_message_foreign: SUMMARY: OwnSan: invalid-free in LLVMDisposeMessage (
   }
   drop_ir(&t);
   return 0;
@@ -1309,6 +1804,7 @@ static void drop_binary(struct bin *b) {
   LLVMDisposeMemoryBuffer(b->buf);
   LLVMContextDispose(b->ctx);
 }
+// COVERS-create_binary: LLVMCreateBinary LLVMDisposeBinary
 CASE(create_binary) {
   struct bin b = make_binary();
   printf("binary type %d\n", (int)LLVMBinaryGetType(b.bin));
@@ -1317,11 +1813,17 @@ CASE(create_binary) {
   if (bad) {
     say("LLVMDisposeBinary(binary) again");
     LLVMDisposeBinary(b.bin);
+    // CHECK-create_binary: ==[[PID]]==ERROR: OwnSan: double-free on LLVMBinaryRef {{0x[0-9a-f]+}} (binary {{0x[0-9a-f]+}}){{$}}
+    // CHECK-create_binary-NEXT: passed as argument 1 of LLVMDisposeBinary on thread T0:
+    // CHECK-create_binary: freed by LLVMDisposeBinary(binary {{0x[0-9a-f]+}}) on thread T0:
+    // CHECK-create_binary: created by LLVMCreateBinary on thread T0:
+    // CHECK-create_binary: SUMMARY: OwnSan: double-free in LLVMDisposeBinary (
   }
   LLVMDisposeMemoryBuffer(b.buf);
   LLVMContextDispose(b.ctx);
   return 0;
 }
+// COVERS-create_binary_bitcode: LLVMCreateBinary LLVMDisposeBinary
 CASE(create_binary_bitcode) {
   /* Bitcode bytes are a binary too (IRObjectFile). */
   struct ir t = make_ir("m");
@@ -1339,11 +1841,16 @@ CASE(create_binary_bitcode) {
   if (bad) {
     say("LLVMBinaryGetType(binary) after dispose");
     LLVMBinaryGetType(bin);
+    // CHECK-create_binary_bitcode: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMBinaryRef {{0x[0-9a-f]+}} (binary {{0x[0-9a-f]+}}){{$}}
+    // CHECK-create_binary_bitcode-NEXT: passed as argument 1 of LLVMBinaryGetType on thread T0:
+    // CHECK-create_binary_bitcode: freed by LLVMDisposeBinary(binary {{0x[0-9a-f]+}}) on thread T0:
+    // CHECK-create_binary_bitcode: SUMMARY: OwnSan: use-after-free in LLVMBinaryGetType (
   }
   LLVMDisposeMemoryBuffer(buf);
   drop_ir(&t);
   return 0;
 }
+// COVERS-create_binary_failed: LLVMCreateBinary
 CASE(create_binary_failed) {
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMMemoryBufferRef buf =
@@ -1355,6 +1862,11 @@ CASE(create_binary_failed) {
   LLVMDisposeMemoryBuffer(buf);
   LLVMContextDispose(ctx);
   return message_case(bad, err, "error message");
+  // CHECK-create_binary_failed: ==[[PID]]==ERROR: OwnSan: double-free on char * {{0x[0-9a-f]+}} (message {{0x[0-9a-f]+}} "The file was not recognized as a valid o..."){{$}}
+  // CHECK-create_binary_failed-NEXT: passed as argument 1 of LLVMDisposeMessage on thread T0:
+  // CHECK-create_binary_failed: freed by LLVMDisposeMessage(message {{0x[0-9a-f]+}} "The file was not recognized as a valid o...") on thread T0:
+  // CHECK-create_binary_failed: created by LLVMCreateBinary on thread T0:
+  // CHECK-create_binary_failed: SUMMARY: OwnSan: double-free in LLVMDisposeMessage (
 }
 static int iterator_case(int bad, int which) {
   struct bin b = make_binary();
@@ -1371,6 +1883,11 @@ static int iterator_case(int bad, int which) {
       LLVMDisposeBinary(b.bin);
       say("LLVMMoveToNextSection(section iterator)");
       LLVMMoveToNextSection(si);
+      // CHECK-section_iterator: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMSectionIteratorRef {{0x[0-9a-f]+}} (section iterator {{0x[0-9a-f]+}} in binary {{0x[0-9a-f]+}}){{$}}
+      // CHECK-section_iterator-NEXT: passed as argument 1 of LLVMMoveToNextSection on thread T0:
+      // CHECK-section_iterator: freed by LLVMDisposeBinary(binary {{0x[0-9a-f]+}}) on thread T0, because it belonged to that binary:
+      // CHECK-section_iterator: created by LLVMObjectFileCopySectionIterator on thread T0:
+      // CHECK-section_iterator: SUMMARY: OwnSan: use-after-free in LLVMMoveToNextSection (
     }
     say("LLVMDisposeSectionIterator(section iterator)");
     LLVMDisposeSectionIterator(si);
@@ -1387,6 +1904,11 @@ static int iterator_case(int bad, int which) {
     if (bad) {
       say("LLVMDisposeSymbolIterator(symbol iterator) again");
       LLVMDisposeSymbolIterator(sym);
+      // CHECK-symbol_iterator: ==[[PID]]==ERROR: OwnSan: double-free on LLVMSymbolIteratorRef {{0x[0-9a-f]+}} (symbol iterator {{0x[0-9a-f]+}} in binary {{0x[0-9a-f]+}}){{$}}
+      // CHECK-symbol_iterator-NEXT: passed as argument 1 of LLVMDisposeSymbolIterator on thread T0:
+      // CHECK-symbol_iterator: freed by LLVMDisposeSymbolIterator(symbol iterator {{0x[0-9a-f]+}} in binary {{0x[0-9a-f]+}}) on thread T0:
+      // CHECK-symbol_iterator: created by LLVMObjectFileCopySymbolIterator on thread T0:
+      // CHECK-symbol_iterator: SUMMARY: OwnSan: double-free in LLVMDisposeSymbolIterator (
     }
     LLVMDisposeSectionIterator(si);
   } else {
@@ -1420,6 +1942,11 @@ static int iterator_case(int bad, int which) {
       if (bad) {
         say("LLVMDisposeMessage(relocation type name) again");
         LLVMDisposeMessage(v);
+        // CHECK-relocation_type_name: ==[[PID]]==ERROR: OwnSan: double-free on char * {{0x[0-9a-f]+}} (message {{0x[0-9a-f]+}} (not NUL-terminated)){{$}}
+        // CHECK-relocation_type_name-NEXT: passed as argument 1 of LLVMDisposeMessage on thread T0:
+        // CHECK-relocation_type_name: freed by LLVMDisposeMessage(message {{0x[0-9a-f]+}} (not NUL-terminated)) on thread T0:
+        // CHECK-relocation_type_name: created by LLVMGetRelocationTypeName on thread T0:
+        // CHECK-relocation_type_name: SUMMARY: OwnSan: double-free in LLVMDisposeMessage (
       }
     }
     if (which == 5) {
@@ -1432,6 +1959,11 @@ static int iterator_case(int bad, int which) {
       if (bad) {
         say("LLVMDisposeSymbolIterator(symbol of the relocation) again");
         LLVMDisposeSymbolIterator(sym);
+        // CHECK-relocation_symbol: ==[[PID]]==ERROR: OwnSan: double-free on LLVMSymbolIteratorRef {{0x[0-9a-f]+}} (symbol iterator {{0x[0-9a-f]+}}){{$}}
+        // CHECK-relocation_symbol-NEXT: passed as argument 1 of LLVMDisposeSymbolIterator on thread T0:
+        // CHECK-relocation_symbol: freed by LLVMDisposeSymbolIterator(symbol iterator {{0x[0-9a-f]+}}) on thread T0:
+        // CHECK-relocation_symbol: created by LLVMGetRelocationSymbol on thread T0:
+        // CHECK-relocation_symbol: SUMMARY: OwnSan: double-free in LLVMDisposeSymbolIterator (
       }
     }
     if (which == 3) {
@@ -1443,6 +1975,11 @@ static int iterator_case(int bad, int which) {
       if (bad) {
         say("LLVMDisposeMessage(relocation value string) again");
         LLVMDisposeMessage(v);
+        // CHECK-relocation_value_string: ==[[PID]]==ERROR: OwnSan: double-free on char * {{0x[0-9a-f]+}} (message {{0x[0-9a-f]+}} ""){{$}}
+        // CHECK-relocation_value_string-NEXT: passed as argument 1 of LLVMDisposeMessage on thread T0:
+        // CHECK-relocation_value_string: freed by LLVMDisposeMessage(message {{0x[0-9a-f]+}} "") on thread T0:
+        // CHECK-relocation_value_string: created by LLVMGetRelocationValueString on thread T0:
+        // CHECK-relocation_value_string: SUMMARY: OwnSan: double-free in LLVMDisposeMessage (
       }
     }
     say("LLVMDisposeRelocationIterator(relocation iterator)");
@@ -1450,6 +1987,11 @@ static int iterator_case(int bad, int which) {
     if (bad && which == 2) {
       say("LLVMDisposeRelocationIterator(relocation iterator) again");
       LLVMDisposeRelocationIterator(ri);
+      // CHECK-relocation_iterator: ==[[PID]]==ERROR: OwnSan: double-free on LLVMRelocationIteratorRef {{0x[0-9a-f]+}} (relocation iterator {{0x[0-9a-f]+}} in section iterator {{0x[0-9a-f]+}} in binary {{0x[0-9a-f]+}}){{$}}
+      // CHECK-relocation_iterator-NEXT: passed as argument 1 of LLVMDisposeRelocationIterator on thread T0:
+      // CHECK-relocation_iterator: freed by LLVMDisposeRelocationIterator(relocation iterator {{0x[0-9a-f]+}} in section iterator {{0x[0-9a-f]+}} in binary {{0x[0-9a-f]+}}) on thread T0:
+      // CHECK-relocation_iterator: created by LLVMGetRelocations on thread T0:
+      // CHECK-relocation_iterator: SUMMARY: OwnSan: double-free in LLVMDisposeRelocationIterator (
     }
     LLVMDisposeSectionIterator(si);
   }
@@ -1457,14 +1999,21 @@ static int iterator_case(int bad, int which) {
     drop_binary(&b);
   return 0;
 }
+// COVERS-section_iterator: LLVMObjectFileCopySectionIterator LLVMDisposeSectionIterator
 CASE(section_iterator) { return iterator_case(bad, 0); }
+// COVERS-symbol_iterator: LLVMObjectFileCopySymbolIterator LLVMDisposeSymbolIterator
 CASE(symbol_iterator) { return iterator_case(bad, 1); }
+// COVERS-relocation_iterator: LLVMGetRelocations LLVMDisposeRelocationIterator
 CASE(relocation_iterator) { return iterator_case(bad, 2); }
+// COVERS-relocation_value_string: LLVMGetRelocationValueString
 CASE(relocation_value_string) { return iterator_case(bad, 3); }
+// COVERS-relocation_type_name: LLVMGetRelocationTypeName
 CASE(relocation_type_name) { return iterator_case(bad, 4); }
+// COVERS-relocation_symbol: LLVMGetRelocationSymbol
 CASE(relocation_symbol) { return iterator_case(bad, 5); }
 
 /* The deprecated object-file API: LLVMCreateObjectFile takes the buffer. */
+// COVERS-object_file: LLVMCreateObjectFile
 CASE(object_file) {
   LLVMTargetMachineRef tm = make_tm();
   LLVMMemoryBufferRef buf = make_object(tm);
@@ -1478,11 +2027,16 @@ CASE(object_file) {
   if (bad) {
     say("LLVMGetBufferSize(object) taken by LLVMCreateObjectFile");
     LLVMGetBufferSize(buf);
+    // CHECK-object_file: ==[[PID]]==ERROR: OwnSan: use-after-consume on LLVMMemoryBufferRef {{0x[0-9a-f]+}} (memory buffer {{0x[0-9a-f]+}}){{$}}
+    // CHECK-object_file-NEXT: passed as argument 1 of LLVMGetBufferSize on thread T0:
+    // CHECK-object_file: consumed by LLVMCreateObjectFile(memory buffer {{0x[0-9a-f]+}}) on thread T0:
+    // CHECK-object_file: SUMMARY: OwnSan: use-after-consume in LLVMGetBufferSize (
   }
   say("LLVMDisposeObjectFile(object file)");
   LLVMDisposeObjectFile(of);
   return 0;
 }
+// COVERS-object_file_failed: LLVMCreateObjectFile
 CASE(object_file_failed) {
   LLVMMemoryBufferRef buf =
       LLVMCreateMemoryBufferWithMemoryRangeCopy("junk", 4, "junk");
@@ -1492,6 +2046,10 @@ CASE(object_file_failed) {
   if (bad) {
     say("LLVMDisposeMemoryBuffer(junk) destroyed by the failed call");
     LLVMDisposeMemoryBuffer(buf);
+    // CHECK-object_file_failed: ==[[PID]]==ERROR: OwnSan: use-after-consume on LLVMMemoryBufferRef {{0x[0-9a-f]+}} (memory buffer {{0x[0-9a-f]+}}){{$}}
+    // CHECK-object_file_failed-NEXT: passed as argument 1 of LLVMDisposeMemoryBuffer on thread T0:
+    // CHECK-object_file_failed: consumed by LLVMCreateObjectFile(memory buffer {{0x[0-9a-f]+}}) on thread T0:
+    // CHECK-object_file_failed: SUMMARY: OwnSan: use-after-consume in LLVMDisposeMemoryBuffer (
   }
   return 0;
 }
@@ -1520,6 +2078,11 @@ static int object_file_iterator_case(int bad, int symbols) {
     if (bad) {
       say("LLVMMoveToNextSymbol(symbol iterator) of the freed object file");
       LLVMMoveToNextSymbol(sym);
+      // CHECK-object_file_symbols: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMSymbolIteratorRef {{0x[0-9a-f]+}} (symbol iterator {{0x[0-9a-f]+}} in object file {{0x[0-9a-f]+}}){{$}}
+      // CHECK-object_file_symbols-NEXT: passed as argument 1 of LLVMMoveToNextSymbol on thread T0:
+      // CHECK-object_file_symbols: freed by LLVMDisposeObjectFile(object file {{0x[0-9a-f]+}}) on thread T0, because it belonged to that object file:
+      // CHECK-object_file_symbols: created by LLVMGetSymbols on thread T0:
+      // CHECK-object_file_symbols: SUMMARY: OwnSan: use-after-free in LLVMMoveToNextSymbol (
       return 0;
     }
     say("LLVMDisposeSymbolIterator(symbol iterator) of the freed object file");
@@ -1538,6 +2101,11 @@ static int object_file_iterator_case(int bad, int symbols) {
       LLVMDisposeObjectFile(of);
       say("LLVMMoveToNextSection(section iterator) of the freed object file");
       LLVMMoveToNextSection(si);
+      // CHECK-object_file_sections: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMSectionIteratorRef {{0x[0-9a-f]+}} (section iterator {{0x[0-9a-f]+}} in object file {{0x[0-9a-f]+}}){{$}}
+      // CHECK-object_file_sections-NEXT: passed as argument 1 of LLVMMoveToNextSection on thread T0:
+      // CHECK-object_file_sections: freed by LLVMDisposeObjectFile(object file {{0x[0-9a-f]+}}) on thread T0, because it belonged to that object file:
+      // CHECK-object_file_sections: created by LLVMGetSections on thread T0:
+      // CHECK-object_file_sections: SUMMARY: OwnSan: use-after-free in LLVMMoveToNextSection (
       return 0;
     }
     LLVMDisposeSectionIterator(si);
@@ -1546,7 +2114,9 @@ static int object_file_iterator_case(int bad, int symbols) {
   LLVMDisposeObjectFile(of);
   return 0;
 }
+// COVERS-object_file_sections: LLVMDisposeObjectFile LLVMGetSections
 CASE(object_file_sections) { return object_file_iterator_case(bad, 0); }
+// COVERS-object_file_iterator_twice: LLVMDisposeSectionIterator
 CASE(object_file_iterator_twice) {
   /* Disposing an iterator after its object file is fine once. */
   LLVMTargetMachineRef tm = make_tm();
@@ -1561,9 +2131,15 @@ CASE(object_file_iterator_twice) {
   if (bad) {
     say("LLVMDisposeSectionIterator(section iterator) again");
     LLVMDisposeSectionIterator(si);
+    // CHECK-object_file_iterator_twice: ==[[PID]]==ERROR: OwnSan: double-free on LLVMSectionIteratorRef {{0x[0-9a-f]+}} (section iterator {{0x[0-9a-f]+}} in object file {{0x[0-9a-f]+}}){{$}}
+    // CHECK-object_file_iterator_twice-NEXT: passed as argument 1 of LLVMDisposeSectionIterator on thread T0:
+    // CHECK-object_file_iterator_twice: freed by LLVMDisposeObjectFile(object file {{0x[0-9a-f]+}}) on thread T0, because it belonged to that object file:
+    // CHECK-object_file_iterator_twice: created by LLVMGetSections on thread T0:
+    // CHECK-object_file_iterator_twice: SUMMARY: OwnSan: double-free in LLVMDisposeSectionIterator (
   }
   return 0;
 }
+// COVERS-object_file_symbols: LLVMDisposeObjectFile LLVMGetSymbols
 CASE(object_file_symbols) { return object_file_iterator_case(bad, 1); }
 
 /* Disassembler contexts (X86: `nop; ret`). */
@@ -1590,17 +2166,36 @@ static int disasm_case(int bad, int which) {
   if (bad && which == 0) {
     say("LLVMDisasmInstruction(disassembler) after dispose");
     LLVMDisasmInstruction(dc, code + 1, 1, 1, text, sizeof text);
+    // CHECK-disasm: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMDisasmContextRef {{0x[0-9a-f]+}} (disasm context {{0x[0-9a-f]+}}){{$}}
+    // CHECK-disasm-NEXT: passed as argument 1 of LLVMDisasmInstruction on thread T0:
+    // CHECK-disasm: freed by LLVMDisasmDispose(disasm context {{0x[0-9a-f]+}}) on thread T0:
+    // CHECK-disasm: created by LLVMCreateDisasm on thread T0:
+    // CHECK-disasm: SUMMARY: OwnSan: use-after-free in LLVMDisasmInstruction (
   } else if (bad) {
     say("LLVMDisasmDispose(disassembler) again");
     LLVMDisasmDispose(dc);
   }
   return 0;
 }
+// COVERS-disasm: LLVMCreateDisasm LLVMDisasmDispose
 CASE(disasm) { return disasm_case(bad, 0); }
+// COVERS-disasm_cpu: LLVMCreateDisasmCPU LLVMDisasmDispose
 CASE(disasm_cpu) { return disasm_case(bad, 1); }
+// CHECK-disasm_cpu: ==[[PID]]==ERROR: OwnSan: double-free on LLVMDisasmContextRef {{0x[0-9a-f]+}} (disasm context {{0x[0-9a-f]+}}){{$}}
+// CHECK-disasm_cpu-NEXT: passed as argument 1 of LLVMDisasmDispose on thread T0:
+// CHECK-disasm_cpu: freed by LLVMDisasmDispose(disasm context {{0x[0-9a-f]+}}) on thread T0:
+// CHECK-disasm_cpu: created by LLVMCreateDisasmCPU on thread T0:
+// CHECK-disasm_cpu: SUMMARY: OwnSan: double-free in LLVMDisasmDispose (
+// COVERS-disasm_cpu_features: LLVMCreateDisasmCPUFeatures
 CASE(disasm_cpu_features) { return disasm_case(bad, 2); }
+// CHECK-disasm_cpu_features: ==[[PID]]==ERROR: OwnSan: double-free on LLVMDisasmContextRef {{0x[0-9a-f]+}} (disasm context {{0x[0-9a-f]+}}){{$}}
+// CHECK-disasm_cpu_features-NEXT: passed as argument 1 of LLVMDisasmDispose on thread T0:
+// CHECK-disasm_cpu_features: freed by LLVMDisasmDispose(disasm context {{0x[0-9a-f]+}}) on thread T0:
+// CHECK-disasm_cpu_features: created by LLVMCreateDisasmCPUFeatures on thread T0:
+// CHECK-disasm_cpu_features: SUMMARY: OwnSan: double-free in LLVMDisasmDispose (
 
 /* Metadata-entry arrays: malloc'ed plain structs with their own disposer. */
+// COVERS-module_flags: LLVMCopyModuleFlagsMetadata LLVMDisposeModuleFlagsMetadata
 CASE(module_flags) {
   struct ir t = make_ir("m");
   LLVMAddModuleFlag(t.mod, LLVMModuleFlagBehaviorWarning, "answer", 6,
@@ -1615,6 +2210,11 @@ CASE(module_flags) {
   if (bad) {
     say("LLVMModuleFlagEntriesGetKey(flags) after dispose");
     LLVMModuleFlagEntriesGetKey(flags, 0, &len);
+    // CHECK-module_flags: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMModuleFlagEntry {{0x[0-9a-f]+}} (module flag entry {{0x[0-9a-f]+}}){{$}}
+    // CHECK-module_flags-NEXT: passed as argument 1 of LLVMModuleFlagEntriesGetKey on thread T0:
+    // CHECK-module_flags: freed by LLVMDisposeModuleFlagsMetadata(module flag entry {{0x[0-9a-f]+}}) on thread T0:
+    // CHECK-module_flags: created by LLVMCopyModuleFlagsMetadata on thread T0:
+    // CHECK-module_flags: SUMMARY: OwnSan: use-after-free in LLVMModuleFlagEntriesGetKey (
   }
   drop_ir(&t);
   return 0;
@@ -1644,17 +2244,30 @@ static int value_metadata_case(int bad, int instruction) {
   if (bad && instruction) {
     say("LLVMValueMetadataEntriesGetMetadata(entries) after dispose");
     LLVMValueMetadataEntriesGetMetadata(entries, 0);
+    // CHECK-instruction_metadata: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueMetadataEntry {{0x[0-9a-f]+}} (value metadata entry {{0x[0-9a-f]+}}){{$}}
+    // CHECK-instruction_metadata-NEXT: passed as argument 1 of LLVMValueMetadataEntriesGetMetadata on thread T0:
+    // CHECK-instruction_metadata: freed by LLVMDisposeValueMetadataEntries(value metadata entry {{0x[0-9a-f]+}}) on thread T0:
+    // CHECK-instruction_metadata: created by LLVMInstructionGetAllMetadataOtherThanDebugLoc on thread T0:
+    // CHECK-instruction_metadata: SUMMARY: OwnSan: use-after-free in LLVMValueMetadataEntriesGetMetadata (
   } else if (bad) {
     say("LLVMDisposeValueMetadataEntries(entries) again");
     LLVMDisposeValueMetadataEntries(entries);
+    // CHECK-global_metadata: ==[[PID]]==ERROR: OwnSan: double-free on LLVMValueMetadataEntry {{0x[0-9a-f]+}} (value metadata entry {{0x[0-9a-f]+}}){{$}}
+    // CHECK-global_metadata-NEXT: passed as argument 1 of LLVMDisposeValueMetadataEntries on thread T0:
+    // CHECK-global_metadata: freed by LLVMDisposeValueMetadataEntries(value metadata entry {{0x[0-9a-f]+}}) on thread T0:
+    // CHECK-global_metadata: created by LLVMGlobalCopyAllMetadata on thread T0:
+    // CHECK-global_metadata: SUMMARY: OwnSan: double-free in LLVMDisposeValueMetadataEntries (
   }
   drop_ir(&t);
   return 0;
 }
+// COVERS-global_metadata: LLVMGlobalCopyAllMetadata LLVMDisposeValueMetadataEntries
 CASE(global_metadata) { return value_metadata_case(bad, 0); }
+// COVERS-instruction_metadata: LLVMInstructionGetAllMetadataOtherThanDebugLoc LLVMDisposeValueMetadataEntries
 CASE(instruction_metadata) { return value_metadata_case(bad, 1); }
 
 /* Temporary metadata nodes: the caller's until disposed or RAUW'd. */
+// COVERS-temporary_md_node: LLVMTemporaryMDNode LLVMDisposeTemporaryMDNode
 CASE(temporary_md_node) {
   LLVMContextRef ctx = LLVMContextCreate();
   say("LLVMTemporaryMDNode(context)");
@@ -1664,10 +2277,16 @@ CASE(temporary_md_node) {
   if (bad) {
     say("LLVMDisposeTemporaryMDNode(temporary) again");
     LLVMDisposeTemporaryMDNode(tmp);
+    // CHECK-temporary_md_node: ==[[PID]]==ERROR: OwnSan: double-free on LLVMMetadataRef {{0x[0-9a-f]+}} (metadata {{0x[0-9a-f]+}}){{$}}
+    // CHECK-temporary_md_node-NEXT: passed as argument 1 of LLVMDisposeTemporaryMDNode on thread T0:
+    // CHECK-temporary_md_node: freed by LLVMDisposeTemporaryMDNode(metadata {{0x[0-9a-f]+}}) on thread T0:
+    // CHECK-temporary_md_node: created by LLVMTemporaryMDNode on thread T0:
+    // CHECK-temporary_md_node: SUMMARY: OwnSan: double-free in LLVMDisposeTemporaryMDNode (
   }
   LLVMContextDispose(ctx);
   return 0;
 }
+// COVERS-temporary_md_rauw: LLVMTemporaryMDNode LLVMMetadataReplaceAllUsesWith
 CASE(temporary_md_rauw) {
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMMetadataRef tmp = LLVMTemporaryMDNode(ctx, NULL, 0);
@@ -1681,6 +2300,11 @@ CASE(temporary_md_rauw) {
   if (bad) {
     say("LLVMDisposeTemporaryMDNode(temporary) after RAUW");
     LLVMDisposeTemporaryMDNode(tmp);
+    // CHECK-temporary_md_rauw: ==[[PID]]==ERROR: OwnSan: double-free on LLVMMetadataRef {{0x[0-9a-f]+}} (metadata {{0x[0-9a-f]+}}){{$}}
+    // CHECK-temporary_md_rauw-NEXT: passed as argument 1 of LLVMDisposeTemporaryMDNode on thread T0:
+    // CHECK-temporary_md_rauw: freed by LLVMMetadataReplaceAllUsesWith(metadata {{0x[0-9a-f]+}}) on thread T0:
+    // CHECK-temporary_md_rauw: created by LLVMTemporaryMDNode on thread T0:
+    // CHECK-temporary_md_rauw: SUMMARY: OwnSan: double-free in LLVMDisposeTemporaryMDNode (
   }
   LLVMContextDispose(ctx);
   return 0;
@@ -1699,6 +2323,11 @@ static int di_temporary_case(int bad, int global) {
     if (bad) {
       say("LLVMDisposeTemporaryMDNode(forward declaration) again");
       LLVMDisposeTemporaryMDNode(tmp);
+      // CHECK-temp_global_variable_fwd_decl: ==[[PID]]==ERROR: OwnSan: double-free on LLVMMetadataRef {{0x[0-9a-f]+}} (metadata {{0x[0-9a-f]+}}){{$}}
+      // CHECK-temp_global_variable_fwd_decl-NEXT: passed as argument 1 of LLVMDisposeTemporaryMDNode on thread T0:
+      // CHECK-temp_global_variable_fwd_decl: freed by LLVMDisposeTemporaryMDNode(metadata {{0x[0-9a-f]+}}) on thread T0:
+      // CHECK-temp_global_variable_fwd_decl: created by LLVMDIBuilderCreateTempGlobalVariableFwdDecl on thread T0:
+      // CHECK-temp_global_variable_fwd_decl: SUMMARY: OwnSan: double-free in LLVMDisposeTemporaryMDNode (
     }
   } else {
     say("LLVMDIBuilderCreateReplaceableCompositeType(dibuilder)");
@@ -1713,13 +2342,20 @@ static int di_temporary_case(int bad, int global) {
     if (bad) {
       say("LLVMMetadataReplaceAllUsesWith(forward type) again");
       LLVMMetadataReplaceAllUsesWith(tmp, real);
+      // CHECK-replaceable_composite_type: ==[[PID]]==ERROR: OwnSan: double-free on LLVMMetadataRef {{0x[0-9a-f]+}} (metadata {{0x[0-9a-f]+}}){{$}}
+      // CHECK-replaceable_composite_type-NEXT: passed as argument 1 of LLVMMetadataReplaceAllUsesWith on thread T0:
+      // CHECK-replaceable_composite_type: freed by LLVMMetadataReplaceAllUsesWith(metadata {{0x[0-9a-f]+}}) on thread T0:
+      // CHECK-replaceable_composite_type: created by LLVMDIBuilderCreateReplaceableCompositeType on thread T0:
+      // CHECK-replaceable_composite_type: SUMMARY: OwnSan: double-free in LLVMMetadataReplaceAllUsesWith (
     }
   }
   LLVMDisposeDIBuilder(d);
   drop_ir(&t);
   return 0;
 }
+// COVERS-replaceable_composite_type: LLVMDIBuilderCreateReplaceableCompositeType LLVMMetadataReplaceAllUsesWith
 CASE(replaceable_composite_type) { return di_temporary_case(bad, 0); }
+// COVERS-temp_global_variable_fwd_decl: LLVMDIBuilderCreateTempGlobalVariableFwdDecl LLVMDisposeTemporaryMDNode
 CASE(temp_global_variable_fwd_decl) { return di_temporary_case(bad, 1); }
 
 /* Remarks (YAML): entries outlive the parser; their handles die with them. */
@@ -1736,6 +2372,7 @@ static void print_remark_string(const char *what, LLVMRemarkStringRef s) {
   printf("%s %.*s\n", what, (int)LLVMRemarkStringGetLen(s),
          LLVMRemarkStringGetData(s));
 }
+// COVERS-remark_parser: LLVMRemarkParserCreateYAML LLVMRemarkParserDispose
 CASE(remark_parser) {
   say("LLVMRemarkParserCreateYAML(remarks)");
   LLVMRemarkParserRef p =
@@ -1752,9 +2389,15 @@ CASE(remark_parser) {
   if (bad) {
     say("LLVMRemarkParserGetNext(parser) after dispose");
     LLVMRemarkParserGetNext(p);
+    // CHECK-remark_parser: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMRemarkParserRef {{0x[0-9a-f]+}} (remark parser {{0x[0-9a-f]+}}){{$}}
+    // CHECK-remark_parser-NEXT: passed as argument 1 of LLVMRemarkParserGetNext on thread T0:
+    // CHECK-remark_parser: freed by LLVMRemarkParserDispose(remark parser {{0x[0-9a-f]+}}) on thread T0:
+    // CHECK-remark_parser: created by LLVMRemarkParserCreateYAML on thread T0:
+    // CHECK-remark_parser: SUMMARY: OwnSan: use-after-free in LLVMRemarkParserGetNext (
   }
   return 0;
 }
+// COVERS-remark_parser_bitstream: LLVMRemarkParserCreateBitstream LLVMRemarkParserDispose
 CASE(remark_parser_bitstream) {
   static const char junk[] = "not a bitstream";
   say("LLVMRemarkParserCreateBitstream(junk)");
@@ -1770,6 +2413,11 @@ CASE(remark_parser_bitstream) {
   if (bad) {
     say("LLVMRemarkParserDispose(parser) again");
     LLVMRemarkParserDispose(p);
+    // CHECK-remark_parser_bitstream: ==[[PID]]==ERROR: OwnSan: double-free on LLVMRemarkParserRef {{0x[0-9a-f]+}} (remark parser {{0x[0-9a-f]+}}){{$}}
+    // CHECK-remark_parser_bitstream-NEXT: passed as argument 1 of LLVMRemarkParserDispose on thread T0:
+    // CHECK-remark_parser_bitstream: freed by LLVMRemarkParserDispose(remark parser {{0x[0-9a-f]+}}) on thread T0:
+    // CHECK-remark_parser_bitstream: created by LLVMRemarkParserCreateBitstream on thread T0:
+    // CHECK-remark_parser_bitstream: SUMMARY: OwnSan: double-free in LLVMRemarkParserDispose (
   }
   return 0;
 }
@@ -1808,48 +2456,97 @@ static int remark_entry_case(int bad, int which) {
   case 0:
     say("LLVMRemarkStringGetLen(pass name)");
     LLVMRemarkStringGetLen(pass);
+    // CHECK-remark_pass_name: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMRemarkStringRef {{0x[0-9a-f]+}} (remark string {{0x[0-9a-f]+}} in remark entry {{0x[0-9a-f]+}}){{$}}
+    // CHECK-remark_pass_name-NEXT: passed as argument 1 of LLVMRemarkStringGetLen on thread T0:
+    // CHECK-remark_pass_name: freed by LLVMRemarkEntryDispose(remark entry {{0x[0-9a-f]+}}) on thread T0, because it belonged to that remark entry:
+    // CHECK-remark_pass_name: created by LLVMRemarkEntryGetPassName on thread T0:
+    // CHECK-remark_pass_name: SUMMARY: OwnSan: use-after-free in LLVMRemarkStringGetLen (
     break;
   case 1:
     say("LLVMRemarkStringGetLen(remark name)");
     LLVMRemarkStringGetLen(name);
+    // CHECK-remark_remark_name: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMRemarkStringRef {{0x[0-9a-f]+}} (remark string {{0x[0-9a-f]+}} in remark entry {{0x[0-9a-f]+}}){{$}}
+    // CHECK-remark_remark_name-NEXT: passed as argument 1 of LLVMRemarkStringGetLen on thread T0:
+    // CHECK-remark_remark_name: freed by LLVMRemarkEntryDispose(remark entry {{0x[0-9a-f]+}}) on thread T0, because it belonged to that remark entry:
+    // CHECK-remark_remark_name: created by LLVMRemarkEntryGetRemarkName on thread T0:
+    // CHECK-remark_remark_name: SUMMARY: OwnSan: use-after-free in LLVMRemarkStringGetLen (
     break;
   case 2:
     say("LLVMRemarkStringGetLen(function name)");
     LLVMRemarkStringGetLen(fn);
+    // CHECK-remark_function_name: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMRemarkStringRef {{0x[0-9a-f]+}} (remark string {{0x[0-9a-f]+}} in remark entry {{0x[0-9a-f]+}}){{$}}
+    // CHECK-remark_function_name-NEXT: passed as argument 1 of LLVMRemarkStringGetLen on thread T0:
+    // CHECK-remark_function_name: freed by LLVMRemarkEntryDispose(remark entry {{0x[0-9a-f]+}}) on thread T0, because it belonged to that remark entry:
+    // CHECK-remark_function_name: created by LLVMRemarkEntryGetFunctionName on thread T0:
+    // CHECK-remark_function_name: SUMMARY: OwnSan: use-after-free in LLVMRemarkStringGetLen (
     break;
   case 3:
     say("LLVMRemarkDebugLocGetSourceLine(location)");
     LLVMRemarkDebugLocGetSourceLine(loc);
+    // CHECK-remark_debug_loc: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMRemarkDebugLocRef {{0x[0-9a-f]+}} (remark debug loc {{0x[0-9a-f]+}} in remark entry {{0x[0-9a-f]+}}){{$}}
+    // CHECK-remark_debug_loc-NEXT: passed as argument 1 of LLVMRemarkDebugLocGetSourceLine on thread T0:
+    // CHECK-remark_debug_loc: freed by LLVMRemarkEntryDispose(remark entry {{0x[0-9a-f]+}}) on thread T0, because it belonged to that remark entry:
+    // CHECK-remark_debug_loc: created by LLVMRemarkEntryGetDebugLoc on thread T0:
+    // CHECK-remark_debug_loc: SUMMARY: OwnSan: use-after-free in LLVMRemarkDebugLocGetSourceLine (
     break;
   case 4:
     say("LLVMRemarkArgGetKey(first argument)");
     LLVMRemarkArgGetKey(first);
+    // CHECK-remark_first_arg: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMRemarkArgRef {{0x[0-9a-f]+}} (remark arg {{0x[0-9a-f]+}} in remark entry {{0x[0-9a-f]+}}){{$}}
+    // CHECK-remark_first_arg-NEXT: passed as argument 1 of LLVMRemarkArgGetKey on thread T0:
+    // CHECK-remark_first_arg: freed by LLVMRemarkEntryDispose(remark entry {{0x[0-9a-f]+}}) on thread T0, because it belonged to that remark entry:
+    // CHECK-remark_first_arg: created by LLVMRemarkEntryGetFirstArg on thread T0:
+    // CHECK-remark_first_arg: SUMMARY: OwnSan: use-after-free in LLVMRemarkArgGetKey (
     break;
   case 5:
     say("LLVMRemarkArgGetValue(second argument)");
     LLVMRemarkArgGetValue(second);
+    // CHECK-remark_next_arg: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMRemarkArgRef {{0x[0-9a-f]+}} (remark arg {{0x[0-9a-f]+}} in remark entry {{0x[0-9a-f]+}}){{$}}
+    // CHECK-remark_next_arg-NEXT: passed as argument 1 of LLVMRemarkArgGetValue on thread T0:
+    // CHECK-remark_next_arg: freed by LLVMRemarkEntryDispose(remark entry {{0x[0-9a-f]+}}) on thread T0, because it belonged to that remark entry:
+    // CHECK-remark_next_arg: created by LLVMRemarkEntryGetNextArg on thread T0:
+    // CHECK-remark_next_arg: SUMMARY: OwnSan: use-after-free in LLVMRemarkArgGetValue (
     break;
   case 6:
     say("LLVMRemarkStringGetData(second value)");
     LLVMRemarkStringGetData(value);
+    // CHECK-remark_arg_value: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMRemarkStringRef {{0x[0-9a-f]+}} (remark string {{0x[0-9a-f]+}} in remark arg {{0x[0-9a-f]+}} in remark entry {{0x[0-9a-f]+}}){{$}}
+    // CHECK-remark_arg_value-NEXT: passed as argument 1 of LLVMRemarkStringGetData on thread T0:
+    // CHECK-remark_arg_value: freed by LLVMRemarkEntryDispose(remark entry {{0x[0-9a-f]+}}) on thread T0, because it belonged to that remark entry:
+    // CHECK-remark_arg_value: created by LLVMRemarkArgGetValue on thread T0:
+    // CHECK-remark_arg_value: SUMMARY: OwnSan: use-after-free in LLVMRemarkStringGetData (
     break;
   case 7:
     say("LLVMRemarkEntryDispose(entry) again");
     LLVMRemarkEntryDispose(e);
+    // CHECK-remark_entry: ==[[PID]]==ERROR: OwnSan: double-free on LLVMRemarkEntryRef {{0x[0-9a-f]+}} (remark entry {{0x[0-9a-f]+}}){{$}}
+    // CHECK-remark_entry-NEXT: passed as argument 1 of LLVMRemarkEntryDispose on thread T0:
+    // CHECK-remark_entry: freed by LLVMRemarkEntryDispose(remark entry {{0x[0-9a-f]+}}) on thread T0:
+    // CHECK-remark_entry: created by LLVMRemarkParserGetNext on thread T0:
+    // CHECK-remark_entry: SUMMARY: OwnSan: double-free in LLVMRemarkEntryDispose (
     break;
   }
   return 0;
 }
+// COVERS-remark_entry: LLVMRemarkParserGetNext LLVMRemarkEntryDispose
 CASE(remark_entry) { return remark_entry_case(bad, 7); }
+// COVERS-remark_pass_name: LLVMRemarkEntryGetPassName
 CASE(remark_pass_name) { return remark_entry_case(bad, 0); }
+// COVERS-remark_remark_name: LLVMRemarkEntryGetRemarkName
 CASE(remark_remark_name) { return remark_entry_case(bad, 1); }
+// COVERS-remark_function_name: LLVMRemarkEntryGetFunctionName
 CASE(remark_function_name) { return remark_entry_case(bad, 2); }
+// COVERS-remark_debug_loc: LLVMRemarkEntryGetDebugLoc
 CASE(remark_debug_loc) { return remark_entry_case(bad, 3); }
+// COVERS-remark_first_arg: LLVMRemarkEntryGetFirstArg
 CASE(remark_first_arg) { return remark_entry_case(bad, 4); }
+// COVERS-remark_next_arg: LLVMRemarkEntryGetNextArg
 CASE(remark_next_arg) { return remark_entry_case(bad, 5); }
+// COVERS-remark_arg_value: LLVMRemarkArgGetValue
 CASE(remark_arg_value) { return remark_entry_case(bad, 6); }
 
 /* Legacy pass manager builder (LLVM 14 to 16; removed in 17). */
+// COVERS-pass_manager_builder: LLVMPassManagerBuilderCreate LLVMPassManagerBuilderDispose
 CASE(pass_manager_builder) {
 #if LLVM_VERSION_MAJOR <= 16
   LLVMPassManagerBuilderRef pmb = LLVMPassManagerBuilderCreate();
@@ -1859,6 +2556,11 @@ CASE(pass_manager_builder) {
   if (bad) {
     say("LLVMPassManagerBuilderDispose(builder) again");
     LLVMPassManagerBuilderDispose(pmb);
+    // CHECK-pass_manager_builder: ==[[PID]]==ERROR: OwnSan: double-free on LLVMPassManagerBuilderRef {{0x[0-9a-f]+}} (pass manager builder {{0x[0-9a-f]+}}){{$}}
+    // CHECK-pass_manager_builder-NEXT: passed as argument 1 of LLVMPassManagerBuilderDispose on thread T0:
+    // CHECK-pass_manager_builder: freed by LLVMPassManagerBuilderDispose(pass manager builder {{0x[0-9a-f]+}}) on thread T0:
+    // CHECK-pass_manager_builder: created by LLVMPassManagerBuilderCreate on thread T0:
+    // CHECK-pass_manager_builder: SUMMARY: OwnSan: double-free in LLVMPassManagerBuilderDispose (
   }
   return 0;
 #else
@@ -1866,6 +2568,7 @@ CASE(pass_manager_builder) {
   return EXIT_NOT_AVAILABLE;
 #endif
 }
+// COVERS-pass_manager_builder_use: LLVMPassManagerBuilderDispose
 CASE(pass_manager_builder_use) {
 #if LLVM_VERSION_MAJOR <= 16
   LLVMPassManagerBuilderRef pmb = LLVMPassManagerBuilderCreate();
@@ -1878,6 +2581,11 @@ CASE(pass_manager_builder_use) {
   if (bad) {
     say("LLVMPassManagerBuilderSetSizeLevel(builder, 1) after dispose");
     LLVMPassManagerBuilderSetSizeLevel(pmb, 1);
+    // CHECK-pass_manager_builder_use: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMPassManagerBuilderRef {{0x[0-9a-f]+}} (pass manager builder {{0x[0-9a-f]+}}){{$}}
+    // CHECK-pass_manager_builder_use-NEXT: passed as argument 1 of LLVMPassManagerBuilderSetSizeLevel on thread T0:
+    // CHECK-pass_manager_builder_use: freed by LLVMPassManagerBuilderDispose(pass manager builder {{0x[0-9a-f]+}}) on thread T0:
+    // CHECK-pass_manager_builder_use: created by LLVMPassManagerBuilderCreate on thread T0:
+    // CHECK-pass_manager_builder_use: SUMMARY: OwnSan: use-after-free in LLVMPassManagerBuilderSetSizeLevel (
   }
   return 0;
 #else
@@ -1919,6 +2627,7 @@ static LLVMMCJITMemoryManagerRef make_mm(void) {
   return LLVMCreateSimpleMCJITMemoryManager(NULL, mm_alloc_code, mm_alloc_data,
                                             mm_finalize, mm_destroy);
 }
+// COVERS-mcjit_memory_manager: LLVMCreateSimpleMCJITMemoryManager LLVMDisposeMCJITMemoryManager
 CASE(mcjit_memory_manager) {
   say("LLVMCreateSimpleMCJITMemoryManager()");
   LLVMMCJITMemoryManagerRef mm = make_mm();
@@ -1927,6 +2636,11 @@ CASE(mcjit_memory_manager) {
   if (bad) {
     say("LLVMDisposeMCJITMemoryManager(manager) again");
     LLVMDisposeMCJITMemoryManager(mm);
+    // CHECK-mcjit_memory_manager: ==[[PID]]==ERROR: OwnSan: double-free on LLVMMCJITMemoryManagerRef {{0x[0-9a-f]+}} (mcjit memory manager {{0x[0-9a-f]+}}){{$}}
+    // CHECK-mcjit_memory_manager-NEXT: passed as argument 1 of LLVMDisposeMCJITMemoryManager on thread T0:
+    // CHECK-mcjit_memory_manager: freed by LLVMDisposeMCJITMemoryManager(mcjit memory manager {{0x[0-9a-f]+}}) on thread T0:
+    // CHECK-mcjit_memory_manager: created by LLVMCreateSimpleMCJITMemoryManager on thread T0:
+    // CHECK-mcjit_memory_manager: SUMMARY: OwnSan: double-free in LLVMDisposeMCJITMemoryManager (
   }
   return 0;
 }
@@ -1957,6 +2671,10 @@ static int mcjit_mm_case(int bad, int with_target) {
       say("LLVMDisposeMCJITMemoryManager(manager) destroyed by the failed "
           "call");
       LLVMDisposeMCJITMemoryManager(mm);
+      // CHECK-mcjit_failed_memory_manager: ==[[PID]]==ERROR: OwnSan: use-after-consume on LLVMMCJITMemoryManagerRef {{0x[0-9a-f]+}} (mcjit memory manager {{0x[0-9a-f]+}}){{$}}
+      // CHECK-mcjit_failed_memory_manager-NEXT: passed as argument 1 of LLVMDisposeMCJITMemoryManager on thread T0:
+      // CHECK-mcjit_failed_memory_manager: consumed during LLVMCreateMCJITCompilerForModule on thread T0, by LLVM itself:
+      // CHECK-mcjit_failed_memory_manager: SUMMARY: OwnSan: use-after-consume in LLVMDisposeMCJITMemoryManager (
     }
     LLVMContextDispose(ctx);
     return 0;
@@ -1970,13 +2688,19 @@ static int mcjit_mm_case(int bad, int with_target) {
   if (bad) {
     say("LLVMDisposeMCJITMemoryManager(manager) owned by the engine");
     LLVMDisposeMCJITMemoryManager(mm);
+    // CHECK-mcjit_owns_memory_manager: ==[[PID]]==ERROR: OwnSan: invalid-free on LLVMMCJITMemoryManagerRef {{0x[0-9a-f]+}} (mcjit memory manager {{0x[0-9a-f]+}} in execution engine {{0x[0-9a-f]+}}){{$}}
+    // CHECK-mcjit_owns_memory_manager-NEXT: LLVMDisposeMCJITMemoryManager frees an object the caller gave away: execution engine {{0x[0-9a-f]+}} owns it since LLVMCreateMCJITCompilerForModule and frees it itself
+    // CHECK-mcjit_owns_memory_manager-NEXT: passed as argument 1 of LLVMDisposeMCJITMemoryManager on thread T0:
+    // CHECK-mcjit_owns_memory_manager: SUMMARY: OwnSan: invalid-free in LLVMDisposeMCJITMemoryManager (
   }
   say("LLVMDisposeExecutionEngine(engine)");
   LLVMDisposeExecutionEngine(ee);
   LLVMContextDispose(ctx);
   return 0;
 }
+// COVERS-mcjit_owns_memory_manager: LLVMCreateMCJITCompilerForModule LLVMDisposeMCJITMemoryManager
 CASE(mcjit_owns_memory_manager) { return mcjit_mm_case(bad, 1); }
+// COVERS-mcjit_failed_memory_manager: LLVMCreateMCJITCompilerForModule
 CASE(mcjit_failed_memory_manager) { return mcjit_mm_case(bad, 0); }
 
 /* Other caller-owned objects: ok disposes once, bad twice. */
@@ -1989,11 +2713,18 @@ CASE(mcjit_failed_memory_manager) { return mcjit_mm_case(bad, 0); }
       dispose(obj);                                                            \
     }                                                                          \
   } while (0)
+// COVERS-target_machine: LLVMCreateTargetMachine LLVMDisposeTargetMachine
 CASE(target_machine) {
   LLVMTargetMachineRef tm = make_tm();
   DOUBLE_DISPOSE(tm, LLVMDisposeTargetMachine, "LLVMDisposeTargetMachine(tm)");
+  // CHECK-target_machine: ==[[PID]]==ERROR: OwnSan: double-free on LLVMTargetMachineRef {{0x[0-9a-f]+}} (target machine {{0x[0-9a-f]+}}){{$}}
+  // CHECK-target_machine-NEXT: passed as argument 1 of LLVMDisposeTargetMachine on thread T0:
+  // CHECK-target_machine: freed by LLVMDisposeTargetMachine(target machine {{0x[0-9a-f]+}}) on thread T0:
+  // CHECK-target_machine: created by LLVMCreateTargetMachine on thread T0:
+  // CHECK-target_machine: SUMMARY: OwnSan: double-free in LLVMDisposeTargetMachine (
   return 0;
 }
+// COVERS-target_machine_options: LLVMCreateTargetMachineWithOptions
 CASE(target_machine_options) {
 #if LLVM_VERSION_MAJOR >= 19
   have_x86();
@@ -2007,87 +2738,153 @@ CASE(target_machine_options) {
   LLVMDisposeTargetMachineOptions(o);
   DOUBLE_DISPOSE(tm, LLVMDisposeTargetMachine,
                  "LLVMDisposeTargetMachine(tm with options)");
+  // CHECK-target_machine_options: ==[[PID]]==ERROR: OwnSan: double-free on LLVMTargetMachineRef {{0x[0-9a-f]+}} (target machine {{0x[0-9a-f]+}}){{$}}
+  // CHECK-target_machine_options-NEXT: passed as argument 1 of LLVMDisposeTargetMachine on thread T0:
+  // CHECK-target_machine_options: freed by LLVMDisposeTargetMachine(target machine {{0x[0-9a-f]+}}) on thread T0:
+  // CHECK-target_machine_options: created by LLVMCreateTargetMachineWithOptions on thread T0:
+  // CHECK-target_machine_options: SUMMARY: OwnSan: double-free in LLVMDisposeTargetMachine (
   return 0;
 #else
   (void)bad;
   return EXIT_NOT_AVAILABLE;
 #endif
 }
+// COVERS-target_machine_options_dispose: LLVMCreateTargetMachineOptions LLVMDisposeTargetMachineOptions
 CASE(target_machine_options_dispose) {
 #if LLVM_VERSION_MAJOR >= 19
   LLVMTargetMachineOptionsRef o = LLVMCreateTargetMachineOptions();
   DOUBLE_DISPOSE(o, LLVMDisposeTargetMachineOptions,
                  "LLVMDisposeTargetMachineOptions(options)");
+  // CHECK-target_machine_options_dispose: ==[[PID]]==ERROR: OwnSan: double-free on LLVMTargetMachineOptionsRef {{0x[0-9a-f]+}} (target machine options {{0x[0-9a-f]+}}){{$}}
+  // CHECK-target_machine_options_dispose-NEXT: passed as argument 1 of LLVMDisposeTargetMachineOptions on thread T0:
+  // CHECK-target_machine_options_dispose: freed by LLVMDisposeTargetMachineOptions(target machine options {{0x[0-9a-f]+}}) on thread T0:
+  // CHECK-target_machine_options_dispose: created by LLVMCreateTargetMachineOptions on thread T0:
+  // CHECK-target_machine_options_dispose: SUMMARY: OwnSan: double-free in LLVMDisposeTargetMachineOptions (
   return 0;
 #else
   (void)bad;
   return EXIT_NOT_AVAILABLE;
 #endif
 }
+// COVERS-target_data_layout: LLVMCreateTargetDataLayout LLVMDisposeTargetData
 CASE(target_data_layout) {
   LLVMTargetMachineRef tm = make_tm();
   LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
   LLVMDisposeTargetMachine(tm);
   DOUBLE_DISPOSE(td, LLVMDisposeTargetData,
                  "LLVMDisposeTargetData(data layout)");
+  // CHECK-target_data_layout: ==[[PID]]==ERROR: OwnSan: double-free on LLVMTargetDataRef {{0x[0-9a-f]+}} (target data {{0x[0-9a-f]+}}){{$}}
+  // CHECK-target_data_layout-NEXT: passed as argument 1 of LLVMDisposeTargetData on thread T0:
+  // CHECK-target_data_layout: freed by LLVMDisposeTargetData(target data {{0x[0-9a-f]+}}) on thread T0:
+  // CHECK-target_data_layout: created by LLVMCreateTargetDataLayout on thread T0:
+  // CHECK-target_data_layout: SUMMARY: OwnSan: double-free in LLVMDisposeTargetData (
   return 0;
 }
+// COVERS-pass_manager: LLVMCreatePassManager LLVMDisposePassManager
 CASE(pass_manager) {
   LLVMPassManagerRef pm = LLVMCreatePassManager();
   DOUBLE_DISPOSE(pm, LLVMDisposePassManager, "LLVMDisposePassManager(pm)");
+  // CHECK-pass_manager: ==[[PID]]==ERROR: OwnSan: double-free on LLVMPassManagerRef {{0x[0-9a-f]+}} (pass manager {{0x[0-9a-f]+}}){{$}}
+  // CHECK-pass_manager-NEXT: passed as argument 1 of LLVMDisposePassManager on thread T0:
+  // CHECK-pass_manager: freed by LLVMDisposePassManager(pass manager {{0x[0-9a-f]+}}) on thread T0:
+  // CHECK-pass_manager: created by LLVMCreatePassManager on thread T0:
+  // CHECK-pass_manager: SUMMARY: OwnSan: double-free in LLVMDisposePassManager (
   return 0;
 }
+// COVERS-function_pass_manager: LLVMCreateFunctionPassManagerForModule
 CASE(function_pass_manager) {
   struct ir t = make_ir("m");
   LLVMPassManagerRef pm = LLVMCreateFunctionPassManagerForModule(t.mod);
   DOUBLE_DISPOSE(pm, LLVMDisposePassManager,
                  "LLVMDisposePassManager(function pm)");
+  // CHECK-function_pass_manager: ==[[PID]]==ERROR: OwnSan: double-free on LLVMPassManagerRef {{0x[0-9a-f]+}} (pass manager {{0x[0-9a-f]+}}){{$}}
+  // CHECK-function_pass_manager-NEXT: passed as argument 1 of LLVMDisposePassManager on thread T0:
+  // CHECK-function_pass_manager: freed by LLVMDisposePassManager(pass manager {{0x[0-9a-f]+}}) on thread T0:
+  // CHECK-function_pass_manager: created by LLVMCreateFunctionPassManagerForModule on thread T0:
+  // CHECK-function_pass_manager: SUMMARY: OwnSan: double-free in LLVMDisposePassManager (
   drop_ir(&t);
   return 0;
 }
+// COVERS-pass_builder_options: LLVMCreatePassBuilderOptions LLVMDisposePassBuilderOptions
 CASE(pass_builder_options) {
   LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
   DOUBLE_DISPOSE(o, LLVMDisposePassBuilderOptions,
                  "LLVMDisposePassBuilderOptions(options)");
+  // CHECK-pass_builder_options: ==[[PID]]==ERROR: OwnSan: double-free on LLVMPassBuilderOptionsRef {{0x[0-9a-f]+}} (pass builder options {{0x[0-9a-f]+}}){{$}}
+  // CHECK-pass_builder_options-NEXT: passed as argument 1 of LLVMDisposePassBuilderOptions on thread T0:
+  // CHECK-pass_builder_options: freed by LLVMDisposePassBuilderOptions(pass builder options {{0x[0-9a-f]+}}) on thread T0:
+  // CHECK-pass_builder_options: created by LLVMCreatePassBuilderOptions on thread T0:
+  // CHECK-pass_builder_options: SUMMARY: OwnSan: double-free in LLVMDisposePassBuilderOptions (
   return 0;
 }
+// COVERS-dibuilder: LLVMCreateDIBuilder LLVMDisposeDIBuilder
 CASE(dibuilder) {
   struct ir t = make_ir("m");
   LLVMDIBuilderRef d = LLVMCreateDIBuilder(t.mod);
   DOUBLE_DISPOSE(d, LLVMDisposeDIBuilder, "LLVMDisposeDIBuilder(dibuilder)");
+  // CHECK-dibuilder: ==[[PID]]==ERROR: OwnSan: double-free on LLVMDIBuilderRef {{0x[0-9a-f]+}} (di builder {{0x[0-9a-f]+}}){{$}}
+  // CHECK-dibuilder-NEXT: passed as argument 1 of LLVMDisposeDIBuilder on thread T0:
+  // CHECK-dibuilder: freed by LLVMDisposeDIBuilder(di builder {{0x[0-9a-f]+}}) on thread T0:
+  // CHECK-dibuilder: created by LLVMCreateDIBuilder on thread T0:
+  // CHECK-dibuilder: SUMMARY: OwnSan: double-free in LLVMDisposeDIBuilder (
   drop_ir(&t);
   return 0;
 }
+// COVERS-dibuilder_disallow_unresolved: LLVMCreateDIBuilderDisallowUnresolved
 CASE(dibuilder_disallow_unresolved) {
   struct ir t = make_ir("m");
   LLVMDIBuilderRef d = LLVMCreateDIBuilderDisallowUnresolved(t.mod);
   DOUBLE_DISPOSE(d, LLVMDisposeDIBuilder, "LLVMDisposeDIBuilder(dibuilder)");
+  // CHECK-dibuilder_disallow_unresolved: ==[[PID]]==ERROR: OwnSan: double-free on LLVMDIBuilderRef {{0x[0-9a-f]+}} (di builder {{0x[0-9a-f]+}}){{$}}
+  // CHECK-dibuilder_disallow_unresolved-NEXT: passed as argument 1 of LLVMDisposeDIBuilder on thread T0:
+  // CHECK-dibuilder_disallow_unresolved: freed by LLVMDisposeDIBuilder(di builder {{0x[0-9a-f]+}}) on thread T0:
+  // CHECK-dibuilder_disallow_unresolved: created by LLVMCreateDIBuilderDisallowUnresolved on thread T0:
+  // CHECK-dibuilder_disallow_unresolved: SUMMARY: OwnSan: double-free in LLVMDisposeDIBuilder (
   drop_ir(&t);
   return 0;
 }
+// COVERS-generic_value_int: LLVMCreateGenericValueOfInt LLVMDisposeGenericValue
 CASE(generic_value_int) {
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMGenericValueRef g =
       LLVMCreateGenericValueOfInt(LLVMInt32TypeInContext(ctx), 3, 0);
   DOUBLE_DISPOSE(g, LLVMDisposeGenericValue, "LLVMDisposeGenericValue(int)");
+  // CHECK-generic_value_int: ==[[PID]]==ERROR: OwnSan: double-free on LLVMGenericValueRef {{0x[0-9a-f]+}} (generic value {{0x[0-9a-f]+}}){{$}}
+  // CHECK-generic_value_int-NEXT: passed as argument 1 of LLVMDisposeGenericValue on thread T0:
+  // CHECK-generic_value_int: freed by LLVMDisposeGenericValue(generic value {{0x[0-9a-f]+}}) on thread T0:
+  // CHECK-generic_value_int: created by LLVMCreateGenericValueOfInt on thread T0:
+  // CHECK-generic_value_int: SUMMARY: OwnSan: double-free in LLVMDisposeGenericValue (
   LLVMContextDispose(ctx);
   return 0;
 }
+// COVERS-generic_value_pointer: LLVMCreateGenericValueOfPointer
 CASE(generic_value_pointer) {
   static int x;
   LLVMGenericValueRef g = LLVMCreateGenericValueOfPointer(&x);
   DOUBLE_DISPOSE(g, LLVMDisposeGenericValue,
                  "LLVMDisposeGenericValue(pointer)");
+  // CHECK-generic_value_pointer: ==[[PID]]==ERROR: OwnSan: double-free on LLVMGenericValueRef {{0x[0-9a-f]+}} (generic value {{0x[0-9a-f]+}}){{$}}
+  // CHECK-generic_value_pointer-NEXT: passed as argument 1 of LLVMDisposeGenericValue on thread T0:
+  // CHECK-generic_value_pointer: freed by LLVMDisposeGenericValue(generic value {{0x[0-9a-f]+}}) on thread T0:
+  // CHECK-generic_value_pointer: created by LLVMCreateGenericValueOfPointer on thread T0:
+  // CHECK-generic_value_pointer: SUMMARY: OwnSan: double-free in LLVMDisposeGenericValue (
   return 0;
 }
+// COVERS-generic_value_float: LLVMCreateGenericValueOfFloat
 CASE(generic_value_float) {
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMGenericValueRef g =
       LLVMCreateGenericValueOfFloat(LLVMDoubleTypeInContext(ctx), 1.5);
   DOUBLE_DISPOSE(g, LLVMDisposeGenericValue, "LLVMDisposeGenericValue(float)");
+  // CHECK-generic_value_float: ==[[PID]]==ERROR: OwnSan: double-free on LLVMGenericValueRef {{0x[0-9a-f]+}} (generic value {{0x[0-9a-f]+}}){{$}}
+  // CHECK-generic_value_float-NEXT: passed as argument 1 of LLVMDisposeGenericValue on thread T0:
+  // CHECK-generic_value_float: freed by LLVMDisposeGenericValue(generic value {{0x[0-9a-f]+}}) on thread T0:
+  // CHECK-generic_value_float: created by LLVMCreateGenericValueOfFloat on thread T0:
+  // CHECK-generic_value_float: SUMMARY: OwnSan: double-free in LLVMDisposeGenericValue (
   LLVMContextDispose(ctx);
   return 0;
 }
+// COVERS-operand_bundle: LLVMCreateOperandBundle LLVMDisposeOperandBundle
 CASE(operand_bundle) {
 #if LLVM_VERSION_MAJOR >= 19
   struct ir t = make_ir("m");
@@ -2095,6 +2892,11 @@ CASE(operand_bundle) {
   LLVMOperandBundleRef ob = LLVMCreateOperandBundle("tag", 3, &arg, 1);
   DOUBLE_DISPOSE(ob, LLVMDisposeOperandBundle,
                  "LLVMDisposeOperandBundle(bundle)");
+  // CHECK-operand_bundle: ==[[PID]]==ERROR: OwnSan: double-free on LLVMOperandBundleRef {{0x[0-9a-f]+}} (operand bundle {{0x[0-9a-f]+}}){{$}}
+  // CHECK-operand_bundle-NEXT: passed as argument 1 of LLVMDisposeOperandBundle on thread T0:
+  // CHECK-operand_bundle: freed by LLVMDisposeOperandBundle(operand bundle {{0x[0-9a-f]+}}) on thread T0:
+  // CHECK-operand_bundle: created by LLVMCreateOperandBundle on thread T0:
+  // CHECK-operand_bundle: SUMMARY: OwnSan: double-free in LLVMDisposeOperandBundle (
   drop_ir(&t);
   return 0;
 #else
@@ -2102,6 +2904,7 @@ CASE(operand_bundle) {
   return EXIT_NOT_AVAILABLE;
 #endif
 }
+// COVERS-operand_bundle_at_index: LLVMGetOperandBundleAtIndex
 CASE(operand_bundle_at_index) {
 #if LLVM_VERSION_MAJOR >= 19
   struct ir t = make_ir("m");
@@ -2116,6 +2919,11 @@ CASE(operand_bundle_at_index) {
   printf("tag %s\n", LLVMGetOperandBundleTag(copy, &n));
   DOUBLE_DISPOSE(copy, LLVMDisposeOperandBundle,
                  "LLVMDisposeOperandBundle(copy)");
+  // CHECK-operand_bundle_at_index: ==[[PID]]==ERROR: OwnSan: double-free on LLVMOperandBundleRef {{0x[0-9a-f]+}} (operand bundle {{0x[0-9a-f]+}}){{$}}
+  // CHECK-operand_bundle_at_index-NEXT: passed as argument 1 of LLVMDisposeOperandBundle on thread T0:
+  // CHECK-operand_bundle_at_index: freed by LLVMDisposeOperandBundle(operand bundle {{0x[0-9a-f]+}}) on thread T0:
+  // CHECK-operand_bundle_at_index: created by LLVMGetOperandBundleAtIndex on thread T0:
+  // CHECK-operand_bundle_at_index: SUMMARY: OwnSan: double-free in LLVMDisposeOperandBundle (
   drop_ir(&t);
   return 0;
 #else
@@ -2124,80 +2932,21 @@ CASE(operand_bundle_at_index) {
 #endif
 }
 
-/* ---- table --------------------------------------------------------------- */
-struct entry {
-  const char *name;
-  int (*fn)(int);
-};
 #include "orc_cases.inc"
-
-/* A list of names, packed (by hand). */
-/* clang-format off */
-#define E(n) {#n, case_##n},
-static const struct entry kCases[] = {
-  ORC_CASES E(context_dispose) E(module_dispose) E(module_provider)
-  E(builder_dispose) E(memory_buffer_dispose) E(delete_function)
-  E(delete_global) E(erase_global_ifunc) E(remove_global_ifunc)
-  E(delete_basic_block) E(instruction_erase) E(delete_instruction)
-  E(remove_block) E(remove_instruction) E(append_existing_block)
-  E(insert_existing_block) E(insert_into_builder)
-  E(insert_into_builder_with_name) E(get_params) E(get_basic_blocks)
-  E(get_param_types) E(get_struct_element_types) E(get_subtypes)
-  E(get_md_node_operands) E(get_named_metadata_operands) E(position_builder)
-  E(position_builder_before) E(position_builder_at_end)
-  E(clear_insertion_position) E(position_before_dbg_records)
-  E(position_before_instr_and_dbg_records) E(run_passes) E(run_function)
-  E(run_function_as_main) E(free_machine_code) E(get_pointer_to_global)
-  E(add_global_mapping) E(recompile_and_relink) E(run_function_result)
-  E(build_shuffle_vector) E(const_shuffle_vector) E(cast_opcode) E(parse_ir)
-  E(parse_ir_failed) E(link_modules) E(create_execution_engine)
-  E(create_interpreter) E(create_jit) E(create_mcjit) E(add_module)
-  E(thread_safe_module) E(thread_safe_context_from_context) E(remove_module)
-  E(engine_twice) E(add_module_twice) E(dispose_engine) E(create_message)
-  E(print_module) E(print_type) E(print_value) E(print_dbg_record)
-  E(diag_info_description) E(target_data_string) E(default_target_triple)
-  E(normalize_target_triple) E(host_cpu_name) E(host_cpu_features)
-  E(target_machine_triple) E(target_machine_cpu) E(target_machine_features)
-  E(intrinsic_copy_overloaded_name) E(intrinsic_copy_overloaded_name2)
-  E(jtmb_target_triple) E(verify_module) E(print_module_to_file)
-  E(buffer_from_file) E(buffer_from_stdin) E(emit_to_file)
-  E(emit_to_memory_buffer) E(consume_error) E(get_error_message)
-  E(dispose_error_message) E(dispose_message_foreign) E(create_binary)
-  E(create_binary_bitcode) E(create_binary_failed) E(section_iterator)
-  E(symbol_iterator) E(relocation_iterator) E(relocation_value_string)
-  E(target_machine) E(target_machine_options) E(target_machine_options_dispose)
-  E(target_data_layout) E(pass_manager) E(function_pass_manager)
-  E(pass_builder_options) E(dibuilder) E(dibuilder_disallow_unresolved)
-  E(generic_value_int) E(generic_value_pointer) E(generic_value_float)
-  E(operand_bundle) E(operand_bundle_at_index) E(relocation_type_name)
-  E(relocation_symbol) E(set_value_name2) E(set_value_name)
-  E(set_module_identifier) E(get_bitcode_module) E(object_file)
-  E(object_file_failed) E(object_file_sections) E(object_file_iterator_twice)
-  E(object_file_symbols) E(disasm) E(disasm_cpu) E(disasm_cpu_features)
-  E(module_flags) E(global_metadata) E(instruction_metadata)
-  E(temporary_md_node) E(temporary_md_rauw) E(replaceable_composite_type)
-  E(temp_global_variable_fwd_decl) E(remark_parser) E(remark_parser_bitstream)
-  E(remark_entry) E(remark_pass_name) E(remark_remark_name)
-  E(remark_function_name) E(remark_debug_loc) E(remark_first_arg)
-  E(remark_next_arg) E(remark_arg_value) E(pass_manager_builder)
-  E(pass_manager_builder_use) E(mcjit_memory_manager)
-  E(mcjit_owns_memory_manager) E(mcjit_failed_memory_manager)
-};
-/* clang-format on */
 
 int main(int argc, char **argv) {
   if (argc == 2 && strcmp(argv[1], "--list") == 0) {
-    for (size_t i = 0; i < sizeof kCases / sizeof kCases[0]; ++i)
-      printf("%s\n", kCases[i].name);
+    for (size_t i = 0; i < num_cases; ++i)
+      printf("%s\n", cases[i].name);
     return 0;
   }
   if (argc != 3 || (strcmp(argv[2], "ok") && strcmp(argv[2], "bad"))) {
     fprintf(stderr, "usage: %s CASE ok|bad | --list\n", argv[0]);
     return 2;
   }
-  for (size_t i = 0; i < sizeof kCases / sizeof kCases[0]; ++i)
-    if (strcmp(kCases[i].name, argv[1]) == 0) {
-      int r = kCases[i].fn(strcmp(argv[2], "bad") == 0);
+  for (size_t i = 0; i < num_cases; ++i)
+    if (strcmp(cases[i].name, argv[1]) == 0) {
+      int r = cases[i].fn(strcmp(argv[2], "bad") == 0);
       if (r == EXIT_NOT_AVAILABLE)
         printf("case not available in LLVM %d\n", LLVM_VERSION_MAJOR);
       return r;
