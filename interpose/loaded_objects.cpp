@@ -83,12 +83,16 @@ bool IsOwnsanFile(const std::string &path) {
   return base.rfind("libownsan", 0) == 0;
 }
 
+} // namespace
+
 // The executable's path, resolved ("the executable" if /proc is missing).
 std::string ExecutablePath() {
   char exe[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   return n > 0 ? std::string(exe, n) : "the executable";
 }
+
+namespace {
 
 // Calls `visit(info, path)` for each loaded object that may define or call
 // LLVM-C functions on its own: every one but a libLLVM (by file name or
@@ -161,12 +165,15 @@ size_t CountLLVMCDefinitions(const std::string &path) {
   size_t count = 0;
   for (size_t i = 0; i < symtab->sh_size / sizeof(ElfW(Sym)); ++i) {
     const ElfW(Sym) &s = syms[i];
-    unsigned type = ELF64_ST_TYPE(s.st_info);
-    if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
-        s.st_shndx == SHN_UNDEF || s.st_name >= strtab.sh_size)
+    if (s.st_shndx == SHN_UNDEF || s.st_name >= strtab.sh_size)
       continue;
     const char *name = names + s.st_name;
-    if (name[0] == 'L' && strncmp(name, "LLVM", 4) == 0 && IsWrappedName(name))
+    // An object linked with ownsan's link mode checks its own calls.
+    if (strcmp(name, "ownsan_linked_runtime") == 0)
+      return 0;
+    unsigned type = ELF64_ST_TYPE(s.st_info);
+    if ((type == STT_FUNC || type == STT_GNU_IFUNC) && name[0] == 'L' &&
+        strncmp(name, "LLVM", 4) == 0 && IsWrappedName(name))
       ++count;
   }
   return count;
@@ -332,6 +339,7 @@ std::vector<ObjectDefiningLLVMC> ObjectsBypassingWrappers(int major) {
   return found;
 }
 
+#if !OWNSAN_LINK_MODE // (link_allocation.cpp has link mode's)
 std::string OperatorDeleteOwner() {
   // The definitions every object of the process binds to (the global
   // scope: the executable first, then the preloads, then the rest).
@@ -348,5 +356,7 @@ std::string OperatorDeleteOwner() {
   }
   return "";
 }
+
+#endif
 
 } // namespace ownsan

@@ -51,12 +51,22 @@ std::vector<ObjectDefiningLLVMC> ObjectsBypassingWrappers(int major);
 /// glibc's dlpi_adds): unchanged means no object is new.
 unsigned long long ObjectsLoadedSoFar();
 
-/// True if the wrappers wrap a function of this name (dlsym_interposer.cpp).
+/// True if the wrappers wrap a function of this name (dlsym_interposer.cpp;
+/// in link mode link_entry.cpp).
 bool IsWrappedName(const char *name);
 
+/// The executable's path, resolved ("the executable" if /proc is missing).
+std::string ExecutablePath();
+
 /// The object that defines the global operator new/delete the process
-/// uses, if it is not ownsan's ("" when ownsan's own are in force).
+/// uses, if it is not ownsan's ("" when ownsan's own are in force). In link
+/// mode: the object of the real operators behind the wrapped ones, if they
+/// are not libstdc++'s (link_allocation.cpp).
 std::string OperatorDeleteOwner();
+
+/// Link mode: lets the operator new/delete hooks observe, if the real
+/// operators are libstdc++'s (link_allocation.cpp).
+void ObserveLinkedAllocator();
 
 template <typename Skip>
 std::vector<ObjectDefiningLLVMC> ObjectsDefiningLLVMC(Skip skip) {

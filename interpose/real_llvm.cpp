@@ -87,45 +87,92 @@ std::vector<LoadedLibLLVM> LoadedLibLLVMs() {
   return found;
 }
 
+} // namespace
+
+#if !OWNSAN_LINK_MODE // (link mode has no libLLVM to select)
+namespace {
 // Chosen once. A mutex the sanitizers can see (core/mutex.h) rather than
 // absl::call_once, whose synchronization is invisible to TSan here.
 Mutex g_select_mu(absl::kConstInit);
 std::atomic<LoadedLibLLVM *> g_selected{nullptr};
+} // namespace
+
+const LoadedLibLLVM *SelectedLibLLVM(const char *why) {
+  if (LoadedLibLLVM *lib = g_selected.load(std::memory_order_acquire))
+    return lib;
+  MutexLock lock(&g_select_mu);
+  if (LoadedLibLLVM *lib = g_selected.load(std::memory_order_acquire))
+    return lib;
+  std::vector<LoadedLibLLVM> libs = LoadedLibLLVMs();
+  for (LoadedLibLLVM &lib : libs) {
+    if (lib.major != OWNSAN_LLVM_MAJOR)
+      continue;
+    lib.handle = dlopen(lib.path.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+    if (!lib.handle)
+      continue;
+    Runtime::Get().OnLibLLVMFound(lib.path, lib.major);
+    g_selected.store(new LoadedLibLLVM(lib), std::memory_order_release);
+    NoteUncheckedLibLLVMs();
+    return g_selected.load(std::memory_order_acquire);
+  }
+  if (!libs.empty())
+    Runtime::Fatal(absl::StrCat(
+        "this runtime was built for LLVM ", OWNSAN_LLVM_MAJOR,
+        " but the program called ", why, " with ", libs[0].path, " (LLVM ",
+        libs[0].major, ") loaded; use the LLVM ", libs[0].major,
+        " runtime: ownsan run --llvm ", libs[0].major));
+  return nullptr;
+}
+
+namespace {
+
+// `name` as defined by a loaded object other than ownsan and the libLLVMs:
+// LLVM linked into it statically, its symbols left visible. Its own calls
+// bind to the preloaded wrappers (an unversioned reference takes the first
+// definition in the global scope), which send them back here.
+void *EmbeddedDefinition(const char *name) {
+  struct Walk {
+    const char *name;
+    ElfW(Addr) own_base;
+    void *found;
+  } walk{name, 0, nullptr};
+  Dl_info self;
+  if (dladdr(reinterpret_cast<void *>(&EmbeddedDefinition), &self))
+    walk.own_base = reinterpret_cast<ElfW(Addr)>(self.dli_fbase);
+  dl_iterate_phdr(
+      [](dl_phdr_info *info, size_t, void *data) {
+        auto *w = static_cast<Walk *>(data);
+        if (info->dlpi_addr == w->own_base || !info->dlpi_name)
+          return 0;
+        const ElfW(Dyn) *dyn = nullptr;
+        for (int i = 0; i < info->dlpi_phnum; ++i)
+          if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+            dyn = reinterpret_cast<const ElfW(Dyn) *>(
+                info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+        if (LoadedMajor(dyn, info->dlpi_addr, info->dlpi_name) > 0)
+          return 0;
+        void *h = dlopen(*info->dlpi_name ? info->dlpi_name : nullptr,
+                         RTLD_LAZY | RTLD_NOLOAD);
+        if (!h)
+          return 0;
+        void *sym = RealDlsym(h, w->name);
+        dlclose(h);
+        Dl_info where;
+        // (dlsym on a handle also searches the object's dependencies.)
+        if (sym && dladdr(sym, &where) &&
+            reinterpret_cast<ElfW(Addr)>(where.dli_fbase) == info->dlpi_addr) {
+          w->found = sym;
+          return 1;
+        }
+        return 0;
+      },
+      &walk);
+  return walk.found;
+}
 
 } // namespace
 
-const LoadedLibLLVM &SelectedLibLLVM(const char *why) {
-  if (LoadedLibLLVM *lib = g_selected.load(std::memory_order_acquire))
-    return *lib;
-  MutexLock lock(&g_select_mu);
-  if (LoadedLibLLVM *lib = g_selected.load(std::memory_order_acquire))
-    return *lib;
-  [why] {
-    std::vector<LoadedLibLLVM> libs = LoadedLibLLVMs();
-    for (LoadedLibLLVM &lib : libs) {
-      if (lib.major != OWNSAN_LLVM_MAJOR)
-        continue;
-      lib.handle = dlopen(lib.path.c_str(), RTLD_LAZY | RTLD_NOLOAD);
-      if (!lib.handle)
-        continue;
-      Runtime::Get().OnLibLLVMFound(lib.path, lib.major);
-      g_selected.store(new LoadedLibLLVM(lib), std::memory_order_release);
-      NoteUncheckedLibLLVMs();
-      return;
-    }
-    if (!libs.empty())
-      Runtime::Fatal(absl::StrCat(
-          "this runtime was built for LLVM ", OWNSAN_LLVM_MAJOR,
-          " but the program called ", why, " with ", libs[0].path, " (LLVM ",
-          libs[0].major, ") loaded; use the LLVM ", libs[0].major,
-          " runtime: ownsan run --llvm ", libs[0].major));
-    Runtime::Fatal(absl::StrCat(
-        "the program called ", why,
-        " but no libLLVM shared library is loaded (a statically linked "
-        "LLVM cannot be checked by ownsan)"));
-  }();
-  return *g_selected.load(std::memory_order_acquire);
-}
+#endif
 
 std::vector<std::string> LoadedLibLLVMPaths(int major) {
   std::vector<std::string> paths;
@@ -166,16 +213,33 @@ bool AddressInLibLLVM(const void *addr, int *major) {
   return *major > 0;
 }
 
+#if !OWNSAN_LINK_MODE // (link mode calls __real_LLVMFoo directly)
 void *ResolveReal(FnId fn) {
   const char *name = kFnInfo[fn].name;
-  const LoadedLibLLVM &lib = SelectedLibLLVM(name);
-  void *p = RealDlsym(lib.handle, name);
+  const LoadedLibLLVM *lib = SelectedLibLLVM(name);
+  if (!lib) {
+    // No libLLVM: the call came from an object with LLVM linked in whose
+    // symbols the wrappers interpose. Forwarded to its own definition,
+    // unchecked; the runtime stands down, since nothing it could check
+    // is in the process. Not cached: a libLLVM loaded later is the one
+    // the wrappers must forward to then.
+    if (void *p = EmbeddedDefinition(name)) {
+      Runtime::Get().StandDown();
+      return p;
+    }
+    Runtime::Fatal(absl::StrCat(
+        "the program called ", name,
+        " but no libLLVM shared library is loaded and no loaded object "
+        "defines it"));
+  }
+  void *p = RealDlsym(lib->handle, name);
   if (!p)
     Runtime::Fatal(absl::StrCat(name, " is declared in the LLVM ",
-                                OWNSAN_LLVM_MAJOR, " headers but ", lib.path,
+                                OWNSAN_LLVM_MAJOR, " headers but ", lib->path,
                                 " does not export it"));
   g_real_fns[fn].store(p, std::memory_order_release);
   return p;
 }
+#endif
 
 } // namespace ownsan

@@ -26,10 +26,10 @@ struct LoadedLibLLVM {
   void *handle = nullptr; ///< dlopen(RTLD_NOLOAD) handle
 };
 
-/// The libLLVM of this runtime's major version in the process; dies with a
-/// one-line message if there is none (or only another version). `why` names
-/// the function that needed it.
-const LoadedLibLLVM &SelectedLibLLVM(const char *why);
+/// The libLLVM of this runtime's major version in the process, or nullptr
+/// if no libLLVM is loaded; dies with a one-line message if only another
+/// version is. `why` names the function that needed it.
+const LoadedLibLLVM *SelectedLibLLVM(const char *why);
 
 /// True if `addr` lies inside some loaded libLLVM (any version); sets
 /// `major` to its version.

@@ -29,6 +29,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "interpose/signal_entry.h"
+#include "core/tls_model.h"
 #include "interpose/no_sanitize.h"
 #include "interpose/wrapper_api.h"
 
@@ -59,8 +60,7 @@ SigactionFn g_next_sigaction = nullptr;
 // The trampolines' frames on this thread, innermost last; deeper nesting
 // than this is counted but not tracked for jumps.
 constexpr unsigned kMaxTrackedHandlers = 8;
-__thread uintptr_t tls_handler_frames[kMaxTrackedHandlers]
-    __attribute__((tls_model("initial-exec")));
+__thread uintptr_t tls_handler_frames[kMaxTrackedHandlers] OWNSAN_TLS_MODEL;
 
 OWNSAN_NO_SANITIZE SigactionFn NextSigaction() {
   SigactionFn next = __atomic_load_n(&g_next_sigaction, __ATOMIC_ACQUIRE);

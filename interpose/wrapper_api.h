@@ -41,12 +41,28 @@
 #define OWNSAN_INTERPOSE_WRAPPER_API_H
 
 #include "core/object_record.h"
+#include "core/tls_model.h"
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 
 #define OWNSAN_EXPORT __attribute__((visibility("default")))
+
+// The two ways in (docs/architecture.md) differ only here. Preloaded, a
+// wrapper is named LLVMFoo and calls the libLLVM loaded in the process.
+// Linked in (link mode, OWNSAN_LINK_MODE=1), `ld --wrap=LLVMFoo` sends the
+// program's calls to __wrap_LLVMFoo, a trampoline to ownsan_link_LLVMFoo,
+// which calls __real_LLVMFoo: the program's own, statically linked LLVMFoo.
+#if OWNSAN_LINK_MODE
+#define OWNSAN_WRAPPER_NAME(fn) ownsan_link_##fn
+#define OWNSAN_REAL(fn, type) (__real_##fn)
+#define OWNSAN_REAL_WEAK __attribute__((weak))
+#else
+#define OWNSAN_WRAPPER_NAME(fn) fn
+#define OWNSAN_REAL(fn, type) (::ownsan::Real<type>(::ownsan::kFn_##fn))
+#define OWNSAN_REAL_WEAK
+#endif
 
 namespace ownsan {
 
@@ -180,8 +196,7 @@ struct ThreadCallState {
 /// The first checked call of a thread: lists its counter for the exit
 /// statistics.
 void NoteFirstCall();
-extern __thread ThreadCallState tls_call_state
-    __attribute__((tls_model("initial-exec")));
+extern __thread ThreadCallState tls_call_state OWNSAN_TLS_MODEL;
 inline ThreadCallState &CurrentThreadCallState() { return tls_call_state; }
 extern std::atomic<bool> g_enabled;
 /// Wrapped calls made from the program's signal handlers (unchecked).
@@ -216,7 +231,7 @@ struct CallContext {
   const void *frame = nullptr;
   unsigned level = 0;
 };
-extern __thread CallContext tls_call __attribute__((tls_model("initial-exec")));
+extern __thread CallContext tls_call OWNSAN_TLS_MODEL;
 
 /// The handle this thread registered last, with its record and type: a call
 /// in a loop that returns one object over and over (LLVMTypeOf on values of
@@ -226,8 +241,7 @@ struct LastReturned {
   const ObjectRecord *record = nullptr;
   HandleType type = HandleType::Other;
 };
-extern __thread LastReturned tls_last_returned
-    __attribute__((tls_model("initial-exec")));
+extern __thread LastReturned tls_last_returned OWNSAN_TLS_MODEL;
 /// `record` still names a live object at `h`.
 /// (A record's slot may be reused for another object, which writes the new
 /// address before the state says Live: the address is read again after.)

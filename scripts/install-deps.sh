@@ -32,6 +32,8 @@ pkgs=(
   python3-clang-19 libclang1-19
   # Real clients of the C API that the tests run under ownsan.
   python3-llvmlite
+  # Link mode's Rust test (tests/link/rust): Debian's rustc, no crates.
+  rustc
   # `ownsan report` tests: SARIF schema validation, HTML rendered headless.
   python3-jsonschema chromium
   zlib1g-dev libzstd-dev libtinfo-dev libxml2-dev libedit-dev libffi-dev libcurl4-openssl-dev

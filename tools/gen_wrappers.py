@@ -11,6 +11,8 @@ symbols of the matching libLLVM (with `nm -D`) and the ownership spec
   wrappers.cpp        one wrapper per function, in the shape documented in
                       interpose/wrapper_api.h, plus kFnInfo/kFnCount/g_real_fns
   symbols.c           the name -> wrapper table for the dlsym interposer
+  ownsan.wrap         link mode's linker options: --wrap=LLVMFoo for every
+                      wrapped function (and operator new/delete)
   ownsan.map          the runtime's version script: the wrappers carry the
                       libLLVM's own symbol version (see render_version_script)
   coverage.txt        what was exported, declared and wrapped
@@ -1409,8 +1411,8 @@ def render_count_expr(fn: Function, effect: Effect,
         return f"(size_t)p{effect.count_arg}"
     count_fn = declared[effect.count_fn]
     args = ", ".join(f"p{i}" for i in effect.count_args)
-    return (f"(size_t)ownsan::Real<{cxx_fn_pointer_type(count_fn)}>("
-            f"ownsan::kFn_{count_fn.name})({args})")
+    return (f"(size_t)OWNSAN_REAL({count_fn.name}, "
+            f"{cxx_fn_pointer_type(count_fn)})({args})")
 
 
 def _checks_before_call(fn: Function, cls: Classification,
@@ -1518,8 +1520,8 @@ def render_reget(fn: Function) -> str:
         else:
             lines.append(f"  std::remove_pointer_t<{t}> o{p.index}{{}};")
             call_args.append(f"&o{p.index}")
-    lines.append(f"  return ownsan::Real<{cxx_fn_pointer_type(fn)}>("
-                 f"ownsan::kFn_{fn.name})({', '.join(call_args)});")
+    lines.append(f"  return OWNSAN_REAL({fn.name}, {cxx_fn_pointer_type(fn)})"
+                 f"({', '.join(call_args)});")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -1539,8 +1541,9 @@ def render_wrapper(fn: Function, cls: Classification,
     params = ", ".join(
         declaration_with_name(cxx_param_type(fn, p), f"p{p.index}")
         for p in fn.params)
-    signature = declaration_with_name(cxx_ret_type(fn), fn.name)
     fn_id = f"ownsan::kFn_{fn.name}"
+    signature = declaration_with_name(cxx_ret_type(fn),
+                                      f"OWNSAN_WRAPPER_NAME({fn.name})")
     out = [f'extern "C" OWNSAN_EXPORT {signature}({params}) {{',
            f"  ownsan::CallScope call({fn_id}, __builtin_return_address(0));"]
     if cls.effects:
@@ -1580,7 +1583,7 @@ def render_wrapper(fn: Function, cls: Classification,
         out.append(f"    {neutral}")
 
     call_args = ", ".join(f"p{p.index}" for p in fn.params)
-    real_call = (f"ownsan::Real<{cxx_fn_pointer_type(fn)}>({fn_id})"
+    real_call = (f"OWNSAN_REAL({fn.name}, {cxx_fn_pointer_type(fn)})"
                  f"({call_args});")
     if fn.returns_void:
         out.append(f"  {real_call}")
@@ -1712,6 +1715,12 @@ def render_wrappers_cpp(functions: Sequence[Function], headers: Sequence[str],
     parts.append('\n#include "fn_ids.h"\n\n'
                  "#include <atomic>\n#include <cstddef>\n#include <type_traits>\n\n")
     parts.append(render_aliases(functions))
+    # A count function a wrapper calls for its out array must be there even
+    # if the program never calls it: referred to strongly.
+    counters = {e.count_fn for fn in functions for e in classes[fn.name].effects
+                if getattr(e, "count_fn", None)}
+    parts.append(render_real_declarations(functions, "OWNSAN_REAL_WEAK ",
+                                          strong=counters))
     for fn in functions:
         if lends_string(fn, classes[fn.name]):
             parts.append(render_reget(fn))
@@ -1720,6 +1729,46 @@ def render_wrappers_cpp(functions: Sequence[Function], headers: Sequence[str],
     parts.append(render_fn_info(functions, classes))
     parts.append("\n" + render_kind_expectations(kind_sets))
     return "".join(parts)
+
+
+def render_real_declarations(functions: Sequence[Function],
+                             attributes: str,
+                             strong: Set[str] = frozenset()) -> str:
+    """Link mode's real functions: `ld --wrap=LLVMFoo` binds __real_LLVMFoo
+    to the program's own LLVMFoo. The wrappers refer to them weakly, so that
+    only the LLVM code the program uses is linked in (each wrapper's
+    trampoline in libownsan_link_wrappers.a refers to its own strongly; see
+    tools/build_link_trampolines.py); the runtime's own calls refer to them
+    strongly."""
+    lines = ["#if OWNSAN_LINK_MODE", 'extern "C" {']
+    lines += [f"{'' if fn.name in strong else attributes}"
+              f"decltype(::{fn.name}) __real_{fn.name};"
+              for fn in functions]
+    lines += ["}", "#endif // OWNSAN_LINK_MODE", ""]
+    return "\n".join(lines) + "\n"
+
+
+# What link mode wraps besides the LLVM-C functions: C++ operator new and
+# delete (every variant libstdc++ defines), so that LLVM's own allocations
+# and deletions reach the runtime whatever allocator the program brings
+# (interpose/link_allocation.cpp defines a __wrap_ hook for each).
+LINK_MODE_ALLOCATION_SYMBOLS = (
+    "_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t", "_ZnamRKSt9nothrow_t",
+    "_ZnwmSt11align_val_t", "_ZnamSt11align_val_t",
+    "_ZnwmSt11align_val_tRKSt9nothrow_t", "_ZnamSt11align_val_tRKSt9nothrow_t",
+    "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm", "_ZdlPvRKSt9nothrow_t",
+    "_ZdaPvRKSt9nothrow_t", "_ZdlPvSt11align_val_t", "_ZdaPvSt11align_val_t",
+    "_ZdlPvmSt11align_val_t", "_ZdaPvmSt11align_val_t",
+    "_ZdlPvSt11align_val_tRKSt9nothrow_t",
+    "_ZdaPvSt11align_val_tRKSt9nothrow_t",
+)
+
+
+def render_link_wrap_list(functions: Sequence[Function]) -> str:
+    """ownsan.wrap: the linker options of link mode (`-Wl,@ownsan.wrap`),
+    one --wrap per wrapped LLVM-C function and allocation function."""
+    names = [fn.name for fn in functions] + list(LINK_MODE_ALLOCATION_SYMBOLS)
+    return "".join(f"--wrap={name}\n" for name in names)
 
 
 def render_real_fns(functions: Sequence[Function], headers: Sequence[str],
@@ -1746,6 +1795,8 @@ def render_real_fns(functions: Sequence[Function], headers: Sequence[str],
               "",
               render_aliases(functions).rstrip("\n"),
               "",
+              render_real_declarations(functions, "").rstrip("\n"),
+              "",
               "namespace ownsan::real {",
               ""]
     for fn in functions:
@@ -1755,8 +1806,8 @@ def render_real_fns(functions: Sequence[Function], headers: Sequence[str],
         args = ", ".join(f"p{p.index}" for p in fn.params)
         signature = declaration_with_name(cxx_ret_type(fn), fn.name)
         lines.append(f"inline {signature}({params}) {{")
-        lines.append(f"  return Real<{cxx_fn_pointer_type(fn)}>"
-                     f"(kFn_{fn.name})({args});")
+        lines.append(f"  return OWNSAN_REAL({fn.name},"
+                     f" {cxx_fn_pointer_type(fn)})({args});")
         lines.append("}")
     lines += ["",
               "} // namespace ownsan::real",
@@ -1960,7 +2011,7 @@ class Result:
 def generate(include_dir: str, lib: str, major: int, spec_path: str,
              out_dir: str, libclang: str = DEFAULT_LIBCLANG,
              kinds_path: Optional[str] = None) -> Result:
-    """Runs all steps and writes the seven output files."""
+    """Runs all steps and writes the eight output files."""
     header_major = header_llvm_major(include_dir)
     if header_major is not None and header_major != major:
         raise GenError(f"--llvm-major {major} but {include_dir} holds the"
@@ -2004,6 +2055,7 @@ def generate(include_dir: str, lib: str, major: int, spec_path: str,
                                         spec_not_wrapped),
         "classification.txt": render_classification(functions, classes, major),
         "ownsan.map": render_version_script(major, label, version_node),
+        "ownsan.wrap": render_link_wrap_list(functions),
     }
     for name, text in outputs.items():
         write_if_changed(os.path.join(out_dir, name), text)

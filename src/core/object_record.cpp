@@ -1,6 +1,7 @@
 //===- object_record.cpp - Records and names for object kinds ------------===//
 
 #include "core/object_record.h"
+#include "core/tls_model.h"
 
 #include "core/internal_allocator.h"
 #include "core/mutex.h"
@@ -60,7 +61,7 @@ struct HeldEvents {
   FreeEvent *event[kMaxHeldEvents];
   int count;
 };
-__thread HeldEvents tls_held_events __attribute__((tls_model("initial-exec")));
+__thread HeldEvents tls_held_events OWNSAN_TLS_MODEL;
 
 const char *CopyDetail(const char *detail) {
   if (!detail || !*detail)

@@ -73,8 +73,9 @@ void Runtime::LookForStaticLLVM() {
         "static-llvm", o.path,
         absl::StrCat(o.path, " defines ", o.functions,
                      " LLVM-C functions itself (LLVM linked in statically): "
-                     "its calls to them are not checked; ownsan checks calls "
-                     "into a shared libLLVM"));
+                     "its calls to them are not checked; link it with "
+                     "ownsan's link mode to check them (`ownsan link-flags`, "
+                     "docs/link-mode.md)"));
 }
 
 void Runtime::NoteBlindSpotsAtStart(bool sanitizer_sees_frees) {

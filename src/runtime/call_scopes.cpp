@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "core/tls_model.h"
 #include "runtime/runtime.h"
 #include "runtime/runtime_internal.h"
 
@@ -38,8 +39,7 @@ struct SavedCalls {
   int depth = 0;
 };
 SavedCalls &CurrentSavedCalls() {
-  static thread_local SavedCalls saved
-      __attribute__((tls_model("initial-exec")));
+  static thread_local SavedCalls saved OWNSAN_TLS_MODEL;
   return saved;
 }
 } // namespace

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "core/tls_model.h"
 #include "runtime/record_cache.h"
 #include "runtime/runtime.h"
 #include "runtime/runtime_internal.h"
@@ -14,10 +15,9 @@
 namespace ownsan {
 
 // (The cache itself: record_cache.h.)
-__thread RecordCacheSet tls_record_cache[1u << kRecordCacheBits]
-    __attribute__((tls_model("initial-exec")));
-__thread uint32_t tls_record_cache_rng
-    __attribute__((tls_model("initial-exec")));
+__thread RecordCacheSet
+    tls_record_cache[1u << kRecordCacheBits] OWNSAN_TLS_MODEL;
+__thread uint32_t tls_record_cache_rng OWNSAN_TLS_MODEL;
 
 inline bool Runtime::CheckHandle(FnId fn, unsigned arg, const void *h,
                                  HandleType type) {

@@ -44,7 +44,7 @@ void Runtime::HoldAll(const Quarantine::Chunk *chunks, size_t n) {
   }
   for (const Quarantine::Chunk &c : release) {
     if (c.release == Quarantine::Chunk::kFree) {
-      free(c.p);
+      OwnsanReleaseDeleted(c.p);
       continue;
     }
     // LLVM frees buffers and strings with free(), which ownsan does not

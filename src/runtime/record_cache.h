@@ -8,6 +8,7 @@
 #define OWNSAN_RUNTIME_RECORD_CACHE_H
 
 #include "core/object_record.h"
+#include "core/tls_model.h"
 
 #include <atomic>
 #include <cstdint>
@@ -30,8 +31,8 @@ constexpr int kRecordCacheWays = 8;
 struct alignas(64) RecordCacheSet {
   uint64_t way[kRecordCacheWays];
 };
-extern __thread RecordCacheSet tls_record_cache[1u << kRecordCacheBits]
-    __attribute__((tls_model("initial-exec")));
+extern __thread RecordCacheSet
+    tls_record_cache[1u << kRecordCacheBits] OWNSAN_TLS_MODEL;
 
 struct RecordCacheSlot {
   RecordCacheSet &set;
@@ -75,8 +76,7 @@ inline ObjectRecord *CachedRecordOf(uint64_t entry) {
 // of `h`'s old entry, an empty way or a random older one. (Always evicting
 // the oldest would make nine handles used in turn that share a set miss on
 // every call.)
-extern __thread uint32_t tls_record_cache_rng
-    __attribute__((tls_model("initial-exec")));
+extern __thread uint32_t tls_record_cache_rng OWNSAN_TLS_MODEL;
 inline void CacheRecord(const void *h, ObjectRecord *r) {
   uintptr_t bits = reinterpret_cast<uintptr_t>(r);
   if (!r || bits >> 48)

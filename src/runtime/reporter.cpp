@@ -311,7 +311,8 @@ void Runtime::OnExit() {
   NoteBlindSpotsAtExit();
   std::string out;
   size_t leaked = 0;
-  if (flags_.report_leaks)
+  // (Stood down: the objects it saw were freed by calls it did not see.)
+  if (flags_.report_leaks && !stood_down_.load(std::memory_order_relaxed))
     ReportLeaks(&out, &leaked);
   bool any, unhandled = false;
   {

@@ -8,10 +8,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/runtime.h"
+#include "core/tls_model.h"
 #include "report/output_line.h"
 #include "runtime/runtime_internal.h"
 
 #include "fn_ids.h"
+#include "interpose/loaded_objects.h"
 #include "interpose/real_llvm.h"
 #include "interpose/signal_entry.h"
 #include "observer/value_observer.h"
@@ -35,11 +37,9 @@ std::atomic<bool> g_enabled{false};
 std::atomic<uint64_t> g_signal_handler_calls{0};
 std::atomic<bool> g_runtime_ready{false};
 
-__thread ThreadCallState tls_call_state
-    __attribute__((tls_model("initial-exec")));
-__thread CallContext tls_call __attribute__((tls_model("initial-exec")));
-__thread LastReturned tls_last_returned
-    __attribute__((tls_model("initial-exec")));
+__thread ThreadCallState tls_call_state OWNSAN_TLS_MODEL;
+__thread CallContext tls_call OWNSAN_TLS_MODEL;
+__thread LastReturned tls_last_returned OWNSAN_TLS_MODEL;
 std::atomic<Runtime *> g_runtime{nullptr};
 
 //===----------------------------------------------------------------------===//
@@ -66,7 +66,7 @@ Runtime::Runtime()
     (void)!write(2, text.data(), text.size());
     _exit(0);
   }
-  AddCodeRangesOf(reinterpret_cast<void *>(&FnName));
+  AddOwnCodeRanges();
   empty_stack_ = depot_.Put(StackTrace{});
   {
     MutexLock lock(&quarantine_mu_);
@@ -97,6 +97,19 @@ void Runtime::Fatal(const std::string &message) {
   _exit(1);
 }
 
+void Runtime::StandDown() {
+  if (stood_down_.exchange(true))
+    return;
+  g_enabled.store(false, std::memory_order_relaxed);
+  // Said now, not only at exit: the object is known, and a program whose
+  // bug goes unseen may not live until exit.
+  if (flags_.warn_blind_spots) {
+    RuntimeSection section;
+    LookForStaticLLVM();
+  }
+}
+
+#if !OWNSAN_LINK_MODE
 void Runtime::OnLibLLVMFound(const std::string &path, int major) {
   RuntimeSection section;
   void *llvm_fn = RealDlsym(RTLD_DEFAULT, "LLVMContextCreate");
@@ -136,6 +149,24 @@ void Runtime::OnLibLLVMFound(const std::string &path, int major) {
     (void)!write(2, line.data(), line.size());
   }
 }
+#else
+// (The observer's functions are linked in: value_observer.cpp.)
+extern "C" void *ownsan_observer_copy_buffer(void *buffer);
+
+void Runtime::OnLinkedLLVM() {
+  RuntimeSection section;
+  if (flags_.handle_segv && !flags_.forward_only)
+    InstallCrashHandler(report_fd_, flags_.log_path.c_str());
+  observer_copy_ = &ownsan_observer_copy_buffer;
+  if (flags_.verbosity >= 1) {
+    std::string line =
+        OwnsanLine(LineLevel::kInfo,
+                   absl::StrCat("linked into ", ExecutablePath(),
+                                " (link mode, LLVM ", OWNSAN_LLVM_MAJOR, ")"));
+    (void)!write(2, line.data(), line.size());
+  }
+}
+#endif
 
 } // namespace ownsan
 
@@ -201,6 +232,13 @@ bool InstallSanitizerAllocatorHooks() {
 } // namespace
 
 __attribute__((constructor(101))) static void OwnsanInit() {
+#if !OWNSAN_LINK_MODE
+  // A program linked with the runtime (link mode) checks itself: this
+  // preloaded copy stays a plain forward (no checks, no start-up or exit
+  // lines), so nothing is checked or said twice.
+  if (ownsan::RealDlsym(RTLD_DEFAULT, "ownsan_linked_runtime"))
+    return;
+#endif
   ownsan::Runtime::Get();
   bool sanitizer_sees_frees = InstallSanitizerAllocatorHooks();
   // A child of fork() must not inherit a lock another thread held.
@@ -215,6 +253,10 @@ __attribute__((constructor(101))) static void OwnsanInit() {
     return;
   // A program linked against another major's libLLVM: its calls pass by.
   ownsan::NoteUncheckedLibLLVMs();
+#if OWNSAN_LINK_MODE
+  ownsan::ObserveLinkedAllocator();
+  ownsan::Runtime::Get().OnLinkedLLVM();
+#endif
   ownsan::Runtime::Get().NoteBlindSpotsAtStart(sanitizer_sees_frees);
   ownsan::g_runtime_ready.store(true);
   ownsan::g_enabled.store(true);

@@ -14,6 +14,7 @@
 #include "core/ownership_graph.h"
 #include "core/quarantine.h"
 #include "core/shadow_map.h"
+#include "core/tls_model.h"
 #include "report/error_report.h"
 #include "report/stack_depot.h"
 #include "report/suppressions.h"
@@ -87,6 +88,13 @@ public:
 
   /// Called once a libLLVM is found: loads the deletion observer.
   void OnLibLLVMFound(const std::string &path, int major);
+  /// No libLLVM is loaded but an object with LLVM linked in calls through
+  /// the wrappers (interpose/real_llvm.cpp): checks stop for the rest of
+  /// the process, and the exit reports no leaks of what was seen before.
+  void StandDown();
+  /// Link mode's start-up in place of OnLibLLVMFound: LLVM is part of the
+  /// program (interpose/link_entry.cpp).
+  void OnLinkedLLVM();
   /// Says what the preload cannot see in this process (blind_spots.cpp);
   /// `sanitizer_sees_frees`: a sanitizer's free hook reports frees to the
   /// runtime, whoever owns operator delete.
@@ -484,12 +492,13 @@ private:
   /// exit() has begun (LLVM's statics are being destroyed): unwatched
   /// objects whose memory goes now are not recorded as freed.
   std::atomic<bool> exiting_{false};
+  std::atomic<bool> stood_down_{false}; ///< see StandDown
 };
 
 /// This thread's number + 1, 0 until first asked (a trivial thread-local:
 /// no guard). Defined in thread_state.cpp.
-extern __thread uint32_t tls_thread_number_plus_one
-    __attribute__((tls_model("initial-exec"), visibility("hidden")));
+extern __thread uint32_t tls_thread_number_plus_one OWNSAN_TLS_MODEL
+    __attribute__((visibility("hidden")));
 /// Numbers the calling thread (T0 is the main thread).
 uint32_t NumberThisThread();
 /// The calling thread's number, as reports show it (T0, T1...). Inline: a

@@ -18,6 +18,10 @@
 
 #include <pthread.h>
 
+/// Gives back a block operator delete passed to the runtime (free(); in link
+/// mode the real operator delete).
+void OwnsanReleaseDeleted(void *p);
+
 #include <atomic>
 #include <cstdint>
 #include <string>
@@ -95,6 +99,9 @@ inline std::string Runtime::ModuleName(const void *h) {
 /// Records the text range of the module holding `addr_in_module`: frames
 /// there are ownsan's (or, with `llvm`, libLLVM's), not the program's.
 void AddCodeRangesOf(const void *addr_in_module, bool llvm = false);
+/// The ranges of ownsan's own code: its shared object under preload, its
+/// ownsan_text section when linked into the program (link mode).
+void AddOwnCodeRanges();
 /// fork(): the file's locks are taken around it (in the order lifecycle.cpp
 /// takes every runtime lock); the child gets fresh ones.
 void LockCodeRangesForFork(bool lock);

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "core/tls_model.h"
 #include "runtime/runtime.h"
 #include "runtime/runtime_internal.h"
 
@@ -77,6 +78,29 @@ void AddCodeRangesOf(const void *addr_in_module, bool llvm) {
   }
 }
 
+#if OWNSAN_LINK_MODE
+// The linker's bounds of the section that holds all of the runtime's code
+// when it is linked into a program (see OWNSAN_LINK_SCRIPT in CMakeLists.txt).
+extern "C" const char __start_ownsan_text[] __attribute__((weak));
+extern "C" const char __stop_ownsan_text[] __attribute__((weak));
+#endif
+
+void AddOwnCodeRanges() {
+#if OWNSAN_LINK_MODE
+  if (!__start_ownsan_text || __stop_ownsan_text <= __start_ownsan_text)
+    return;
+  MutexLock lock(&g_ranges_mu);
+  int n = g_range_count.load(std::memory_order_relaxed);
+  if (n == kMaxRanges)
+    return;
+  g_ranges[n] = {reinterpret_cast<uintptr_t>(__start_ownsan_text),
+                 reinterpret_cast<uintptr_t>(__stop_ownsan_text), false};
+  g_range_count.store(n + 1, std::memory_order_release);
+#else
+  AddCodeRangesOf(reinterpret_cast<void *>(&AddOwnCodeRanges));
+#endif
+}
+
 namespace {
 
 // Is `pc` in a recorded range (of libLLVM only, if `llvm_only`)?
@@ -120,7 +144,7 @@ struct CachedStack {
 struct StackCache {
   CachedStack entry[1u << kStackCacheBits];
 };
-__thread StackCache *tls_stack_cache __attribute__((tls_model("initial-exec")));
+__thread StackCache *tls_stack_cache OWNSAN_TLS_MODEL;
 
 // Caches of exited threads, for the next threads (a leaf lock; taken only
 // in runtime sections, so a signal handler's wrapped call meanwhile is
@@ -197,6 +221,15 @@ StackId Runtime::CaptureStack(bool from_inside_llvm, bool dwarf) {
       ++first_llvm;
     if (first_llvm < n)
       i = first_llvm;
+    // Inside a wrapped call, the program's frames start where the wrapper
+    // returns to. (What finds them when LLVM is linked into the program,
+    // where no range tells LLVM's frames apart.)
+    if (const void *caller = tls_call.caller_pc; caller && tls_call.fn != kNoFn)
+      for (int j = i; j < n; ++j)
+        if (raw[j] == reinterpret_cast<uintptr_t>(caller)) {
+          i = j;
+          break;
+        }
   }
   while (i < n && IsInternalPc(raw[i]))
     ++i;

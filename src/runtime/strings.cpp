@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "core/tls_model.h"
 #include "runtime/runtime.h"
 #include "runtime/runtime_internal.h"
 
@@ -85,8 +86,7 @@ struct LentStrings {
   unsigned next;
 };
 LentStrings &CurrentLentStrings() {
-  static thread_local LentStrings lent
-      __attribute__((tls_model("initial-exec")));
+  static thread_local LentStrings lent OWNSAN_TLS_MODEL;
   return lent;
 }
 } // namespace

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "core/tls_model.h"
 #include "runtime/runtime.h"
 #include "runtime/runtime_internal.h"
 
@@ -86,8 +87,7 @@ void NoteFirstCall() {
   ReleaseAtThreadExit<ForgetThreadCalls>(c);
 }
 
-__thread uint32_t tls_thread_number_plus_one
-    __attribute__((tls_model("initial-exec")));
+__thread uint32_t tls_thread_number_plus_one OWNSAN_TLS_MODEL;
 
 uint32_t NumberThisThread() {
   static std::atomic<uint32_t> next{1};

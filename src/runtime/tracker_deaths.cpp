@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "core/tls_model.h"
 #include "runtime/runtime.h"
 #include "runtime/runtime_internal.h"
 
@@ -178,14 +179,13 @@ struct PendingDeaths {
     size_t size;
   } blocks[kMaxPendingDeaths];
 };
-__thread PendingDeaths tls_pending_deaths
-    __attribute__((tls_model("initial-exec")));
+__thread PendingDeaths tls_pending_deaths OWNSAN_TLS_MODEL;
 
 // The calling thread exits: the events it held go back to the pool once
 // their records are evicted. (In a runtime section: a signal handler's
 // wrapped call meanwhile is forwarded unchecked. One that comes after and
 // makes an event holds it anew, and registers this again.)
-__thread bool tls_holds_events __attribute__((tls_model("initial-exec")));
+__thread bool tls_holds_events OWNSAN_TLS_MODEL;
 void ReleaseHeldFreeEvents(void *) {
   RuntimeSection section;
   tls_holds_events = false;
@@ -328,7 +328,7 @@ void Runtime::FlushDeaths(bool release) {
     pending.recorded = 0;
   }
   for (size_t i = 0; i < n_unheld; ++i)
-    free(unheld[i]);
+    OwnsanReleaseDeleted(unheld[i]);
   HoldAll(held, n_held);
 }
 

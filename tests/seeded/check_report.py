@@ -4,6 +4,11 @@
     check_report.py --lang c|python --case NAME --ownsan PATH_TO_ownsan \\
                     [--checks FILE] --program CMD...
     check_report.py --list
+  Link mode (docs/link-mode.md): --linked says CMD has the runtime linked
+  in, so runs 2 and 3 run it directly (no `ownsan run`: its own runtime
+  checks it), and --reference CMD0 names the same program linked without
+  ownsan for run 1, whose stderr run 3 must then match too, byte for byte
+  but the pointers the program prints.
 
 CMD is the test program (tests/seeded/c/seeded.c built, or
 `/usr/bin/python3 tests/seeded/python/seeded.py`); the case name and
@@ -35,6 +40,7 @@ diagnostics are printed), 77 skip.
 
 import argparse
 import os
+import re
 import sys
 
 from ownsan_testing import (EXIT_SKIP, ReportFormatError, Run,
@@ -98,8 +104,14 @@ def check_bug_run(bug: Run, case, checks):
     return problems, fc.err
 
 
-def check_fixed_run(fixed: Run, reference: Run):
+def check_fixed_run(fixed: Run, reference: Run, same_stderr=False):
     problems = []
+    # (Pointers the program prints differ from run to run: ASLR.)
+    def masked(text):
+        return re.sub(r"0x[0-9a-f]+", "0x...", text)
+    if same_stderr and masked(fixed.err) != masked(reference.err):
+        problems.append("stderr differs from the program linked without "
+                        "ownsan")
     if fixed.returncode != 0:
         problems.append(f"{fixed.status()}; expected exit 0")
     if fixed.stdout != reference.stdout:
@@ -141,6 +153,11 @@ def main(argv=None):
     parser.add_argument("--ownsan", help="path of the ownsan command")
     parser.add_argument("--timeout", type=float, default=300,
                         help="seconds allowed for each run (default 300)")
+    parser.add_argument("--linked", action="store_true",
+                        help="the program has the runtime linked in (link "
+                        "mode): run it directly")
+    parser.add_argument("--reference", nargs="+",
+                        help="the program linked without ownsan (run 1)")
     parser.add_argument("--program", nargs=argparse.REMAINDER,
                         help="the test program's command line (last option)")
     args = parser.parse_args(argv)
@@ -152,10 +169,11 @@ def main(argv=None):
 
     checks = args.checks or SOURCES[args.lang]
     program = args.program
-    ownsan = [args.ownsan, "run", "--"]
+    ownsan = [] if args.linked else [args.ownsan, "run", "--"]
     title = f"{args.case} ({args.lang})"
 
-    reference = run(program + [args.case, "--fixed"], timeout=args.timeout)
+    reference = run((args.reference or program) +
+                    [args.case, "--fixed"], timeout=args.timeout)
     if reference.returncode == EXIT_SKIP:
         print(f"SKIP: {skip_reason(reference)}")
         return EXIT_SKIP
@@ -178,7 +196,8 @@ def main(argv=None):
         if filecheck_output:
             print(f"--- FileCheck (the CHECK-{args.case} lines of {checks}):")
             print(filecheck_output, end="")
-    problems = check_fixed_run(fixed, reference)
+    problems = check_fixed_run(fixed, reference,
+                               same_stderr=bool(args.reference))
     if problems:
         failed = True
         report_failure("fixed run under ownsan", fixed, problems, reference)

@@ -24,6 +24,7 @@
 // them from operator new and delete).
 void OwnsanOnAllocation(const void *p, size_t n);
 bool OwnsanTakeIntoQuarantine(void *p);
+void OwnsanReleaseDeleted(void *p) { free(p); }
 
 namespace fake_llvm {
 namespace {

@@ -52,8 +52,8 @@ def have_libclang() -> bool:
 
 def wrapper_body(cpp: str, name: str) -> str:
     """The text of the wrapper definition of `name` in wrappers.cpp."""
-    m = re.search(r'^extern "C" OWNSAN_EXPORT [^\n]*\b' + re.escape(name) +
-                  r"\(.*?^}\n", cpp, re.M | re.S)
+    m = re.search(r'^extern "C" OWNSAN_EXPORT [^\n]*OWNSAN_WRAPPER_NAME\(' +
+                  re.escape(name) + r"\)\(.*?^}\n", cpp, re.M | re.S)
     if m is None:
         raise AssertionError(f"no wrapper for {name}")
     return m.group(0)
@@ -662,11 +662,11 @@ class HeuristicsTest(unittest.TestCase):
     def test_out_array_with_count_function(self):
         text = self.render("LLVMGetValues")
         self.assertIn("call.OutArray(1, (const void *const *)p1, "
-                      "(size_t)ownsan::Real<unsigned int (*)(LLVMModuleRef)>"
-                      "(ownsan::kFn_LLVMCountValues)(p0), "
+                      "(size_t)OWNSAN_REAL(LLVMCountValues, "
+                      "unsigned int (*)(LLVMModuleRef))(p0), "
                       "ownsan::HandleType::Value);", text)
         # after the real call
-        self.assertLess(text.index("ownsan::kFn_LLVMGetValues)(p0, p1);"),
+        self.assertLess(text.index("OWNSAN_REAL(LLVMGetValues, "),
                         text.index("call.OutArray"))
 
     def test_free_hooks(self):
@@ -675,7 +675,8 @@ class HeuristicsTest(unittest.TestCase):
         check = text.index(
             "call.CheckHandle(0, p0, ownsan::HandleType::Other);")
         before = text.index("call.Before(args);")
-        real = text.index("ownsan::Real<void (*)(LLVMWidgetRef)>")
+        real = text.index("OWNSAN_REAL(LLVMDisposeWidget, "
+                          "void (*)(LLVMWidgetRef))(p0);")
         after = text.index("call.After(args, nullptr, true);")
         self.assertLess(check, before)
         self.assertLess(before, real)
@@ -691,11 +692,31 @@ class HeuristicsTest(unittest.TestCase):
         self.assertIn("ownsan::gen::LLVMSetCallback_p1 p1,", text)
         self.assertIn("LLVMCallbackRef p2", text)
 
+    def test_link_mode_real_declarations(self):
+        functions = [self.declared["LLVMNoArgs"],
+                     self.declared["LLVMDisposeWidget"]]
+        text = gw.render_real_declarations(functions, "OWNSAN_REAL_WEAK ",
+                                           strong={"LLVMNoArgs"})
+        self.assertIn("decltype(::LLVMNoArgs) __real_LLVMNoArgs;\n", text)
+        self.assertNotIn("OWNSAN_REAL_WEAK decltype(::LLVMNoArgs)", text)
+        self.assertIn("OWNSAN_REAL_WEAK decltype(::LLVMDisposeWidget) "
+                      "__real_LLVMDisposeWidget;", text)
+        self.assertTrue(text.startswith("#if OWNSAN_LINK_MODE\n"))
+
+    def test_link_mode_wrap_list(self):
+        functions = [self.declared["LLVMNoArgs"],
+                     self.declared["LLVMDisposeWidget"]]
+        lines = gw.render_link_wrap_list(functions).splitlines()
+        self.assertEqual(lines[:2], ["--wrap=LLVMNoArgs",
+                                     "--wrap=LLVMDisposeWidget"])
+        self.assertIn("--wrap=_ZdlPv", lines)
+        self.assertIn("--wrap=_Znwm", lines)
+        self.assertEqual(len(lines), 2 + len(gw.LINK_MODE_ALLOCATION_SYMBOLS))
+
     def test_zero_argument_function(self):
         text = self.render("LLVMNoArgs")
-        self.assertIn("void LLVMNoArgs() {", text)
-        self.assertIn("ownsan::Real<void (*)()>(ownsan::kFn_LLVMNoArgs)();",
-                      text)
+        self.assertIn("void OWNSAN_WRAPPER_NAME(LLVMNoArgs)() {", text)
+        self.assertIn("OWNSAN_REAL(LLVMNoArgs, void (*)())();", text)
         self.assertNotIn("Checking", text)
 
     def test_classification_line(self):
@@ -875,8 +896,8 @@ class RealLLVMEndToEndBase:
     def test_get_params_out_array(self):
         body = wrapper_body(self.files["wrappers.cpp"], "LLVMGetParams")
         self.assertIn("call.OutArray(1, (const void *const *)p1, "
-                      "(size_t)ownsan::Real<unsigned int (*)(LLVMValueRef)>"
-                      "(ownsan::kFn_LLVMCountParams)(p0), "
+                      "(size_t)OWNSAN_REAL(LLVMCountParams, "
+                      "unsigned int (*)(LLVMValueRef))(p0), "
                       "ownsan::HandleType::Value);", body)
 
     def test_static_inline_skipped_macro_functions_kept(self):

@@ -6,6 +6,12 @@
 //       LLVM this ownsan was built for); exits with CMD's status
 //       (CMD replaces this process, so its pid, signals and exit status are
 //       exactly CMD's). OWNSAN_OPTIONS passes through unchanged.
+//   ownsan link-flags [--llvm N]
+//       Prints what to add to a link line to build a program (or a shared
+//       object) that carries LLVM N statically with the runtime linked in
+//       (link mode, docs/link-mode.md): the --wrap list, the runtime, the
+//       trampolines and static LLVM libraries in one group, the system
+//       libraries. They go where libraries go: after the program's objects.
 //   ownsan report [OPTIONS] PATH...
 //       Merges the JSON reports of many processes (terminal summary, SARIF,
 //       JUnit, HTML): execs /usr/bin/python3 with
@@ -32,11 +38,14 @@ namespace {
 
 const char kUsage[] =
     "usage: ownsan run [--llvm N] [--] COMMAND [ARGS...]\n"
+    "       ownsan link-flags [--llvm N]\n"
     "       ownsan report [--sarif F] [--junit F] [--html DIR] "
     "[--source-root DIR] PATH...\n"
     "       ownsan --version\n"
     "Runs COMMAND with the ownsan runtime preloaded. Options for the runtime\n"
     "go in OWNSAN_OPTIONS (OWNSAN_OPTIONS=help=1 lists them).\n"
+    "`ownsan link-flags` prints the link options that build the runtime into\n"
+    "a program with LLVM linked statically (docs/link-mode.md).\n"
     "`ownsan report` merges the JSON reports of many processes "
     "(`ownsan report --help`).\n";
 
@@ -284,6 +293,70 @@ int Run(int argc, char **argv) {
   return errno == ENOENT ? 127 : 126;
 }
 
+// `ownsan link-flags [--llvm N]`: the link-mode files sit beside the
+// runtime of LLVM N (CMakeLists.txt, "Link mode"); ownsan_link.libs holds
+// that LLVM's static archives (line 1) and system libraries (line 2). The
+// last -lc is for linkers that put these flags after the C library (rustc):
+// the runtime needs libc_nonshared's atexit and pthread_atfork.
+int LinkFlags(int argc, char **argv) {
+  int major = OWNSAN_LLVM_MAJOR;
+  for (int i = 0; i < argc; i += 2) {
+    std::string a = argv[i];
+    char *end = nullptr;
+    long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
+    if (a != "--llvm" || !end || *end || v <= 0 || v > 1000) {
+      fprintf(stderr, "ownsan: usage: ownsan link-flags [--llvm N]\n");
+      return 2;
+    }
+    major = static_cast<int>(v);
+  }
+  std::string runtime = FindRuntime(major);
+  char resolved[PATH_MAX];
+  if (runtime.empty() || !realpath(runtime.c_str(), resolved)) {
+    fprintf(stderr,
+            "ownsan: no runtime for LLVM %d (looked in %s and beside "
+            "it)\n",
+            major, RuntimeCandidates(major).front().c_str());
+    return 2;
+  }
+  std::string dir = resolved;
+  dir = dir.substr(0, dir.rfind('/'));
+  std::string libs_file = dir + "/ownsan_link.libs";
+  FILE *f = fopen(libs_file.c_str(), "r");
+  if (!f || !Readable(dir + "/ownsan_link_runtime.o")) {
+    if (f)
+      fclose(f);
+    fprintf(stderr,
+            "ownsan: the runtime for LLVM %d in %s was built "
+            "without link mode (-DOWNSAN_LINK_MODE=ON)\n",
+            major, dir.c_str());
+    return 2;
+  }
+  std::string lines[2];
+  char buf[4096];
+  for (int line = 0; line < 2 && fgets(buf, sizeof buf, f);) {
+    lines[line] += buf;
+    if (!lines[line].empty() && lines[line].back() == '\n') {
+      lines[line].pop_back();
+      ++line;
+    }
+  }
+  fclose(f);
+  if (lines[0].empty()) {
+    fprintf(stderr,
+            "ownsan: no static LLVM %d libraries were found when "
+            "ownsan was built (install llvm-%d-dev)\n",
+            major, major);
+    return 2;
+  }
+  printf("-Wl,@%s/ownsan.wrap %s/ownsan_link_runtime.o -Wl,--start-group "
+         "%s/libownsan_link_wrappers.a %s -Wl,--end-group %s -lstdc++ -ldl "
+         "-lpthread -lc\n",
+         dir.c_str(), dir.c_str(), dir.c_str(), lines[0].c_str(),
+         lines[1].c_str());
+  return 0;
+}
+
 // `ownsan report ARGS...`: the report tool is a Python script installed in
 // share/ownsan next to bin/; it takes over this process.
 int Report(int argc, char **argv) {
@@ -317,6 +390,8 @@ int main(int argc, char **argv) {
     return Run(argc - 2, argv + 2);
   if (cmd == "report")
     return Report(argc - 2, argv + 2);
+  if (cmd == "link-flags")
+    return LinkFlags(argc - 2, argv + 2);
   if (cmd == "--version") {
     printf("ownsan %s (LLVM %d)\n", OWNSAN_VERSION, OWNSAN_LLVM_MAJOR);
     return 0;

@@ -1,0 +1,58 @@
+//===- link_entry.cpp - The runtime linked into the program --------------===//
+//
+// Link mode (docs/link-mode.md): the runtime is linked into a program (or a
+// shared object) that carries LLVM statically, with `ld --wrap` sending its
+// LLVM-C calls to the wrappers. No libLLVM is loaded and nothing is
+// interposed through the dynamic linker, so this file stands in for the
+// preload-only parts: dlsym_interposer.cpp (glibc's dlsym is the real one)
+// and symbols.c (the wrapped names are the generated kFnInfo table).
+//
+//===----------------------------------------------------------------------===//
+
+#include "interpose/loaded_objects.h"
+#include "interpose/no_sanitize.h"
+#include "interpose/real_llvm.h"
+#include "wrapper_api.h"
+
+#include <dlfcn.h>
+
+#include <cstring>
+
+#if !OWNSAN_LINK_MODE
+#error "link_entry.cpp is only part of the link-mode runtime"
+#endif
+
+// Present in every program linked with the runtime, exported so that a
+// preloaded runtime (`ownsan run` on such a program) finds it and stands
+// down instead of checking the same process twice.
+extern "C" OWNSAN_EXPORT const int ownsan_linked_runtime = OWNSAN_LLVM_MAJOR;
+
+namespace ownsan {
+
+bool IsWrappedName(const char *name) {
+  // (kFnInfo is sorted by name: the generator numbers the functions so.)
+  unsigned lo = 0, hi = kFnCount;
+  while (lo < hi) {
+    unsigned mid = (lo + hi) / 2;
+    int c = strcmp(kFnInfo[mid].name, name);
+    if (c == 0)
+      return true;
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return false;
+}
+
+void *RealDlsym(void *handle, const char *name) { return dlsym(handle, name); }
+
+void *RealDlvsym(void *handle, const char *name, const char *version) {
+  return dlvsym(handle, name, version);
+}
+
+} // namespace ownsan
+
+extern "C" OWNSAN_NO_SANITIZE void *ownsan_real_dlsym_fn(void) {
+  return reinterpret_cast<void *>(&dlsym);
+}

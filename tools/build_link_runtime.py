@@ -1,0 +1,76 @@
+#!/usr/bin/python3
+"""Build link mode's runtime object, ownsan_link_runtime.o.
+
+One relocatable object, made with `ld -r` from the runtime's and the core's
+objects (the same sources as libownsan.so, compiled with OWNSAN_LINK_MODE=1)
+and any --archives members they need (Abseil stays a shared library:
+`ownsan link-flags` names it):
+
+  * its code is one section, ownsan_text (interpose/link_mode.ld), so that
+    stacks can leave the runtime's frames out (__start_/__stop_ownsan_text);
+  * only the runtime's exported symbols stay global (those its own objects
+    define with default visibility: the wrappers, the operator new/delete
+    hooks, the longjmp/sigaction entries, the public ownsan_* API); the
+    rest becomes local, so it never meets the program's own symbols.
+
+Usage:
+  build_link_runtime.py --ld ld --objcopy objcopy --script link_mode.ld \\
+      --out ownsan_link_runtime.o --objects A.o B.o ... [--archives A.a ...]
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+from typing import List, Sequence
+
+
+def exported_symbols(objects: Sequence[str]) -> List[str]:
+    """Symbols the objects define as GLOBAL with default visibility (the
+    runtime is compiled with -fvisibility=hidden: these are its exports;
+    weak ones are inline functions and template instances, kept private)."""
+    names = set()
+    out = subprocess.run(["readelf", "-sW"] + list(objects), check=True,
+                         capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        fields = line.split()
+        # Num: Value Size Type Bind Vis Ndx Name
+        if len(fields) < 8 or not fields[0].endswith(":"):
+            continue
+        bind, vis, ndx, name = fields[4], fields[5], fields[6], fields[7]
+        if bind == "GLOBAL" and vis == "DEFAULT" and ndx != "UND":
+            names.add(name)
+    return sorted(names)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--ld", required=True)
+    parser.add_argument("--objcopy", required=True)
+    parser.add_argument("--script", required=True)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--objects", nargs="+", required=True)
+    parser.add_argument("--archives", nargs="*", default=[])
+    args = parser.parse_args(argv)
+    merged = args.out + ".merged.o"
+    group = (["--start-group"] + args.archives + ["--end-group"]
+             if args.archives else [])
+    subprocess.run([args.ld, "-r", "-T", args.script, "-o", merged] +
+                   args.objects + group, check=True)
+    exports = exported_symbols(args.objects)
+    if not any(name.startswith("ownsan_link_LLVM") for name in exports):
+        print("build_link_runtime.py: no wrapper among the exports",
+              file=sys.stderr)
+        return 1
+    keep = args.out + ".exports"
+    with open(keep, "w", encoding="utf-8") as f:
+        f.write("".join(name + "\n" for name in exports))
+    subprocess.run([args.objcopy, f"--keep-global-symbols={keep}", merged,
+                    args.out + ".tmp"], check=True)
+    os.replace(args.out + ".tmp", args.out)
+    os.remove(merged)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
