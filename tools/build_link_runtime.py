@@ -55,7 +55,12 @@ def main(argv=None) -> int:
     merged = args.out + ".merged.o"
     group = (["--start-group"] + args.archives + ["--end-group"]
              if args.archives else [])
-    subprocess.run([args.ld, "-r", "-T", args.script, "-o", merged] +
+    # --force-group-allocation: the comdat groups (inline functions, template
+    # instances) become plain sections. Their symbols turn local below, and
+    # a group left in place would still make the final link drop the
+    # program's own copy of it (same group name), leaving its calls unbound.
+    subprocess.run([args.ld, "-r", "--force-group-allocation", "-T",
+                    args.script, "-o", merged] +
                    args.objects + group, check=True)
     exports = exported_symbols(args.objects)
     if not any(name.startswith("ownsan_link_LLVM") for name in exports):
