@@ -1727,6 +1727,7 @@ def render_wrappers_cpp(functions: Sequence[Function], headers: Sequence[str],
         parts.append(render_wrapper(fn, classes[fn.name], declared))
         parts.append("\n")
     parts.append(render_fn_info(functions, classes))
+    parts.append(render_linked_real_table(functions))
     parts.append("\n" + render_kind_expectations(kind_sets))
     return "".join(parts)
 
@@ -1746,6 +1747,19 @@ def render_real_declarations(functions: Sequence[Function],
               for fn in functions]
     lines += ["}", "#endif // OWNSAN_LINK_MODE", ""]
     return "\n".join(lines) + "\n"
+
+
+def render_linked_real_table(functions: Sequence[Function]) -> str:
+    """Link mode: the address of each real function, or null where the
+    program did not link it in (weak references): where LLVM's code lies in
+    the program (AddLinkedLLVMCodeRange in src/runtime/stacks.cpp)."""
+    lines = ["", "#if OWNSAN_LINK_MODE", "namespace ownsan {",
+             "extern const void *const kLinkedRealFns[] = {"]
+    lines += [f"    (const void *)&__real_{fn.name}," for fn in functions]
+    lines += ["};",
+              f"extern const unsigned kLinkedRealFnCount = {len(functions)};",
+              "} // namespace ownsan", "#endif // OWNSAN_LINK_MODE", ""]
+    return "\n".join(lines)
 
 
 # What link mode wraps besides the LLVM-C functions: C++ operator new and

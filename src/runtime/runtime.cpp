@@ -158,6 +158,7 @@ void Runtime::OnLinkedLLVM() {
   if (flags_.handle_segv && !flags_.forward_only)
     InstallCrashHandler(report_fd_, flags_.log_path.c_str());
   observer_copy_ = &ownsan_observer_copy_buffer;
+  AddLinkedLLVMCodeRange();
   if (flags_.verbosity >= 1) {
     std::string line =
         OwnsanLine(LineLevel::kInfo,

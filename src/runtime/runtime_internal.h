@@ -102,6 +102,9 @@ void AddCodeRangesOf(const void *addr_in_module, bool llvm = false);
 /// The ranges of ownsan's own code: its shared object under preload, its
 /// ownsan_text section when linked into the program (link mode).
 void AddOwnCodeRanges();
+/// Link mode: the range of the program's code that is the static LLVM
+/// (stacks leave LLVM's frames out as they do libLLVM's under preload).
+void AddLinkedLLVMCodeRange();
 /// fork(): the file's locks are taken around it (in the order lifecycle.cpp
 /// takes every runtime lock); the child gets fresh ones.
 void LockCodeRangesForFork(bool lock);

@@ -101,6 +101,52 @@ void AddOwnCodeRanges() {
 #endif
 }
 
+#if OWNSAN_LINK_MODE
+// Generated with the wrappers: the address of each LLVM-C function the
+// program linked in (null for the others).
+extern const void *const kLinkedRealFns[];
+extern const unsigned kLinkedRealFnCount;
+
+void AddLinkedLLVMCodeRange() {
+  // `ownsan link-flags` go after the program's objects, so the static LLVM
+  // the link takes lies after the program's code: from the lowest LLVM-C
+  // function linked in to the end of that executable segment (which holds
+  // only the C library's and the compiler's static bits besides).
+  uintptr_t lo = UINTPTR_MAX;
+  for (unsigned i = 0; i < kLinkedRealFnCount; ++i)
+    if (kLinkedRealFns[i])
+      lo = std::min(lo, reinterpret_cast<uintptr_t>(kLinkedRealFns[i]));
+  if (lo == UINTPTR_MAX)
+    return;
+  struct Arg {
+    uintptr_t lo, hi = 0;
+  } arg{lo};
+  dl_iterate_phdr(
+      [](dl_phdr_info *pi, size_t, void *data) {
+        auto *a = static_cast<Arg *>(data);
+        for (int i = 0; i < pi->dlpi_phnum; ++i) {
+          const auto &ph = pi->dlpi_phdr[i];
+          uintptr_t start = pi->dlpi_addr + ph.p_vaddr;
+          if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X) && a->lo >= start &&
+              a->lo < start + ph.p_memsz) {
+            a->hi = start + ph.p_memsz;
+            return 1;
+          }
+        }
+        return 0;
+      },
+      &arg);
+  if (!arg.hi)
+    return;
+  MutexLock lock(&g_ranges_mu);
+  int n = g_range_count.load(std::memory_order_relaxed);
+  if (n == kMaxRanges)
+    return;
+  g_ranges[n] = {lo, arg.hi, true};
+  g_range_count.store(n + 1, std::memory_order_release);
+}
+#endif
+
 namespace {
 
 // Is `pc` in a recorded range (of libLLVM only, if `llvm_only`)?

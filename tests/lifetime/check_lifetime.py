@@ -9,6 +9,7 @@ case N times (address-reuse cases must be reported every time).
 
 Usage: check_lifetime.py --ownsan OWNSAN --program LIFETIME --unseen UNSEEN
            --cxx-freed CXX_FREED --case NAME [--repeat N] [--reuse-repeat N]
+           [--linked]
        check_lifetime.py --list | --list-asan
 
 Each case is written once, in its program: `// CHECK-CASE:` lines (the
@@ -134,6 +135,10 @@ def main():
     ap.add_argument("--unseen", help="unseen.cpp built")
     ap.add_argument("--cxx-freed", help="cxx_freed.cpp built")
     ap.add_argument("--case", choices=sorted(CASES))
+    ap.add_argument("--linked", action="store_true",
+                    help="the programs have the runtime linked in (link "
+                    "mode, NAME_link); the run without ownsan is NAME_static "
+                    "beside each (tests/link)")
     ap.add_argument("--repeat", type=int,
                     help="buggy runs of every case (default: the case's)")
     ap.add_argument("--reuse-repeat", type=int, default=20,
@@ -159,7 +164,11 @@ def main():
     plain_env = clean_env(**case.env)
     env = clean_env(OWNSAN_OPTIONS=case.options or None, **case.env)
 
-    plain = run([program, a.case, "--fixed"], plain_env)
+    plain_program = program
+    if a.linked:
+        assert program.endswith("_link"), program
+        plain_program = program[:-len("_link")] + "_static"
+    plain = run([plain_program, a.case, "--fixed"], plain_env)
     if case.may_skip and plain.returncode == EXIT_SKIP:
         print(f"SKIP: {plain.out.strip()}")
         return EXIT_SKIP
