@@ -348,7 +348,12 @@ void Runtime::OnExit() {
       absl::StrAppend(&json, "],\"leaked\":", leaked, ",\"exitcode\":",
                       (any && unhandled) || leaked ? flags_.exitcode : 0,
                       "}\n");
-      if (any || used_suppressions || leaked) {
+      // With log_path, a clean run of a process that used a checked libLLVM
+      // leaves its summary too: `ownsan report` tells "no problem" from "no
+      // log" by it.
+      bool checked_llvm = observer_copy_ != nullptr && !flags_.forward_only;
+      if (any || used_suppressions || leaked ||
+          (checked_llvm && !flags_.log_path.empty())) {
         if (!out.empty())
           WriteOut(out); // the leak object, one JSON line
         WriteOut(json);

@@ -2,6 +2,7 @@
 """The runtime's reports through every output, for tests/report/report_prog.c.
 
     check_runtime_reports.py --case CASE --ownsan OWNSAN --program REPORT_PROG
+                             --options-program OPTS_PROG
 
 Cases:
   problem_ids  `report_prog two_sites` (no debug info): the two use-after-
@@ -19,6 +20,19 @@ Cases:
                report`'s terminal summary, SARIF, JUnit and HTML carry it
                with no control character, and the HTML has the markup
                escaped.
+  no_log       logs written with log_path=DIR/log (not DIR/ownsan):
+               `opts_prog clean` leaves its exit summary, so `ownsan report
+               DIR` says 0 problems from 1 process and exits 0; `report_prog
+               two_sites` next to it is read (exit 1); a directory that is
+               empty, or holds only files that are not ownsan's (text
+               logs, other files), exits 2 with one line on stderr.
+  leaks        `opts_prog leak` with report_leaks=1, twice (exit status 1
+               each): `ownsan report` counts its leak sites as problems (exit
+               1), with the same ids in both processes, in the terminal
+               summary, SARIF (a result per site located at the creating
+               line of opts_prog.c), JUnit (a failing case per site) and
+               HTML (a page per site). The leak record's fields are the
+               ones docs/reports.md's "Leak object" table lists.
 
 Prints one PASS/FAIL line per check and "N passed, M failed".
 """
@@ -80,6 +94,142 @@ def log_bytes(d):
         with open(os.path.join(d, name), "rb") as f:
             out += f.read()
     return out
+
+
+def opts_run(a, mode, options):
+    """`ownsan run -- OPTS_PROG MODE` (tests/options/opts_prog.c)."""
+    return run([a.ownsan, "run", "--", a.options_program, mode],
+               env=clean_env(OWNSAN_OPTIONS=options))
+
+
+FINAL = re.compile(r"^ownsan report: (\d+) distinct problems in (\d+) "
+                   r"reports from (\d+) processes$", re.M)
+
+
+def case_no_log(c, a):
+    d = tempfile.mkdtemp(prefix="ownsan-nolog-")
+    r = opts_run(a, "clean", f"report_format=json:log_path={d}/log")
+    c.equal(r.returncode, 0, "clean run: exit 0", r)
+    c.equal(os.listdir(d), [f"log.{r.pid}"], "clean run with JSON and "
+            "log_path: its log PATH.PID is written", r)
+    objs = json_objects(c, log_bytes(d), "clean run's log")
+    c.equal([(o.get("ownsan_summary"), o.get("problems"), o.get("exitcode"))
+             for o in objs], [(1, [], 0)], "clean run's log: one exit "
+            "summary, no problem, exit code 0", objs)
+    rr = run([a.ownsan, "report", d])
+    c.equal(rr.returncode, 0, "ownsan report on the clean log: exit 0", rr)
+    m = FINAL.search(rr.out)
+    c.equal(m and m.groups(), ("0", "0", "1"), "ownsan report: 0 problems "
+            "from 1 process", rr)
+
+    r = ownsan_run(a, "two_sites", "halt_on_error=0:report_format=json:"
+                   f"log_path={d}/log")
+    c.equal(r.returncode, 1, "two_sites with log_path=DIR/log: exit 1", r)
+    rr = run([a.ownsan, "report", d])
+    c.equal(rr.returncode, 1, "ownsan report reads log.PID files: exit 1",
+            rr)
+    m = FINAL.search(rr.out)
+    c.equal(m and m.groups(), ("2", "2", "2"), "ownsan report: the two "
+            "problems, from the two processes", rr)
+
+    empty = tempfile.mkdtemp(prefix="ownsan-empty-")
+    other = tempfile.mkdtemp(prefix="ownsan-other-")
+    # A text log (the default report_format) is not a record.
+    r = ownsan_run(a, "two_sites", f"halt_on_error=0:log_path={other}/log")
+    c.equal(r.returncode, 1, "two_sites with text reports: exit 1", r)
+    with open(os.path.join(other, "notes.json"), "w") as f:
+        f.write('{"report": 1, "pid": 3}\nnot json\n')
+    for where, what in ((empty, "an empty directory"),
+                        (other, "a directory of a text log and an "
+                         "unrelated JSON file")):
+        rr = run([a.ownsan, "report", where])
+        c.equal(rr.returncode, 2, f"{what}: exit 2", rr)
+        c.equal(len(rr.err_lines), 1, f"{what}: one line on stderr", rr)
+        c.check("no ownsan record" in rr.err, f"{what}: the line says no "
+                "ownsan record was found", rr)
+        c.equal(rr.out, "", f"{what}: nothing on stdout", rr)
+
+
+DOCS = os.path.join(HERE, "..", "..", "docs", "reports.md")
+
+
+def doc_field_names(heading):
+    """The field names of the table under `### heading` in reports.md."""
+    names, inside = [], False
+    with open(DOCS, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("#"):
+                inside = line.strip() == f"### {heading}"
+                continue
+            m = inside and re.match(r"\| `([^`]+)` \|", line)
+            if m:
+                names.append(m[1])
+    return sorted(names)
+
+
+def case_leaks(c, a):
+    d = tempfile.mkdtemp(prefix="ownsan-leaks-")
+    for attempt in (1, 2):
+        r = opts_run(a, "leak", f"report_leaks=1:report_format=json:"
+                     f"log_path={d}/ownsan")
+        c.equal(r.returncode, 1, f"leak run {attempt}: exit 1", r)
+    objs = json_objects(c, log_bytes(d), "the leak logs")
+    leaks = [o for o in objs if "ownsan_leaks" in o]
+    c.equal(len(leaks), 2, "one leak record per process", objs)
+    sites = {g["function"] for o in leaks for g in o["groups"]}
+    written = sorted({k for o in leaks for k in o} |
+                     {f"groups[].{k}" for o in leaks for g in o["groups"]
+                      for k in g})
+    c.equal(written, doc_field_names("Leak object"), "the leak record's "
+            "fields are those docs/reports.md documents", leaks[:1])
+    out = tempfile.mkdtemp(prefix="ownsan-leaks-report-")
+    rr, results, cases, pages = run_ownsan_report(c, a.ownsan, d, out)
+    c.equal(rr.returncode, 1, "ownsan report: exit 1 (leaks are problems)",
+            rr)
+    n = len(leaks[0]["groups"]) if leaks else 0
+    c.check(n >= 3, f"the program leaks from several sites ({n})", objs)
+    m = FINAL.search(rr.out)
+    c.equal(m and m.groups()[0::2], (str(n), "2"), f"terminal: {n} distinct "
+            "problems (one per leak site, the same in both processes) from "
+            "2 processes", rr)
+    blocks = re.findall(r"^\[\d+\] leak: .* created by (\S+)$", rr.out,
+                        re.M)
+    c.equal(sorted(blocks), sorted(sites), "terminal: a leak block per "
+            "creating call", rr)
+    c.check(re.search(r"^    created by: LLVMModuleCreateWithNameInContext "
+                      r"at \S*opts_prog\.c:\d+:\d+ in make_leaked_module ",
+                      rr.out, re.M), "terminal: the creating line in "
+            "opts_prog.c", rr)
+    c.check(re.search(r"^    leaked: +6 objects never disposed in 2 "
+                      r"processes$", rr.out, re.M),
+            "terminal: the 3 modules of make_leaked_module counted over both "
+            "processes (6)", rr)
+    leak_results = [res for res in results if res.get("ruleId") == "leak"]
+    c.equal(len(leak_results), n, "SARIF: one leak result per site",
+            results)
+    c.check(leak_results and all(
+        res.get("level") == "error" and
+        res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        .endswith("opts_prog.c") and
+        len(res["partialFingerprints"]["ownsanProblemId/v1"]) == 16
+        for res in leak_results), "SARIF: each an error located in "
+        "opts_prog.c, with a fingerprint", leak_results)
+    failures = [tc for tc in cases if tc.find("failure") is not None and
+                tc.find("failure").get("type") == "leak"]
+    c.equal(len(failures), n, "JUnit: one failing case per leak site",
+            [tc.attrib for tc in cases])
+    c.check(failures and all("never disposed" in tc.find("failure").text
+                             for tc in failures),
+            "JUnit: the failure text says what was never disposed")
+    c.equal(len([p for p in pages if p.startswith("problem")]), n,
+            "HTML: one page per leak site", pages)
+    html_text = ""
+    for name in pages:
+        with open(os.path.join(out, "html", name), encoding="utf-8") as f:
+            html_text += f.read()
+    c.check("never disposed" in html_text and
+            "make_leaked_module" in html_text,
+            "HTML: the pages show the leak and its creation stack")
 
 
 def case_problem_ids(c, a):
@@ -206,7 +356,11 @@ def case_names(c, a):
 
 
 def main():
-    return case_main("report.runtime", globals(), timeout=300)
+    def more(p):
+        p.add_argument("--options-program",
+                       help="tests/options/opts_prog (clean and leak modes)")
+    return case_main("report.runtime", globals(), timeout=300,
+                     add_arguments=more)
 
 if __name__ == "__main__":
     sys.exit(main())

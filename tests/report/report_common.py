@@ -14,12 +14,14 @@ Fixtures (tests/report/fixtures/), what each is for:
   run/ownsan.1003       A again, no summary (halt_on_error): counted once
   run/native/ownsan.2001  double-free B, native frames only, HTML-special
                         characters in the module name
-  run/README.txt        not named ownsan.*: never read
+  run/README.txt        not named ownsan.* and holds no ownsan record:
+                        skipped without a warning
   summary_only/ownsan.4001  dangling-insertion-point D with a related
                         object; a problem E known only from the summary; a
                         second process segment after the summary (same pid);
                         suppressions; a partly malformed summary
-  clean/ownsan.3001     empty: a process that reported nothing
+  clean/ownsan.3001     the exit summary of a process that reported
+                        nothing (what a clean run with log_path leaves)
   race/ownsan.6001      context-race R (the other thread's call in `other`)
                         and cross-context X on an object created outside the
                         LLVM-C API (`create` null, `first_seen_in`), counted

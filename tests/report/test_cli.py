@@ -104,8 +104,8 @@ def usage_errors(c, ownsan, tmp):
     os.mkdir(fifo_dir)
     os.mkfifo(os.path.join(fifo_dir, "ownsan.77"))
     r = report(ownsan, fifo_dir)
-    c.equal(r.returncode, 0, "a directory holding only a FIFO named "
-            "ownsan.77: skipped, exit 0", r)
+    one_line_error(r, 2, "a directory holding only a FIFO named ownsan.77 "
+                   "(skipped: no ownsan record)", ["no ownsan record"])
 
     r = report(ownsan, "--help")
     c.equal(r.returncode, 0, "--help exits 0", r)
@@ -116,14 +116,25 @@ def usage_errors(c, ownsan, tmp):
 
 def clean_runs(c, ownsan, tmp):
     r = report(ownsan, CLEAN)
-    c.equal(r.returncode, 0, "clean fixture (an empty log): exit 0", r)
+    c.equal(r.returncode, 0, "clean fixture (an exit summary without "
+            "problems): exit 0", r)
     c.equal(r.err, "", "clean fixture: nothing on stderr", r)
-    final_line(c, r, 0, 0, 0, "clean fixture")
+    final_line(c, r, 0, 0, 1, "clean fixture")
+    # No log is not a clean run: nothing was checked.
     empty = os.path.join(tmp, "empty-dir")
     os.mkdir(empty)
-    r = report(ownsan, empty)
-    c.equal(r.returncode, 0, "an empty directory: exit 0", r)
-    final_line(c, r, 0, 0, 0, "an empty directory")
+    for path, what in ((empty, "an empty directory"),
+                       (os.path.join(RUN, "README.txt"),
+                        "a file holding no ownsan record")):
+        r = report(ownsan, path)
+        c.equal(r.returncode, 2, f"{what}: exit 2", r)
+        # (A file named on the command line gets its warnings too.)
+        c.equal(len(r.err_lines), 1 if path == empty else 2,
+                f"{what}: one error line on stderr", r)
+        c.check(r.err_lines and r.err_lines[-1].startswith(
+            "ownsan report: error: no ownsan record"), f"{what}: the line "
+            "says no ownsan record was found", r)
+        c.equal(r.out, "", f"{what}: nothing on stdout", r)
 
 
 def the_run(c, ownsan):
@@ -222,7 +233,7 @@ def summaries(c, ownsan):
             "a summary with one bad entry: one warning naming file:line", r)
 
     r = report(ownsan, RUN, SUMMARY_ONLY, CLEAN)
-    final_line(c, r, 5, 7, 6, "all fixtures together")
+    final_line(c, r, 5, 7, 7, "all fixtures together")
     c.check("suppressed: fun:legacy_* (4), src:vendor/* (1)" in r.out_lines,
             "suppression counts add up across processes", r)
 
@@ -287,9 +298,9 @@ def odd_input(c, ownsan, tmp):
     with open(os.path.join(many, "ownsan.10"), "w") as f:
         f.write("junk\n" * 50)
     r = report(ownsan, many)
-    c.equal(r.returncode, 0, "50 junk lines: exit 0 (nothing reported)", r)
-    c.equal(len(r.err_lines), 21, "50 junk lines: 20 warnings and one line "
-            "counting the rest", r)
+    c.equal(r.returncode, 2, "50 junk lines: exit 2 (no ownsan record)", r)
+    c.equal(len(r.err_lines), 22, "50 junk lines: 20 warnings, one line "
+            "counting the rest and the error", r)
 
     # Outputs written into the input directory are not read back as input.
     same = os.path.join(tmp, "same")

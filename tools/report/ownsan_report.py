@@ -5,15 +5,20 @@
                   [--source-root DIR] PATH...
 
 Each PATH is a JSON Lines file written by the runtime with
-`OWNSAN_OPTIONS=report_format=json:log_path=DIR/ownsan`, or a directory
-searched (recursively) for files named `ownsan.*`. Reports are deduplicated
-by their `problem_id` across every process; each distinct problem is
-counted (the exit summary's count of each process when it has one, else its
-number of report lines) and the tests that hit it are listed.
+`OWNSAN_OPTIONS=report_format=json:log_path=DIR/NAME`, or a directory
+searched (recursively) for such files: every file named `ownsan.*` and every
+other file holding an ownsan record (the rest are skipped). Reports are
+deduplicated by their `problem_id` across every process; each distinct
+problem is counted (the exit summary's count of each process when it has
+one, else its number of report lines) and the tests that hit it are listed.
+Leaks (report_leaks=1) are problems too: one per creation site, with an id
+made here from the creating call and its stack.
 
 Writes a summary on stdout and, on request, SARIF 2.1.0, JUnit XML and a
 self-contained HTML postmortem per problem. Exit status: 1 when any problem
-was found, 0 when none, 2 for usage errors and unreadable input.
+was found, 0 when none, 2 for usage errors, unreadable input and input that
+holds no ownsan record at all (no log is not a clean run: a clean run's log
+holds its exit summary).
 
 Only the Python standard library is used: this file is installed next to the
 `ownsan` binary (share/ownsan/) and run by `ownsan report` with
@@ -70,6 +75,29 @@ def load_kinds(path):
 
 
 KINDS, KINDS_PROBLEM = load_kinds(KINDS_FILE)
+
+# Leaks are not a kind of the runtime's table (they are found at exit, not
+# at a call); `ownsan report` makes them problems of this kind.
+LEAK_KIND = "leak"
+LEAK_ENTRY = {
+    "name": LEAK_KIND, "id": "Leak",
+    "meaning": "An LLVM object the program owns was never disposed.",
+    "details": "With `report_leaks=1` the runtime lists at exit the owned "
+               "objects still alive (contexts the program created, modules, "
+               "builders, memory buffers...), grouped by the call and stack "
+               "that created them; the process then exits with `exitcode`.",
+    "hint": "Dispose of the object when the binding is done with it (its "
+            "`LLVMDispose...` call), or hand it to an owner that does.",
+    "sarif_level": "error", "doc_anchor": "leak-reports"}
+
+# The keys that mark a line as an ownsan record.
+RECORD_MARKERS = ("ownsan_report", "ownsan_summary", "ownsan_blind_spot",
+                  "ownsan_leaks")
+
+
+def kind_entry(kind):
+    """The kind's table entry (the leak entry for leaks), or None."""
+    return KINDS.get(kind) or (LEAK_ENTRY if kind == LEAK_KIND else None)
 
 # Background colour of each kind of object in the ownership chain drawing.
 # The chromium test reads this table; the colours are used nowhere else on
@@ -280,6 +308,40 @@ class Report:
         self.text = _str(d.get("text"))
 
 
+class Leak:
+    """One group of an `ownsan_leaks` line: objects made by one call and
+    stack and never disposed."""
+
+    def __init__(self, d):
+        d = _dict(d)
+        if d is None:
+            raise Malformed("leak group is not an object")
+        self.count = _int(d.get("count"), 1)
+        self.function = _str(d.get("function"))
+        if self.count is None or self.function is None:
+            raise Malformed("leak group without a 'count' and a 'function'")
+        self.handle_type = _str(d.get("handle_type"))
+        self.object_kind = _str(d.get("kind")) or "object"
+        self.example = _str(d.get("example"))
+        self.thread = _int(d.get("thread"), 0)
+        self.stack = parse_stack(d.get("stack"))
+
+    @property
+    def problem_id(self):
+        """16 hex digits from the creating call and its stack's names and
+        lines (no addresses, no directories): the same site gets the same
+        id in every process."""
+        parts = ["leak", self.function, self.handle_type or ""]
+        for f in self.stack:
+            if is_internal(f):
+                continue
+            parts.append(f"{f.function or ''}@"
+                         f"{os.path.basename(f.file or f.module or '')}:"
+                         f"{f.line or ''}")
+        return hashlib.sha256("\0".join(parts).encode(
+            "utf-8", "replace")).hexdigest()[:16]
+
+
 class Segment:
     """The records of one process: one (file, pid) until its exit summary.
     (A file appended to by a later process with the same pid starts a new
@@ -288,6 +350,7 @@ class Segment:
     def __init__(self):
         self.reports = {}    # problem_id -> number of report lines
         self.summary = None  # problem_id -> count, once the summary is read
+        self.leaks = {}      # leak problem_id -> objects leaked
 
 
 class Problem:
@@ -296,6 +359,7 @@ class Problem:
         self.seq = seq
         self.kind = None
         self.report = None         # the first report line seen
+        self.leak = None           # leaks: the first group seen
         self.summary_text = None   # from a summary object, if no report
         self.count = 0
         self.report_lines = 0
@@ -307,10 +371,19 @@ class Problem:
     def summary(self):
         if self.report is not None and self.report.summary:
             return self.report.summary
+        if self.leak is not None:
+            s = f"leak of {self.leak.handle_type or self.leak.object_kind} " \
+                f"created by {self.leak.function}"
+            f = binding_frame(self.leak.stack)
+            if f is not None:
+                s += " " + frame_where(f, Paths(None))
+            return s
         return self.summary_text or f"{self.kind} (problem {self.problem_id})"
 
     @property
     def label(self):
+        if self.leak is not None:
+            return f"{self.leak.object_kind} created by {self.leak.function}"
         if self.report is not None and self.report.object_label:
             return self.report.object_label
         if self.report is not None and self.report.handle:
@@ -328,6 +401,7 @@ class Collector:
         self.segments = {}
         self._segment_no = {}
         self.report_lines = 0
+        self.records = 0  # ownsan records read (any type)
         self.files = 0
         self.warnings = 0
         self.suppressed = {}
@@ -355,8 +429,11 @@ class Collector:
                                                     len(self.problems))
         return p
 
-    def read_file(self, path):
-        """Reads one log; an unreadable file raises UsageError."""
+    def read_file(self, path, sniff=False):
+        """Reads one log; an unreadable file raises UsageError. With sniff,
+        a file that holds no ownsan record is skipped (returns False)."""
+        if sniff and not holds_records(path):
+            return False
         self.files += 1
         shown = 0
         try:
@@ -386,6 +463,7 @@ class Collector:
         if shown > MAX_WARNINGS_PER_FILE:
             self.warn(path, f"{shown - MAX_WARNINGS_PER_FILE} more malformed "
                       "lines (no warning shown for them)")
+        return True
 
     def _read_line(self, path, raw):
         # The runtime writes names as LLVM keeps them: bytes, not always
@@ -400,12 +478,21 @@ class Collector:
         if not isinstance(obj, dict):
             raise Malformed(f"not a JSON object ({type(obj).__name__})")
         if "ownsan_report" in obj:
-            self._add_report(path, Report(obj))
+            add = lambda: self._add_report(path, Report(obj))
         elif "ownsan_summary" in obj:
-            self._add_summary(path, obj)
+            add = lambda: self._add_summary(path, obj)
         elif "ownsan_blind_spot" in obj:
-            self._add_blind_spot(path, obj)
-        # Other objects (later record types) are ignored.
+            add = lambda: self._add_blind_spot(path, obj)
+        elif "ownsan_leaks" in obj:
+            add = lambda: self._add_leaks(path, obj)
+        else:
+            return  # other objects (later record types) are ignored
+        try:
+            add()
+        except PartlyMalformed:
+            self.records += 1
+            raise
+        self.records += 1
 
     def _add_report(self, path, rep):
         key, seg = self._segment(path, rep.pid)
@@ -419,6 +506,31 @@ class Collector:
             p.tests.append(rep.test)
         p.report_lines += 1
         self.report_lines += 1
+
+    def _add_leaks(self, path, obj):
+        groups = obj.get("groups")
+        if not isinstance(groups, list):
+            raise Malformed("leak record without a 'groups' list")
+        key, seg = self._segment(path, _int(obj.get("pid")))
+        bad = 0
+        for g in groups:
+            try:
+                leak = Leak(g)
+            except Malformed:
+                bad += 1
+                continue
+            lid = leak.problem_id
+            seg.leaks[lid] = seg.leaks.get(lid, 0) + leak.count
+            p = self._problem(lid)
+            p.kind = LEAK_KIND
+            if p.leak is None:
+                p.leak = leak
+            p.report_lines += 1
+            self.report_lines += 1
+        if bad:
+            raise PartlyMalformed(
+                f"ignored {bad} leak groups without a 'count' and a "
+                "'function' (the rest of the record was read)")
 
     def _add_blind_spot(self, path, obj):
         what, where = _str(obj.get("what")), _str(obj.get("object"))
@@ -478,6 +590,12 @@ class Collector:
             ids = set(seg.reports)
             if seg.summary:
                 ids |= set(seg.summary)
+            for problem_id, count in seg.leaks.items():
+                p = self.problems[problem_id]
+                p.count += count
+                p.processes.add(key)
+                if key[1] is not None and key[1] not in p.pids:
+                    p.pids.append(key[1])
             for problem_id in ids:
                 count = None
                 if seg.summary is not None:
@@ -625,6 +743,34 @@ def outside_text(rep):
     return s
 
 
+def leak_objects(leak):
+    """'3 LLVMModuleRefs (module 0x..., ...)', as the runtime says it."""
+    many = leak.count != 1
+    s = plural(leak.count, leak.handle_type) if leak.handle_type else \
+        plural(leak.count, "object")
+    if leak.example:
+        s += f" ({leak.object_kind} {leak.example}{', ...' if many else ''})"
+    return s
+
+
+def stack_lines(stack, paths):
+    return [f"    #{f.index} {frame_where(f, paths)}" for f in stack]
+
+
+def leak_text(p, paths):
+    """The leak as a text report (JUnit's failure text)."""
+    leak = p.leak
+    lines = [f"leak: {leak_objects(leak)} created by {leak.function} on "
+             f"thread {thread_name(leak.thread)}, never disposed:"]
+    lines += stack_lines(leak.stack, paths)
+    return "\n".join(lines) + "\n"
+
+
+def leak_seen(p):
+    return (f"{plural(p.count, 'object')} never disposed in "
+            f"{plural(len(p.processes), 'process')}")
+
+
 def tests_text(p):
     return ", ".join(p.tests) if p.tests else "(none named)"
 
@@ -642,7 +788,15 @@ def terminal_summary(problems, col, paths, out):
         rep = p.report
         lines = [f"[{n}] {p.kind}: {p.label}"]
         rows = []
-        if rep is not None:
+        if p.leak is not None:
+            where = binding_frame(p.leak.stack)
+            rows.append(("created by", p.leak.function +
+                         (f" at {frame_where(where, paths)}" if where
+                          else "") +
+                         f" on thread {thread_name(p.leak.thread)}"))
+            rows.append(("leaked", leak_seen(p)))
+            rows.append(("objects", leak_objects(p.leak)))
+        elif rep is not None:
             rows.append(("call", call_text(rep)))
             bf = binding_frame(rep.use.stack)
             rows.append(("at", frame_where(bf, paths) if bf
@@ -671,8 +825,9 @@ def terminal_summary(problems, col, paths, out):
         else:
             rows.append(("details", "not in the logs (only counted by an "
                          "exit summary): " + p.summary))
-        rows.append(("seen", f"{plural(p.count, 'time')} in "
-                     f"{plural(len(p.processes), 'process')}"))
+        if p.leak is None:
+            rows.append(("seen", f"{plural(p.count, 'time')} in "
+                         f"{plural(len(p.processes), 'process')}"))
         rows.append(("tests", tests_text(p)))
         rows.append(("problem id", p.problem_id))
         for key, value in rows:
@@ -743,12 +898,12 @@ def sarif_stack(title, stack, thread, paths):
 
 
 def kind_level(kind):
-    k = KINDS.get(kind)
+    k = kind_entry(kind)
     return k["sarif_level"] if k else "error"
 
 
 def rule_for(kind):
-    k = KINDS.get(kind)
+    k = kind_entry(kind)
     if k is None:
         return {"id": kind,
                 "name": "".join(w.capitalize() for w in
@@ -791,6 +946,22 @@ def build_sarif(problems, col, paths):
                 "problemId": p.problem_id,
             },
         }
+        if p.leak is not None:
+            leak = p.leak
+            lf = binding_frame(leak.stack)
+            msg = f"created by {leak.function}"
+            result["message"]["text"] = f"{p.summary}: {leak_seen(p)}"
+            result["locations"] = ([sarif_location(lf, paths)]
+                                   if lf is not None else [])
+            result["stacks"] = [sarif_stack(msg, leak.stack, leak.thread,
+                                            paths)]
+            props = result["properties"]
+            props["objectKind"] = leak.object_kind
+            if leak.handle_type:
+                props["handleType"] = leak.handle_type
+            props["createdBy"] = leak.function
+            results.append(result)
+            continue
         if rep is None:
             result["locations"] = []
             results.append(result)
@@ -917,9 +1088,14 @@ def build_junit(problems, col, paths):
             "time": "0"})
         failure = ET.SubElement(case, "failure", {
             "message": xml_text(p.summary), "type": xml_text(p.kind)})
-        text = (p.report.text if p.report is not None and p.report.text
-                else p.summary + "\n")
-        extra = [f"seen {plural(p.count, 'time')} in "
+        if p.leak is not None:
+            text = leak_text(p, paths)
+        elif p.report is not None and p.report.text:
+            text = p.report.text
+        else:
+            text = p.summary + "\n"
+        extra = [leak_seen(p) if p.leak is not None else
+                 f"seen {plural(p.count, 'time')} in "
                  f"{plural(len(p.processes), 'process')}",
                  "tests: " + tests_text(p),
                  f"problem id: {p.problem_id}"]
@@ -1199,7 +1375,21 @@ def html_problem(p, col, paths):
             f'<h1><span class="kindtag">{h(p.kind)}</span>{h(p.label)}</h1>',
             f'<p class="summary">SUMMARY: {h(p.summary)}</p>']
     facts = []
-    if rep is not None:
+    leak = p.leak
+    if leak is not None:
+        body.append("<h2>Timeline</h2>")
+        body.append(
+            '<div class="timeline"><div class="step createdstep">'
+            f'<div class="stitle">1. created</div><div>by '
+            f'{h(leak.function)} on thread {h(thread_name(leak.thread))}'
+            f'</div>{html_where(binding_frame(leak.stack), paths)}</div>'
+            '<div class="arrow" aria-hidden="true"></div>'
+            '<div class="step freedstep"><div class="stitle">2. never '
+            'disposed</div><div>still alive when the process exited</div>'
+            '</div></div>')
+        facts.append(("objects", leak_objects(leak)))
+        facts.append(("created by", leak.function))
+    elif rep is not None:
         body.append("<h2>Ownership chain</h2>")
         body.append(html_chain(rep))
         body.append("<h2>Timeline</h2>")
@@ -1221,8 +1411,10 @@ def html_problem(p, col, paths):
         body.append('<p class="muted">This problem was only counted by an '
                     'exit summary (for example after max_reports); its '
                     'details are not in the logs.</p>')
-    facts.append(("seen", f"{plural(p.count, 'time')} in "
-                  f"{plural(len(p.processes), 'process')}"
+    seen = (leak_seen(p) if leak is not None else
+            f"{plural(p.count, 'time')} in "
+            f"{plural(len(p.processes), 'process')}")
+    facts.append(("leaked" if leak is not None else "seen", seen
                   + (f" (pids {', '.join(str(x) for x in p.pids)})"
                      if p.pids else "")))
     facts.append(("tests", ", ".join(p.tests) if p.tests else "(none named)"))
@@ -1230,7 +1422,7 @@ def html_problem(p, col, paths):
     body.append("<h2>Facts</h2><table class=\"facts\">" + "".join(
         f"<tr><th>{h(k)}</th><td>{h(v)}</td></tr>" for k, v in facts)
         + "</table>")
-    kind = KINDS.get(p.kind)
+    kind = kind_entry(p.kind)
     if kind is not None:
         body.append(
             f"<h2>What it means</h2><p>{h(kind['meaning'])}</p>"
@@ -1238,6 +1430,12 @@ def html_problem(p, col, paths):
             f"<h2>How to fix the binding</h2><p>{h(plain(kind['hint']))}</p>"
             f'<p class="muted">See {h(KINDS_DOC)}#{h(kind["doc_anchor"])}'
             "</p>")
+    if leak is not None:
+        body.append("<h2>Stacks</h2>")
+        body.append(html_stack(
+            f"1. created by {leak.function} on thread "
+            f"{thread_name(leak.thread)}", leak.stack, paths))
+        body.append(f"<h2>Report</h2><pre>{h(leak_text(p, paths))}</pre>")
     if rep is not None:
         body.append("<h2>Stacks</h2>")
         if rep.create is not None:
@@ -1275,6 +1473,10 @@ def html_index(problems, col, paths):
             bf = binding_frame(p.report.use.stack)
             at = frame_where(bf, paths) if bf else ""
             call = p.report.call_function or ""
+        elif p.leak is not None:
+            bf = binding_frame(p.leak.stack)
+            at = frame_where(bf, paths) if bf else ""
+            call = p.leak.function
         rows.append(
             f"<tr><td>{n}</td><td>{h(p.kind)}</td>"
             f'<td><a href="{page_name(p.problem_id)}">{h(p.label)}</a></td>'
@@ -1311,11 +1513,12 @@ def parse_args(argv):
                 description="Merge, deduplicate and render ownsan JSON "
                 "reports (files written with OWNSAN_OPTIONS="
                 "report_format=json:log_path=DIR/ownsan).",
-                epilog="Exit status: 1 if any problem was found, 0 if none, "
-                "2 on usage errors or unreadable input.")
+                epilog="Exit status: 1 if any problem was found (leaks "
+                "included), 0 if none, 2 on usage errors, unreadable input "
+                "or input holding no ownsan record.")
     p.add_argument("paths", nargs="+", metavar="PATH",
-                   help="a report file, or a directory searched for "
-                   "ownsan.* files")
+                   help="a report file, or a directory searched for files "
+                   "holding ownsan records")
     p.add_argument("--sarif", metavar="OUT.sarif",
                    help="write SARIF 2.1.0 (one result per problem)")
     p.add_argument("--junit", metavar="OUT.xml",
@@ -1327,9 +1530,31 @@ def parse_args(argv):
     return p.parse_intermixed_args(argv)
 
 
+def holds_records(path):
+    """Does the file hold a line that is an ownsan record? (A log given
+    another name than ownsan.* by log_path; unreadable files hold none.)"""
+    try:
+        with open(path, "rb") as f:
+            for raw in f:
+                if b'"ownsan_' not in raw:
+                    continue
+                try:
+                    obj = json.loads(raw.decode("utf-8", errors="replace"))
+                except (ValueError, RecursionError):
+                    continue
+                if isinstance(obj, dict) and any(m in obj for m in
+                                                 RECORD_MARKERS):
+                    return True
+    except OSError:
+        pass
+    return False
+
+
 def collect_inputs(paths, skip):
-    """The log files named by PATHs: files as given, directories searched
-    recursively for regular files named ownsan.* (not our own outputs)."""
+    """The log files named by PATHs, as (path, sniff): files as given;
+    directories searched recursively for regular files (not our own
+    outputs), those not named ownsan.* to be read only if they hold an
+    ownsan record."""
     files = []
     for path in paths:
         try:
@@ -1345,8 +1570,6 @@ def collect_inputs(paths, skip):
                     dirnames[:] = []
                     continue
                 for name in sorted(filenames):
-                    if not name.startswith("ownsan."):
-                        continue
                     full = os.path.join(dirpath, name)
                     try:
                         if not stat.S_ISREG(os.stat(full).st_mode):
@@ -1354,20 +1577,20 @@ def collect_inputs(paths, skip):
                     except OSError:
                         continue
                     if os.path.realpath(full) not in skip:
-                        found.append(full)
+                        found.append((full, not name.startswith("ownsan.")))
             files.extend(found)
         elif stat.S_ISREG(st.st_mode):
-            files.append(path)
+            files.append((path, False))
         else:
             raise UsageError(f"cannot read {path}: not a regular file or "
                              "directory")
     seen = set()
     unique = []
-    for f in files:
+    for f, sniff in files:
         key = os.path.realpath(f)
         if key not in seen:
             seen.add(key)
-            unique.append(f)
+            unique.append((f, sniff))
     return unique
 
 
@@ -1450,8 +1673,15 @@ def main(argv=None):
         if KINDS_PROBLEM:
             print(f"{PROG}: warning: {oneline(KINDS_PROBLEM)}",
                   file=sys.stderr)
-        for f in files:
-            col.read_file(f)
+        for f, sniff in files:
+            col.read_file(f, sniff)
+        if not col.records:
+            # A CI gate must not pass on logs that were never written.
+            raise UsageError(
+                f"no ownsan record in {' '.join(args.paths)}: nothing was "
+                "checked, or the logs are elsewhere (write them with "
+                "OWNSAN_OPTIONS=report_format=json:log_path=DIR/NAME; a "
+                "clean run leaves its exit summary there)")
         problems = col.finish()
         paths = Paths(args.source_root)
         write_outputs(args, problems, col, paths)
