@@ -1,4 +1,5 @@
 /*===- call_loop.c - A fixed number of checked calls ---------------------===*\
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 |*                                                                            *|
 |* For counting instructions (valgrind --tool=callgrind) rather than timing: *|
 |* `call_loop N` makes N calls of LLVMTypeOf on one function, then N on 256  *|

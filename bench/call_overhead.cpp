@@ -1,4 +1,5 @@
 //===- call_overhead.cpp - Per-call and per-event cost of ownsan ----------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Google Benchmark microbenchmarks of what ownsan adds to one LLVM-C call.
 // One run prints both sides:

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Instruction counts (callgrind) of the rows docs/performance.md compares
 # across runtime versions: the per-call loop, per-module IR building and
 # llvm-c-test --echo. Load on the machine does not change them.

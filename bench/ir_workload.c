@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ir_workload.c - IR-building workloads for ownsan's end-to-end benchmarks.
  *
  *   ir_workload modules N      build, verify and dispose N modules (a fresh

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Builds and runs ownsan's performance benchmarks (issue 6); prints ratios.
 
     bench/run_benchmarks.py            # from the top of a checkout

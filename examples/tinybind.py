@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """tinybind: a deliberately buggy miniature LLVM binding, for ownsan's demo.
 
 It wraps a few LLVM-C functions with ctypes the way many real bindings do:

@@ -1,4 +1,5 @@
 //===- allocation_observer.cpp - operator new tells ownsan ---------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Every LLVM object (values, modules, contexts, type slabs, buffers) is
 // allocated with C++ operator new. ownsan replaces the global operator new

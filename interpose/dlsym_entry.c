@@ -1,4 +1,5 @@
 /*===- dlsym_entry.c - The dlsym and dlvsym entry points -----------------===
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
  *
  * Written in C so the look-ups ownsan does not care about leave through a
  * guaranteed tail call: glibc resolves dlsym(RTLD_NEXT, ...) relative to

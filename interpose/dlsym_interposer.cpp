@@ -1,4 +1,5 @@
 //===- dlsym_interposer.cpp - dlsym/dlvsym hand back the wrappers --------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // ctypes, cffi's ABI mode, Julia's ccall and Ruby FFI find LLVM-C functions
 // with dlsym(handle, "LLVMFoo") on the libLLVM handle, which bypasses

@@ -1,4 +1,5 @@
 /*===- jump_entry.c - longjmp and its siblings ---------------------------===
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
  *
  * A program that leaves a wrapped call with longjmp (from a diagnostic or
  * fatal-error handler, or siglongjmp from a SIGFPE handler in JIT code)

@@ -1,4 +1,5 @@
 //===- link_allocation.cpp - operator new/delete in link mode ------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Link mode's counterpart of allocation_observer.cpp. The linker wraps every
 // operator new and delete the program's objects and LLVM's static code call

@@ -1,4 +1,5 @@
 //===- link_entry.cpp - The runtime linked into the program --------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Link mode (docs/link-mode.md): the runtime is linked into a program (or a
 // shared object) that carries LLVM statically, with `ld --wrap` sending its

@@ -1,4 +1,5 @@
 //===- loaded_objects.cpp - What the preload cannot see -------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Symbol tables are read from the files, not from memory: a statically
 // linked LLVM's functions are in the executable's .symtab, which is not

@@ -1,4 +1,5 @@
 //===- loaded_objects.h - What the preload cannot see -----------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The process's loaded objects, read for the two things that make ownsan
 // blind under LD_PRELOAD: LLVM-C entry points defined outside a libLLVM

@@ -1,4 +1,5 @@
 /*===- no_sanitize.h - Code that runs before or beyond a sanitizer ------===*
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
  *
  * For the interposers a sanitizer runtime itself may call during its own
  * start-up (dlsym, sigaction), before its shadow memory and interceptors

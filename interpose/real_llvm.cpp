@@ -1,4 +1,5 @@
 //===- real_llvm.cpp - The libLLVM the wrappers forward to ---------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "interpose/real_llvm.h"
 #include "report/output_line.h"

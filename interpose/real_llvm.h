@@ -1,4 +1,5 @@
 //===- real_llvm.h - The libLLVM the wrappers forward to --------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Real entry points are resolved from the libLLVM actually loaded in the
 // process (found with dl_iterate_phdr), never with dlsym(RTLD_NEXT): a

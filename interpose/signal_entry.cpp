@@ -1,4 +1,5 @@
 //===- signal_entry.cpp - The program's signal handlers, seen running -----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // A signal handler may interrupt the program anywhere, malloc included. A
 // wrapped call it makes must not allocate: the runtime does when it meets a

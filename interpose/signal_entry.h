@@ -1,4 +1,5 @@
 //===- signal_entry.h - The program's signal handlers, seen running -------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // See signal_entry.cpp.
 //

@@ -1,4 +1,5 @@
 //===- wrapper_api.h - What the generated wrappers call ---------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The generated wrappers (build/gen/wrappers.cpp, see tools/gen_wrappers.py)
 // include only this header and the llvm-c headers. Every wrapper has the same

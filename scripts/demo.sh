@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The main job on a bundled default: installs what is missing, builds ownsan
 # for the newest installed LLVM, then runs examples/tinybind.py (a miniature
 # ctypes binding with a seeded use of a function after its module was

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Installs every Debian package that building and testing ownsan needs.
 # Usage: scripts/install-deps.sh [LLVM_MAJOR...]
 #   (default: the supported majors, scripts/llvm-majors.txt)

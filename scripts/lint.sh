@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The habit gates that need no build; scripts/test.sh runs this first, so a
 # formatting slip fails CI in seconds rather than after the builds.
 #   format:   clang-format-19 --dry-run -Werror over the tracked C and C++
@@ -7,6 +8,9 @@
 #             19: other majors format some constructs differently.
 #   pyflakes: pyflakes3 over every tracked Python file (unused imports and
 #             variables, undefined names, f-strings without placeholders).
+#   license:  every tracked C, C++, Python, shell and CMake file carries
+#             "SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception" in
+#             its first five lines (LICENSE).
 # The compiler gates are in the builds: scripts/test.sh configures with
 # -DOWNSAN_WERROR=ON (-Wall -Wextra, and -Wthread-safety with clang, as
 # errors; CMakeLists.txt).
@@ -53,6 +57,20 @@ if ! pyflakes3 "${py_files[@]}"; then
   status=1
 fi
 
+spdx="SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception"
+spdx_missing=()
+while IFS= read -r f; do
+  head -n 5 -- "$f" | grep -qF "$spdx" || spdx_missing+=("$f")
+done < <(git ls-files |
+  grep -E '\.(c|cc|cpp|h|hpp|inc|def|py|sh|cmake)$|(^|/)CMakeLists\.txt$')
+if [ ${#spdx_missing[@]} -ne 0 ]; then
+  printf 'lint: license: no SPDX line in the first 5 lines of %s\n' \
+    "${spdx_missing[@]}" >&2
+  echo "lint: license: add \"$spdx\" (after the banner's first line," \
+       "or the shebang)" >&2
+  status=1
+fi
+
 if [ -n "$tidy_dir" ]; then
   if [ ! -f "$tidy_dir/compile_commands.json" ]; then
     echo "lint: no $tidy_dir/compile_commands.json (configure with" \
@@ -68,6 +86,6 @@ fi
 
 if [ $status -eq 0 ]; then
   echo "lint: ${#cxx_files[@]} C/C++ files formatted, ${#py_files[@]} Python" \
-       "files clean${tidy_dir:+, clang-tidy clean}"
+       "files clean, SPDX lines in place${tidy_dir:+, clang-tidy clean}"
 fi
 exit $status

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Builds ownsan for every supported LLVM (scripts/llvm-majors.txt) and runs
 # its tests: unit tests, seeded-bug programs, and real clients (llvm-c-test
 # --echo; Debian's llvmlite suite on the LLVM 14 build); then the runtime's

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Build link mode's runtime object, ownsan_link_runtime.o.
 
 One relocatable object, made with `ld -r` from the runtime's and the core's

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Build link mode's trampoline archive, libownsan_link_wrappers.a.
 
 `ld --wrap=LLVMFoo` turns the program's calls to LLVMFoo into calls to

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Checks the rules of the runtime's layout (docs/architecture.md, "The
 runtime's files"), which a reviewer could also check with grep.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Spec coverage check (issue 3, item 4).
 
 Lists the LLVM-C functions that are *candidates* for an ownership rule and

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Checks every entry's LLVM range in the ownership spec against the LLVM
 versions ownsan supports (scripts/llvm-majors.txt).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The golden classification: how the generator treats every LLVM 19 function.
 
 tools/gen_wrappers.py writes BUILD/gen/classification.txt, one line per

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Generate docs/ownership.md from the ownership spec.
 
 One table, one row per entry of src/spec/ownership.spec: what the function

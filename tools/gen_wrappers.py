@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Generate ownsan's LLVM-C wrappers from the llvm-c headers and the spec.
 
 Reads every llvm-c header of one LLVM version (with libclang), the exported

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Regenerates docs/flags.md from the option table in src/runtime/flags.inc
 # (through the runtime's help=1). Usage: tools/update_flags_doc.sh [BUILD_DIR]
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Regenerates the error-kinds table of docs/reports.md (between its
 # "<!-- error kinds: generated ..." and "<!-- end of error kinds -->" lines)
 # from the report-kind table src/report/error_kinds.def, through the built

@@ -1,4 +1,5 @@
 /*===- ownsan/ownsan.h - Ask the ownsan runtime about LLVM-C handles -----===*\
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 |*                                                                            *|
 |* For bindings that want to cooperate with ownsan in their debug builds.    *|
 |* Every function here is exported by libownsan.so, the runtime that         *|

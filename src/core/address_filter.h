@@ -1,4 +1,5 @@
 //===- address_filter.h - Lock-free "maybe tracked" bit sets ----*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The hot paths (every handle argument of every call, every allocation) must
 // not take a lock to learn that an address is *not* interesting. An

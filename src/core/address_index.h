@@ -1,4 +1,5 @@
 //===- address_index.h - Live records by address ----------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The OwnershipGraph's "which live record is at this address?" index. A hash
 // set scatters neighbouring objects over the whole table, so a module's

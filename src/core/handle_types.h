@@ -1,4 +1,5 @@
 //===- handle_types.h - Handle types and object kinds -----------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The HandleType and ObjectKind enums and what each says, from the one
 // table src/core/handle_types.def (which tools/gen_wrappers.py reads too).

@@ -1,4 +1,5 @@
 //===- internal_allocator.cpp - Memory of ownsan's own, off the heap -----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "core/internal_allocator.h"
 

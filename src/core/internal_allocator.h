@@ -1,4 +1,5 @@
 //===- internal_allocator.h - ownsan's own memory, off the heap -*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 //
 // The address indexes grow and shrink a vector per 16 KiB region, in the

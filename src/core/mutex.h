@@ -1,4 +1,5 @@
 //===- mutex.h - The runtime's lock: absl::Mutex, visible to TSan -*- C++ -*-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The runtime locks with absl::Mutex. Debian's Abseil is not built with
 // ThreadSanitizer, so in a TSan build of ownsan (OWNSAN_SANITIZE=thread) the

@@ -1,4 +1,5 @@
 //===- object_record.cpp - Records and names for object kinds ------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "core/object_record.h"
 #include "core/tls_model.h"

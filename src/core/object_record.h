@@ -1,4 +1,5 @@
 //===- object_record.h - What ownsan knows about one LLVM object -*- C++
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 //
 // One ObjectRecord per object the program has been handed a handle to. A

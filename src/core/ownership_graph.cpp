@@ -1,4 +1,5 @@
 //===- ownership_graph.cpp - Live LLVM objects and who owns them ---------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "core/ownership_graph.h"
 

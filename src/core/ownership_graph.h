@@ -1,4 +1,5 @@
 //===- ownership_graph.h - Live LLVM objects and who owns them --*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The OwnershipGraph holds the record of every live object the program has a
 // handle to, keyed by address, with its last known parent. Values (functions,

@@ -1,4 +1,5 @@
 //===- quarantine.cpp - Delayed release of freed objects' memory ---------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "core/quarantine.h"
 

@@ -1,4 +1,5 @@
 //===- quarantine.h - Delayed release of freed objects' memory --*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // When an object ownsan has recorded as freed is deleted, its memory is held
 // here for a while instead of going back to malloc (memory buffers, which

@@ -1,4 +1,5 @@
 //===- shadow_map.h - Freed objects, still matched by address ---*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // When an object dies its record moves here, keyed by its old address, so a
 // later use of the dangling handle is recognized and reported with the

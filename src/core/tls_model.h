@@ -1,4 +1,5 @@
 //===- tls_model.h - How the runtime's thread locals are reached -*- C++
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 //
 // Preloaded, the runtime is loaded with the program, so its thread locals

@@ -1,4 +1,5 @@
 //===- value_observer.cpp - LLVM C++ helpers for the runtime -------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "observer/value_observer.h"
 

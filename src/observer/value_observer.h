@@ -1,4 +1,5 @@
 //===- value_observer.h - C ABI of libownsan_observer.so --------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The part of ownsan that needs LLVM's C++ API lives in its own shared
 // library, loaded by the runtime with dlopen only once a libLLVM is in the

@@ -1,4 +1,5 @@
 //===- error_kinds.cpp - What the report-kind table generates -------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Every use of src/report/error_kinds.def but the enum: names, CallHarm, and
 // the JSON and Markdown renderings of the whole table.

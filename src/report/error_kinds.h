@@ -1,4 +1,5 @@
 //===- error_kinds.h - The report-kind table, rendered ----------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // What src/report/error_kinds.def generates besides the ErrorKind enum
 // (error_report.h): the JSON kind list that `ownsan report` reads and the

@@ -1,4 +1,5 @@
 //===- error_report.h - One detected problem, as a value --------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // A report is gathered first (the facts: which object, which call, which
 // stacks) and rendered second, so the text and (later) JSON writers share

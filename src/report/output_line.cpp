@@ -1,4 +1,5 @@
 //===- output_line.cpp - The "==PID==" line every message starts with -----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "report/output_line.h"
 

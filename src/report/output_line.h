@@ -1,4 +1,5 @@
 //===- output_line.h - The "==PID==" line every message starts with -------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Every line ownsan writes follows the sanitizer convention: "==PID==", the
 // level, "OwnSan: ", the text. This is the one place that spells it, except

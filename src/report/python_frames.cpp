@@ -1,4 +1,5 @@
 //===- python_frames.cpp - Python frames of the calling thread -----------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "report/python_frames.h"
 

@@ -1,4 +1,5 @@
 //===- python_frames.h - Python frames of the calling thread ----*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Bindings written in Python (ctypes, cffi, llvmlite) call LLVM-C from the
 // interpreter; their native stacks show only interpreter internals. When the

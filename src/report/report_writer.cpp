@@ -1,4 +1,5 @@
 //===- report_writer.cpp - Resolves and renders an ErrorReport -----------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "report/report_writer.h"
 #include "report/output_line.h"

@@ -1,4 +1,5 @@
 //===- report_writer.h - Resolves and renders an ErrorReport ----*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Two steps. Resolve() turns an ErrorReport (records and stack ids) into a
 // ResolvedReport of plain strings and symbolized frames; that is done once

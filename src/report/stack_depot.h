@@ -1,4 +1,5 @@
 //===- stack_depot.h - Deduplicated storage of stack traces -----*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Every create and free event keeps a stack. Most come from a few hundred
 // call sites, so traces are stored once and referred to by a 32-bit id

@@ -1,4 +1,5 @@
 //===- suppressions.cpp - Sanitizer-style suppression files --------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "report/suppressions.h"
 

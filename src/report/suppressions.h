@@ -1,4 +1,5 @@
 //===- suppressions.h - Sanitizer-style suppression files -------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // A suppression file has one rule per line, `type:pattern`, in the style of
 // the sanitizers' files; blank lines and `#` comments are ignored:

@@ -1,4 +1,5 @@
 //===- symbolizer.cpp - Program counters to function, file:line ----------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "report/symbolizer.h"
 

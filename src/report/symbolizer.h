@@ -1,4 +1,5 @@
 //===- symbolizer.h - Program counters to function, file:line ---*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Reports are symbolized when they are printed, never when stacks are
 // captured. The work is done by llvm-symbolizer in a child process (as the

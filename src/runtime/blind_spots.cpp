@@ -1,4 +1,5 @@
 //===- blind_spots.cpp - Saying what ownsan cannot check ------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Silence must mean "checked". Under LD_PRELOAD three things make ownsan
 // blind without a crash or a report, so each is said in one line, once per

@@ -1,4 +1,5 @@
 //===- builders.cpp - Builder insertion points ----------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Where each builder inserts (its block and instruction), and the builders
 // left pointing into freed IR (dangling-insertion-point).

@@ -1,4 +1,5 @@
 //===- call_scopes.cpp - Nested calls, jumps out of calls -----------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The per-thread stack of open wrapped calls (CallScope): callbacks that
 // call back into LLVM-C, longjmp/siglongjmp out of a call, the call name

@@ -1,4 +1,5 @@
 //===- check.cpp - The per-call check (the fast path) ---------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // CallScope's verbs and Runtime::CheckHandle with its per-thread record
 // cache. Kept in one translation unit so the check inlines.

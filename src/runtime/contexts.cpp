@@ -1,4 +1,5 @@
 //===- contexts.cpp - Context claims: one thread at a time ----------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Each checked call claims the context of its handles (ContextUse in
 // src/core/object_record.h): a second thread's claim while the first

@@ -1,4 +1,5 @@
 //===- crash_handler.cpp - One line for a crash inside an LLVM-C call -----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // States of the SIGSEGV/SIGBUS disposition, and who changes them:
 //

@@ -1,4 +1,5 @@
 //===- crash_handler.h - One line for a crash inside an LLVM-C call -*- C++
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 //
 // A NULL or garbage handle that ownsan has never seen passes through to

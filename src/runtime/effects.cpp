@@ -1,4 +1,5 @@
 //===- effects.cpp - The effect interpreter -------------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Before() and After() read the call's effects (FnInfo, generated from
 // src/spec/ownership.spec) and apply them: frees, transfers, returned

@@ -1,4 +1,5 @@
 //===- errors.cpp - One constructor per report kind -----------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The only place a report's sentence is written. Detection code (check.cpp,
 // contexts.cpp, builders.cpp, effects.cpp, strings.cpp) decides that a call

@@ -1,4 +1,5 @@
 //===- flags.cpp - Options read from OWNSAN_OPTIONS ----------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "runtime/flags.h"
 

@@ -1,4 +1,5 @@
 //===- flags.h - Options read from OWNSAN_OPTIONS ---------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef OWNSAN_RUNTIME_FLAGS_H
 #define OWNSAN_RUNTIME_FLAGS_H
 

@@ -1,4 +1,5 @@
 //===- labels.cpp - How reports name objects ------------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Labels such as `function @f`, `block %entry in @f`, `module 'm'`, from
 // the names snapshotted at registration (LLVM is only asked about live

@@ -1,4 +1,5 @@
 //===- lifecycle.cpp - Exit and fork --------------------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The exit statistics (verbosity=1) and what the runtime does around
 // fork(): every lock taken before, fresh ones in the child.

@@ -1,4 +1,5 @@
 //===- preload_env.cpp - Keeping the runtime out of child processes ------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "runtime/preload_env.h"
 

@@ -1,4 +1,5 @@
 //===- preload_env.h - Keeping the runtime out of child processes -*- C++
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 //
 // LD_PRELOAD is inherited by every program a process execs, so ownsan

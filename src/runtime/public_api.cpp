@@ -1,4 +1,5 @@
 //===- public_api.cpp - The public C API (include/ownsan/ownsan.h) --------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // ownsan_handle_state, ownsan_describe_handle, ownsan_set_error_callback
 // and what they read.

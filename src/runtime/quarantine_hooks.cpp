@@ -1,4 +1,5 @@
 //===- quarantine_hooks.cpp - Freed memory held back from reuse -----------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Blocks a stale handle may still name wait in the Quarantine
 // (src/core/quarantine.h) instead of going back to malloc: Hold() puts them

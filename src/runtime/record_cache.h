@@ -1,4 +1,5 @@
 //===- record_cache.h - Per-thread cache of live records -------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The lookup every checked call starts with (check.cpp) and registration
 // (tracker_registration.cpp) fills. Inline: it is most of a checked call.

@@ -1,4 +1,5 @@
 //===- reporter.cpp - The reporter: one place that writes a report --------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Report() plays ASan's ScopedInErrorReport: lock, dedupe, suppress,
 // write (text or JSON, log_path), callback, halt; the leak report and the

@@ -1,4 +1,5 @@
 //===- runtime.cpp - Composition root: start-up and hooks -----------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Makes the Runtime (flags, libLLVM discovery, the wrappers' real
 // functions) and wires the entry points of interpose/ to it. The state

@@ -1,4 +1,5 @@
 //===- runtime.h - The ownsan runtime: state machine of handles -*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The Runtime owns the OwnershipGraph (live objects), the ShadowMap (freed
 // objects) and the StackDepot, and implements what the generated wrappers

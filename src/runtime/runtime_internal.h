@@ -1,4 +1,5 @@
 //===- runtime_internal.h - Shared by the runtime's files ------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // What the files of src/runtime share besides the Runtime class itself: the
 // runtime section that marks the runtime's own work on a thread, the

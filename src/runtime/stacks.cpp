@@ -1,4 +1,5 @@
 //===- stacks.cpp - Stack capture and free events -------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Stacks of creating, freeing and using calls (with a per-thread cache of
 // recent stacks), the code ranges whose frames are not the program's, and

@@ -1,4 +1,5 @@
 //===- strings.cpp - Owned and lent strings -------------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Strings LLVM hands out as owned (LLVMPrint*ToString, error messages),
 // which the program must dispose, and strings it only lends (names),

@@ -1,4 +1,5 @@
 //===- thread_state.cpp - Per-thread counters and numbers -----------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Thread numbers (T0, T1... in reports) and the per-thread checked-call
 // counters of the exit statistics, released when a thread exits.

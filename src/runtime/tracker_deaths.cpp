@@ -1,4 +1,5 @@
 //===- tracker_deaths.cpp - The tracker: LIVE -> FREED --------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Deaths: explicit frees with their descendants, values LLVM deleted
 // (operator delete asks TakeIntoQuarantine), batched per call; expiry when

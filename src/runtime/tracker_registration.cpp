@@ -1,4 +1,5 @@
 //===- tracker_registration.cpp - The tracker: state machine, registration ===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Registration and classification of handles LLVM hands out, address
 // reuse, dropped objects.

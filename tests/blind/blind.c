@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A correct LLVM-C program, built four ways by tests/CMakeLists.txt to show
 // each blind spot of the preload (src/runtime/blind_spots.cpp):
 //   blind_static     LLVM linked in statically

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A correct LLVM-C program that brings its own global operator new/delete
 // (as a program linking a custom allocator does): LLVM's own deletions then
 // bypass ownsan's, which it must say (src/runtime/blind_spots.cpp).

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """What the preload cannot see is said, never silent
 (src/runtime/blind_spots.cpp, docs/blind-spots.md).
 

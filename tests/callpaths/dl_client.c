@@ -1,4 +1,5 @@
 /*===- dl_client.c - An LLVM-C client that finds LLVM with dlopen/dlsym ---===*
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
  *
  * Usage: dl_client LIBLLVM dlsym [--fixed]
  *        dl_client LIBLLVM dlvsym VERSION [--fixed]

@@ -1,4 +1,5 @@
 /*===- rtld_layers.h - Two libraries that define the same names -----------===*
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
  *
  * librtld_upper.so and librtld_lower.so both define layer_name() and
  * LLVMCallpathsLayer() (a name with the "LLVM" prefix that is not an LLVM

@@ -1,4 +1,5 @@
 /*===- rtld_lower.c - The second of the two layered libraries -------------===*/
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 #include "rtld_layers.h"
 
 const char *layer_name(void) { return "lower"; }

@@ -1,4 +1,5 @@
 /*===- rtld_next_main.c - What dlsym(RTLD_NEXT/RTLD_DEFAULT) answers ------===*
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
  *
  * Usage: rtld_next_main
  *

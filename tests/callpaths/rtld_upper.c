@@ -1,4 +1,5 @@
 /*===- rtld_upper.c - The first of the two layered libraries --------------===*
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
  *
  * Its look-up helpers call dlsym/dlvsym themselves (built with -O0, so not as
  * a tail call): glibc must answer RTLD_NEXT relative to *this* library, also

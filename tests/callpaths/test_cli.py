@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The `ownsan` command line.
 
     test_cli.py --ownsan PATH --llvm-major N --preloadable LIB.so

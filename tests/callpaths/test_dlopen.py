@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """A client that reaches LLVM only through dlopen(RTLD_LOCAL) + dlsym/dlvsym.
 
     test_dlopen.py --case dlsym|dlvsym|aliases --ownsan PATH

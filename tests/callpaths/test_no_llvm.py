@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Processes that never load LLVM run under ownsan exactly as without it.
 
     test_no_llvm.py --ownsan PATH

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """OWNSAN_OPTIONS: malformed values stop the program, help=1, exit codes.
 
     test_options.py --ownsan PATH --program DL_CLIENT --libllvm LIBLLVM

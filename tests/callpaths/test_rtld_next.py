@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """dlsym(RTLD_NEXT, ...) keeps its meaning when ownsan's dlsym is in between.
 
     test_rtld_next.py --ownsan PATH --program RTLD_NEXT_MAIN

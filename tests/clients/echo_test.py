@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """llvm-c-test --echo gives byte-identical output with and without ownsan.
 
 `llvm-c-test --echo` reads bitcode on stdin, rebuilds the whole module through

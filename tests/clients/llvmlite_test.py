@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Debian's python3-llvmlite test suite passes unchanged under ownsan.
 
 llvmlite loads libLLVM-14 with dlopen(RTLD_LOCAL) through a ctypes-loaded

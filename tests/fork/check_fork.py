@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """ownsan across fork() and exec: tests/fork/fork.c under `ownsan run`.
 
     check_fork.py --case CASE --ownsan OWNSAN --program FORK [--timeout S]

@@ -1,4 +1,5 @@
 /*===- fork.c - ownsan across fork() and exec() ---------------------------===*
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
  *
  * Usage: fork MODE [N]
  *

@@ -1,4 +1,5 @@
 //===- fuzz_flags.cpp - libFuzzer target for ownsan::ParseFlags ----------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The input is an OWNSAN_OPTIONS value. ParseFlags must never crash, leak
 // or hang, and its answer must be coherent:

@@ -1,4 +1,5 @@
 //===- fuzz_suppressions.cpp - libFuzzer target for Suppressions::Parse --===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The input is a suppression file. Parse must never crash, leak or hang;
 // on error the message is one non-empty line starting "SOURCE:LINE: " with

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Runs one libFuzzer target of ownsan's parsers for a bounded time.
 
     run_fuzz.py --target BUILD/tests/fuzz/fuzz_flags --corpus tests/fuzz/corpus/flags

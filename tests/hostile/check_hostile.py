@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Hostile input to the runtime: NULL and garbage handles, a libLLVM of the
 other version, an unreadable suppressions file.
 

@@ -1,4 +1,5 @@
 /*===- hostile.c - Programs that pass ownsan what it does not expect ------===*
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
  *
  * Usage: hostile MODE [ARG]
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Handles of the wrong kind (src/spec/handle_kinds.spec) under ownsan.
 
     check_kinds.py --case CASE --ownsan OWNSAN --program KINDS

@@ -1,4 +1,5 @@
 //===- kinds.cpp - Handles of the wrong kind given to LLVM-C calls --------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Usage: kinds CASE
 //

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The one helper library of ownsan's Python test drivers.
 
 Every driver under tests/ imports this module (CMake puts tests/lib on each

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Checks the lifetime cases (lifetime.c, unseen.cpp, cxx_freed.cpp) under
 `ownsan run`.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The quarantine stays within quarantine_size_mb.
 
 Runs `lifetime quarantine_bound` (disposes 100,000 builders and erases

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The free events of freed objects are bounded by history_size_mb.
 
 Runs a `lifetime` case under ownsan with history_size_mb=1 and

@@ -1,4 +1,5 @@
 //===- cxx_freed.cpp - Objects made through LLVM-C, freed by C++ ----------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Usage: cxx_freed CASE [--fixed]
 //

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* Seeded programs for values LLVM frees by itself, address reuse, the
  * quarantine and builders left pointing into freed IR.
  *

@@ -1,4 +1,5 @@
 //===- unseen.cpp - Objects the program gets from LLVM's C++ API ----------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Usage: unseen CASE [--fixed]
 //

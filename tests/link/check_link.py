@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Link mode beyond the seeded cases (docs/link-mode.md).
 
     check_link.py --case CASE --ownsan OWNSAN --program unused --dir DIR

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """A Rust program in link mode (tests/link/rust/seeded.rs): LLVM-C declared
 in an `extern "C"` block, LLVM linked statically, the runtime linked in.
 

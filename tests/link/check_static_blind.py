@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """A program with LLVM linked statically but not in link mode, under
 `ownsan run`: ownsan cannot see its calls, so it says so, and the program
 runs exactly as without ownsan (docs/blind-spots.md, docs/link-mode.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // clone.c - an echo-style cloner over LLVM's C API, in the manner of
 // `llvm-c-test --echo`: reads a bitcode file, rebuilds its module in a
 // second context call by call (types, globals, functions, every instruction

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Loads a shared object that embeds LLVM (the llvmlite-wheel layout: an
 // extension module with LLVM linked in statically, dlopen'ed into a process
 // with no LLVM of its own) and runs its `main` with the remaining arguments:

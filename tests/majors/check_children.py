@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Child processes: LD_PRELOAD takes the runtime into every program started.
 
     check_children.py --ownsan PATH --llvm-major M --other-major N

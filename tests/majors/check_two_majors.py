@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Two libLLVM majors in one process: each call reaches its own library.
 
     check_two_majors.py --ownsan PATH --llvm-major M --other-major N

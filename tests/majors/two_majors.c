@@ -1,4 +1,5 @@
 /*===- two_majors.c - One process, two libLLVM major versions -------------===
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
  *
  * Linked against one libLLVM (its calls go through the PLT, bound to that
  * library's symbol version, e.g. LLVMFoo@LLVM_14) and dlopen()ing another

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Debian's OCaml LLVM bindings (libllvm-19-ocaml-dev) under ownsan.
 
     check_ocaml.py --ownsan OWNSAN --program OCAML_SUITE --source SUITE_ML

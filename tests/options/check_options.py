@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """One test per OWNSAN_OPTIONS option, against real programs.
 
     check_options.py --case OPTION --ownsan OWNSAN --program OPTS_PROG

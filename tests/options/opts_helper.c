@@ -1,4 +1,5 @@
 /*===- opts_helper.c - libownsan_opts_helper.so: the lib: suppression target =*/
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 #include <llvm-c/Core.h>
 
 __attribute__((noinline)) int opts_helper_value_kind(LLVMValueRef fn) {

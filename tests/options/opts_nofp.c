@@ -1,4 +1,5 @@
 /*===- opts_nofp.c - A frame without a frame pointer (for fast_unwind) -----===*
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
  *
  * Compiled with -fomit-frame-pointer: fp_middle keeps %rbp untouched, so a
  * frame-pointer walk from fp_inner jumps straight to fp_outer's caller and

@@ -1,4 +1,5 @@
 /*===- opts_other.c - The src: suppression target of opts_prog ------------===*/
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 #include "opts_prog.h"
 
 #include <stdio.h>

@@ -1,4 +1,5 @@
 /*===- opts_prog.c - An LLVM-C client for the OWNSAN_OPTIONS tests ---------===*
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
  *
  * Usage: opts_prog MODE
  *

@@ -1,4 +1,5 @@
 /*===- opts_prog.h - Shared declarations of the opts_prog sources ---------===*/
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 #ifndef OWNSAN_TESTS_OPTS_PROG_H
 #define OWNSAN_TESTS_OPTS_PROG_H
 

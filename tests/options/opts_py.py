@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """A ctypes LLVM-C client with one use-after-free (for python_frames).
 
     opts_py.py

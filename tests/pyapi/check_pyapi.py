@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The public C API (include/ownsan/ownsan.h) from a ctypes binding.
 
     check_pyapi.py --ownsan OWNSAN --docs docs/reports.md

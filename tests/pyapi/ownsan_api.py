@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Cooperating with ownsan from a ctypes binding (include/ownsan/ownsan.h).
 
 The functions are looked up in the running process with dlsym: under

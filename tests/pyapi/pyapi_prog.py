@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """A tiny ctypes binding that cooperates with ownsan through ownsan_api.py.
 
     pyapi_prog.py [callback|restore]

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """A pytest suite with seeded ownership bugs, run under `ownsan run`.
 
     run_suite.py --ownsan OWNSAN [--seeded SEEDED_C_PROGRAM]

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """A test runner that is not pytest: it names the case it runs in
 OWNSAN_TEST_NAME (as any runner may), so ownsan's reports name it too.
 

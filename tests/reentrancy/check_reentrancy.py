@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """LLVM-C calls made from inside LLVM's callbacks, under `ownsan run`.
 
     check_reentrancy.py --case CASE --ownsan OWNSAN --program REENTRANCY

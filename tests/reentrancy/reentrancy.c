@@ -1,4 +1,5 @@
 /*===- reentrancy.c - LLVM-C calls made from inside LLVM's callbacks -------===*
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
  *
  * Usage: reentrancy MODE [N]
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The runtime's reports through every output, for tests/report/report_prog.c.
 
     check_runtime_reports.py --case CASE --ownsan OWNSAN --program REPORT_PROG

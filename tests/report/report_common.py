@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Helpers shared by the tests/report drivers (`ownsan report`).
 
 Each driver takes `--ownsan PATH` (the built CLI), runs `ownsan report` on

@@ -1,4 +1,5 @@
 /*===- report_prog.c - Reports of a program built without debug info ------===*
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
  *
  * Usage: report_prog MODE
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """`ownsan report`: exit codes, usage errors, deduplication and the
 terminal summary.
 

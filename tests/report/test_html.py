@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """`ownsan report --html`: self-contained postmortem pages, rendered in
 headless Chromium.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """`ownsan report` from an install: the script finds the kind list.
 
     test_install.py --build-dir BUILD [--cmake CMAKE]

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """`ownsan report --junit`: one failing JUnit test case per distinct problem.
 
     test_junit.py --ownsan PATH

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """`ownsan report --sarif`: SARIF 2.1.0, one result per distinct problem.
 
     test_sarif.py --ownsan PATH

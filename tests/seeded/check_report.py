@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Runs one seeded-bug case under ownsan and checks the report with FileCheck.
 
     check_report.py --lang c|python --case NAME --ownsan PATH_TO_ownsan \\

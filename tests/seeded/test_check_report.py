@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Unit tests for check_report.py: the report parser (ownsan_testing), the
 case list (the CHECK prefixes of seeded.c and seeded.py), and the three-run
 driver with a fake ownsan and FileCheck.

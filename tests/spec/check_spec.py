@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Runs the cases of tests/spec/spec_cases.c (and orc_cases.inc) under
 `ownsan run`: one correct use and one misuse per entry of
 src/spec/ownership.spec.

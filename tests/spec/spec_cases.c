@@ -1,4 +1,5 @@
 /*===- spec_cases.c - one correct use and one misuse per spec entry --------===*
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
  *
  * Usage: spec_cases CASE ok|bad
  *

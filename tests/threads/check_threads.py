@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """ownsan and threads: tests/threads/threads.c under `ownsan run`.
 
     check_threads.py --case CASE --ownsan OWNSAN --program THREADS

@@ -1,4 +1,5 @@
 /*===- rel_plumbing.h - Watchdog, fatal errors and bounded waits ----------===*
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
  *
  * Shared by the reliability test programs (tests/threads, tests/fork,
  * tests/reentrancy). Define REL_NAME (the program's name, used as the

@@ -1,4 +1,5 @@
 /*===- threads.c - ownsan under threads: stress, races, cross-context ------===*
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
  *
  * Usage: threads MODE [ARGS] [--fixed]
  *

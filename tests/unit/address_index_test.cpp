@@ -1,4 +1,5 @@
 //===- address_index_test.cpp --------------------------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "core/address_index.h"
 #include "core/internal_allocator.h"

@@ -1,4 +1,5 @@
 //===- error_kinds_test.cpp - The report-kind table ----------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // src/report/error_kinds.def and what it generates: the names, the JSON kind
 // list of `ownsan report`, and the table in docs/reports.md.

@@ -1,4 +1,5 @@
 //===- fake_llvm.cpp - A tiny LLVM for the runtime's unit tests ----------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "fake_llvm.h"
 

@@ -1,4 +1,5 @@
 //===- fake_llvm.h - A tiny LLVM for the runtime's unit tests ---*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The state machine's unit tests link the runtime and the generated
 // wrappers of this build, and put this in place of the loaded libLLVM: the

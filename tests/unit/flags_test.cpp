@@ -1,4 +1,5 @@
 //===- flags_test.cpp ----------------------------------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "runtime/flags.h"
 

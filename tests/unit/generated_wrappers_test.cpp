@@ -1,4 +1,5 @@
 //===- generated_wrappers_test.cpp ---------------------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Checks the artifacts of *this* build against the libraries they describe:
 // the files tools/gen_wrappers.py wrote into build/gen (coverage.txt,

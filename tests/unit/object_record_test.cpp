@@ -1,4 +1,5 @@
 //===- object_record_test.cpp --------------------------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "core/internal_allocator.h"
 #include "core/object_record.h"

@@ -1,4 +1,5 @@
 //===- ownership_graph_test.cpp ------------------------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "core/ownership_graph.h"
 

@@ -1,4 +1,5 @@
 //===- quarantine_test.cpp -----------------------------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "core/quarantine.h"
 

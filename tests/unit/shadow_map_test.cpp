@@ -1,4 +1,5 @@
 //===- shadow_map_test.cpp -----------------------------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "core/address_filter.h"
 #include "core/shadow_map.h"

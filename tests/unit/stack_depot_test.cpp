@@ -1,4 +1,5 @@
 //===- stack_depot_test.cpp ----------------------------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "report/stack_depot.h"
 

@@ -1,4 +1,5 @@
 //===- state_machine_test.cpp - One transition of a handle per test -------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The runtime and the generated wrappers of this build, over a fake LLVM
 // (fake_llvm.cpp): each test makes the calls that lead to one transition of

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Tests for tools/check_spec_versions.py: the range rule on made-up
 versions, and the majors file (no LLVM needed).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Tests for tools/gen_wrappers.py.
 
 Run from the repository root:

@@ -1,4 +1,5 @@
 //===- test_records.h - Records for the core unit tests ---------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Addresses and ObjectRecords made up for the tests of the core data
 // structures, which only look at a record's address and state.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """`ownsan run` picks the runtime that matches the program's LLVM.
 
 Given this build's ownsan CLI and the seeded test program of other builds

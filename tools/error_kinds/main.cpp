@@ -1,4 +1,5 @@
 //===- main.cpp - ownsan_error_kinds: the report-kind table, printed ------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 //   ownsan_error_kinds --json       the kind list `ownsan report` reads
 //                                   (the build writes it to

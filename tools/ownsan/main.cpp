@@ -1,4 +1,5 @@
 //===- main.cpp - The ownsan command line --------------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 //   ownsan run [--llvm N] [--] CMD [ARGS...]
 //       Runs CMD with the ownsan runtime for LLVM N preloaded (without

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """ownsan report: merge the JSON reports of many processes into one view.
 
     ownsan report [--sarif OUT.sarif] [--junit OUT.xml] [--html OUTDIR]

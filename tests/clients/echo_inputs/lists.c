@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* Input for the llvm-c-test --echo test: pointers, loops, calls, globals.
    llvm-c-test --echo clones only a subset of IR (no switch, no sign
    extension, no floating-point constants), so these inputs stay in it. */

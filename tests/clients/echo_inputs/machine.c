@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* Input for the llvm-c-test --echo test: a state machine with branches,
    unsigned arithmetic and shifts, kept to the subset --echo can clone. */
 unsigned long seed = 88172645463325252ul;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* Input for the llvm-c-test --echo test: recursion, select, division and
    comparisons, kept to the subset --echo can clone. */
 long fib(long n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* Input for the llvm-c-test --echo test: vectors (shufflevector, also with
    undefined lanes; extractelement and insertelement with constant
    indices), GEPs with constant indices into arrays of structs, and a

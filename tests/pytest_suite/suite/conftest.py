@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Seeded tests make real ownership mistakes: without ownsan (which skips
 the offending calls in continue mode) they would touch freed memory. When
 the ownsan runtime is not in the process, they are skipped."""

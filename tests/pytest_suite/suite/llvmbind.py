@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """llvmbind: a tiny ctypes binding of the LLVM-C API for the pytest suite.
 
 Each wrapper method makes its LLVM-C call on a line marked `# BIND: name`,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Builders: building and verifying a function (clean), and one seeded
 double dispose of a builder."""
 import pytest

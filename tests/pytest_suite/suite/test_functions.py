@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Functions: names, parameters, look-up (clean), one seeded use of a
 function after its module was disposed, one deliberately failing test and
 one skipped test (pytest's outcomes must be the same with ownsan)."""

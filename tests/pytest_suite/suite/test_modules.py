@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Modules: creation, printing, verification (clean), and two seeded bugs:
 a module disposed twice, and a fixture whose teardown disposes a module
 after its context."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Parametrized tests: clean ones, and one seeded bug hit by three
 parameters from the same lines (one problem, counted three times)."""
 import pytest

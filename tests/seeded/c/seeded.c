@@ -1,4 +1,5 @@
 /*===- seeded.c - LLVM-C clients with one seeded ownership bug each --------===*
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
  *
  * Usage: seeded CASE [--fixed]
  *

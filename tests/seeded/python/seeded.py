@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """LLVM-C clients (through ctypes) with one seeded ownership bug each.
 
 Usage: seeded.py CASE [--fixed]
