@@ -67,13 +67,14 @@
 
 namespace ownsan {
 
-// HandleType: core/handle_types.h (the table src/core/handle_types.def).
+// HandleType: core/handle_types.h (the table
+// src/profiles/llvm_c/handle_types.def).
 
 /// Identifies a wrapped function: index into the generated tables.
 using FnId = uint16_t;
 
-/// One effect of a spec entry (src/spec/ownership.spec), interpreted by the
-/// runtime before or after the real call.
+/// One effect of a spec entry (src/profiles/llvm_c/ownership.spec), interpreted
+/// by the runtime before or after the real call.
 enum class EffectKind : uint8_t {
   Free,            ///< arg is destroyed with everything it owns
   FreeAttached,    ///< like Free; the arg must still be in its parent
@@ -138,7 +139,7 @@ struct FnInfo {
 extern const FnInfo kFnInfo[];
 
 /// kFnFlags[fn]: facts about a function that are not effects, computed by
-/// the generator from its name (FN_FLAGS in tools/gen_wrappers.py) and
+/// the generator from its name (the profile's fn_flags.txt) and
 /// listed in its classification line (`flags=[...]`).
 extern const uint8_t kFnFlags[];
 constexpr uint8_t kFnIsCast = 1; ///< LLVMIsA*: hands back its argument or
@@ -149,8 +150,8 @@ constexpr uint8_t kFnUsesInsertionPoint = 2;
 extern const unsigned kFnCount;
 
 /// The kinds of value a handle argument must name (one row of
-/// src/spec/handle_kinds.spec): a bit per ObjectKind, and how a report says
-/// it ("a function"). Entry 0 is "no expectation".
+/// src/profiles/llvm_c/handle_kinds.spec): a bit per ObjectKind, and how a
+/// report says it ("a function"). Entry 0 is "no expectation".
 struct KindExpectation {
   uint32_t kinds;
   const char *description;

@@ -55,6 +55,13 @@ RULES = [
      set(), ALL_FILES),
 ]
 
+# The runtime's files know no profile's API (src/runtime/profile.h): no
+# function, type or enumerator of a checked C API, in code or in a string,
+# and no call into the library but through the profile's hooks.
+PROFILE_FREE_DIRS = ("runtime", "core", "report")
+PROFILE_NAMES = (r'\bLLVM[A-Z]\w*|\bMlir[A-Z]\w*|\bmlir[A-Z]\w*|'
+                 r'\breal::|"real_fns\.h"|[<"](llvm|mlir)(-c)?/')
+
 EXEMPT = "(layout: not a tracked record)"
 MAX_LINES = 600          # any hand-written file of src/
 MAX_WIRING_LINES = 300   # src/runtime/runtime.cpp, the composition root
@@ -91,6 +98,16 @@ def main():
                 if re.search(pattern, line):
                     problems.append(f"{path.relative_to(root)}:{n}: {what}, "
                                     f"{who}: {line.strip()}")
+    for d in PROFILE_FREE_DIRS:
+        for path in sorted((root / "src" / d).iterdir()):
+            if path.suffix not in ALL_FILES:
+                continue
+            for n, line in enumerate(strip_comments(path.read_text()), 1):
+                if re.search(PROFILE_NAMES, line):
+                    problems.append(
+                        f"{path.relative_to(root)}:{n}: names a profile's API"
+                        f" (only src/profiles/NAME may; the runtime asks"
+                        f" through src/runtime/profile.h): {line.strip()}")
     for path in sorted((root / "src").rglob("*")):
         if path.suffix not in (".cpp", ".h", ".c", ".inc", ".def"):
             continue
@@ -105,7 +122,8 @@ def main():
     for p in problems:
         print(p)
     print(f"{len(problems)} layout rule(s) broken" if problems
-          else f"layout rules hold ({len(RULES)} rules, sizes)")
+          else f"layout rules hold ({len(RULES)} rules, profile names,"
+          " sizes)")
     return 1 if problems else 0
 
 

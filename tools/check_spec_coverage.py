@@ -5,7 +5,7 @@
 Lists the LLVM-C functions that are *candidates* for an ownership rule and
 fails unless each is classified, either by an entry of the ownership spec
 that applies to this LLVM version or by a line of the plain list
-(src/spec/plain.txt) saying why it needs no entry.
+(src/profiles/llvm_c/plain.txt) saying why it needs no entry.
 
 A function is a candidate when it is declared in the llvm-c headers AND
 exported by the libLLVM, and

@@ -3,7 +3,7 @@
 """Checks every entry's LLVM range in the ownership spec against the LLVM
 versions ownsan supports (scripts/llvm-majors.txt).
 
-For each supported major M and each entry of src/spec/ownership.spec, the
+For each supported major M and each entry of src/profiles/llvm_c/ownership.spec, the
 function is *present* in M when M's llvm-c headers declare it AND M's
 libLLVM exports it (`nm -D --defined-only`): only then does a build for M
 wrap it. The entry's range (since=/until=, inclusive; none: every version)
@@ -38,7 +38,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_wrappers as gw  # noqa: E402
 
 REPO_ROOT = gw.REPO_ROOT
-DEFAULT_SPEC = os.path.join(REPO_ROOT, "src", "spec", "ownership.spec")
+DEFAULT_SPEC = os.path.join(REPO_ROOT, "src", "profiles", "llvm_c", "ownership.spec")
 DEFAULT_MAJORS = os.path.join(REPO_ROOT, "scripts", "llvm-majors.txt")
 DEFAULT_INCLUDE = "/usr/lib/llvm-{major}/include"
 # The unversioned name llvm-N-dev installs for every major (the real file

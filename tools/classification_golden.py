@@ -6,7 +6,7 @@ tools/gen_wrappers.py writes BUILD/gen/classification.txt, one line per
 wrapped function (returned handle, checked arguments, arrays, out
 parameters, spec effects, expected kinds). A copy for LLVM 19 is committed
 as tests/golden/classification-llvm19.txt, so that a change to the
-generator or to the spec (src/spec/ownership.spec, handle_kinds.spec) that
+generator or to the spec (src/profiles/llvm_c/ownership.spec, handle_kinds.spec) that
 changes how a function is treated shows in review as a diff of that file.
 
   tools/classification_golden.py [--build BUILD]          update the golden file
@@ -14,7 +14,7 @@ changes how a function is treated shows in review as a diff of that file.
                                       generator.classification_golden)
 
 To the generator's lines it adds the facts the generator decides from a
-function's name (FN_FLAGS in tools/gen_wrappers.py, kFnFlags in the
+function's name (the profile's fn_flags.txt, read by tools/gen_wrappers.py; kFnFlags in the
 runtime), as `flags=[cast]` at the end of the line of each function they
 hold for, so that a change to those rules shows the same way.
 
@@ -49,12 +49,12 @@ def read(path):
                  f"{e.strerror or e}")
 
 
-FLAGS_HEADER = ("# flags=[...]  FN_FLAGS of tools/gen_wrappers.py that hold"
-                " (kFnFlags; only listed when there are some)")
+FLAGS_HEADER = ("# flags=[...]  name rules (src/profiles/llvm_c/fn_flags.txt)"
+                " that hold (kFnFlags; only listed when there are some)")
 
 
 def with_flags(text):
-    """The generator's classification with each function's FN_FLAGS."""
+    """The generator's classification with each function's name flags."""
     lines = []
     for line in text.splitlines():
         if line.startswith("#"):

@@ -4,7 +4,7 @@
 
 Reads every llvm-c header of one LLVM version (with libclang), the exported
 symbols of the matching libLLVM (with `nm -D`) and the ownership spec
-(src/spec/ownership.spec), and writes into --out-dir:
+(src/profiles/llvm_c/ownership.spec), and writes into --out-dir:
 
   fn_ids.h            one FnId per wrapped function (kFn_LLVMFoo)
   real_fns.h          the runtime's typed calls into the real libLLVM
@@ -24,7 +24,7 @@ symbols of the matching libLLVM (with `nm -D`) and the ownership spec
 Usage:
   gen_wrappers.py --include-dir /usr/lib/llvm-19/include \\
       --lib /usr/lib/llvm-19/lib/libLLVM.so.19.1 --llvm-major 19 \\
-      --spec src/spec/ownership.spec --out-dir build/gen [--libclang PATH]
+      --spec src/profiles/llvm_c/ownership.spec --out-dir build/gen [--libclang PATH]
 
 Nothing in this file depends on the LLVM version: version differences belong
 in the spec (since=/until=).
@@ -47,7 +47,10 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXCLUDED_HEADERS = {"llvm-c/lto.h"}
 
 # The table of handle types and object kinds, shared with the runtime.
-HANDLE_TYPES_DEF = os.path.join(REPO_ROOT, "src", "core", "handle_types.def")
+# The LLVM-C profile's table (src/profiles/llvm_c/profile.cmake names it and
+# passes it as --handle-types).
+HANDLE_TYPES_DEF = os.path.join(REPO_ROOT, "src", "profiles", "llvm_c",
+                                "handle_types.def")
 _HANDLE_ROW_RE = re.compile(
     r'^OWNSAN_(HANDLE_TYPE|HANDLE_TYPE_ALIAS|OBJECT_KIND)\(\s*(\w+)\s*,'
     r'\s*(\w+)?\s*,?\s*"([^"]*)"', re.MULTILINE)
@@ -55,7 +58,7 @@ _HANDLE_ROW_RE = re.compile(
 
 def read_handle_types(path: str = HANDLE_TYPES_DEF
                       ) -> Tuple[Dict[str, str], List[str]]:
-    """The rows of src/core/handle_types.def: (C typedef -> HandleType
+    """The rows of a profile's handle_types.def: (C typedef -> HandleType
     enumerator, for the OWNSAN_HANDLE_TYPE(_ALIAS) rows with a typedef;
     the ObjectKind enumerators, in order)."""
     try:
@@ -133,34 +136,51 @@ EFFECT_KINDS = {
     "free_error_message": "FreeErrorMessage",
     "forget": "Forget",
 }
-# Function-level facts that are not spec effects, decided here from the
-# function's name, once per function: kFnFlags[fn] in the generated tables
-# (the kFn* bits of interpose/wrapper_api.h); tools/classification_golden.py
-# adds them to the golden classification (`flags=[...]`).
-# Name -> (C++ bit, rule).
-FN_FLAGS = {
-    # LLVMIsA* hand back their argument (or NULL): nothing new to learn,
-    # and the argument may be anything the program chose to test; the
-    # result is not registered.
-    "cast": ("kFnIsCast", lambda name: name.startswith("LLVMIsA")),
-    # Inserts at a builder's insertion point: a builder left pointing into
-    # freed IR is reported when one of these uses it.
-    "insertion_point": (
-        "kFnUsesInsertionPoint",
-        lambda name: (name.startswith("LLVMBuild") or
-                      name.startswith("LLVMInsertIntoBuilder") or
-                      name == "LLVMInsertExistingBasicBlockAfterInsertBlock")),
+# Function-level facts that are not spec effects, decided from the
+# function's name, once per function, by the profile's name rules
+# (src/profiles/llvm_c/fn_flags.txt): kFnFlags[fn] in the generated tables.
+# Flag -> the C++ bit of interpose/wrapper_api.h the runtime reads.
+FN_FLAG_BITS = {
+    "cast": "kFnIsCast",
+    "insertion_point": "kFnUsesInsertionPoint",
 }
+FN_FLAGS_TXT = os.path.join(REPO_ROOT, "src", "profiles", "llvm_c",
+                            "fn_flags.txt")
+
+
+def read_fn_flags(path: str = FN_FLAGS_TXT) -> List[Tuple[str, str, str]]:
+    """The rows of a profile's fn_flags.txt: (flag, "prefix"|"name", text)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise GenError(f"cannot read {path}: {e}")
+    rows = []
+    for n, line in enumerate(text.split("\n"), 1):
+        words = line.split("#", 1)[0].split()
+        if not words:
+            continue
+        if (len(words) != 3 or words[0] not in FN_FLAG_BITS or
+                words[1] not in ("prefix", "name")):
+            raise GenError(f"{path}:{n}: expected `FLAG prefix|name TEXT`"
+                           f" with FLAG one of {sorted(FN_FLAG_BITS)}")
+        rows.append((words[0], words[1], words[2]))
+    return rows
+
+
+FN_FLAG_RULES = read_fn_flags()
 
 
 def fn_flags(name: str) -> List[str]:
-    """The FN_FLAGS that hold for the function `name`, in table order."""
-    return [flag for flag, (_, rule) in FN_FLAGS.items() if rule(name)]
+    """The flags that hold for the function `name`, in FN_FLAG_BITS order."""
+    hold = {flag for flag, how, text in FN_FLAG_RULES
+            if (name.startswith(text) if how == "prefix" else name == text)}
+    return [flag for flag in FN_FLAG_BITS if flag in hold]
 
 
 def fn_flags_expr(name: str) -> str:
     """kFnFlags[] of the function `name`, as a C++ expression."""
-    bits = [FN_FLAGS[flag][0] for flag in fn_flags(name)]
+    bits = [FN_FLAG_BITS[flag] for flag in fn_flags(name)]
     return " | ".join(bits) if bits else "0"
 
 
@@ -357,7 +377,7 @@ class Classification:
     unchecked_ptrs: List[HandleOut]  # other LLVMXRef * params: no checks
     effects: List[Effect]  # from the spec, in spec order
     # Argument -> (index into kKindExpectations, its KindSet): the kinds of
-    # value the argument must name (src/spec/handle_kinds.spec).
+    # value the argument must name (src/profiles/llvm_c/handle_kinds.spec).
     expects: Dict[int, Tuple[int, "KindSet"]] = dataclasses.field(
         default_factory=dict)
 
@@ -1082,7 +1102,7 @@ def field_value_expr(fn: Function, e: Effect) -> str:
 
 
 # --------------------------------------------------------------------------
-# Expected handle kinds (src/spec/handle_kinds.spec)
+# Expected handle kinds (src/profiles/llvm_c/handle_kinds.spec)
 # --------------------------------------------------------------------------
 
 # Base kinds of the kinds spec -> ownsan::ObjectKind enumerator (how the
@@ -1289,7 +1309,7 @@ def render_kind_expectations(table: Sequence[KindSet]) -> str:
                    if BASE_KINDS[k][0] not in OBJECT_KINDS]
         if unknown:
             raise GenError(f"ObjectKind {unknown[0]} is not a row of"
-                           f" {HANDLE_TYPES_DEF}")
+                           " the handle-type table")
         bits = " | ".join(
             f"(1u << unsigned(ObjectKind::{BASE_KINDS[k][0]}))"
             for k in ks.kinds)
@@ -1548,7 +1568,7 @@ def render_wrapper(fn: Function, cls: Classification,
     out = [f'extern "C" OWNSAN_EXPORT {signature}({params}) {{',
            f"  ownsan::CallScope call({fn_id}, __builtin_return_address(0));"]
     if cls.effects:
-        # What src/spec/ownership.spec says of it, next to what it does.
+        # What src/profiles/llvm_c/ownership.spec says of it, next to what it does.
         out.insert(0, f"// spec: {fn.name} " +
                    " ".join(e.spec_text() for e in cls.effects))
 
@@ -1972,9 +1992,9 @@ def render_classification(functions: Sequence[Function],
         " (return type is not LLVMBool/LLVMErrorRef)",
         "# unchecked_ptrs=[i:H]  other LLVMXRef * arguments: neither checked"
         " nor registered",
-        "# effects=[...]  spec effects (src/spec/ownership.spec)",
+        "# effects=[...]  spec effects (src/profiles/llvm_c/ownership.spec)",
         "# kinds=[i:K]  argument i must name a value of kinds K"
-        " (src/spec/handle_kinds.spec; only listed when there are some)",
+        " (src/profiles/llvm_c/handle_kinds.spec; only listed when there are some)",
     ]
     lines += [classification_line(fn, classes[fn.name]) for fn in functions]
     return "\n".join(lines) + "\n"
@@ -2090,10 +2110,16 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser.add_argument("--llvm-major", required=True, type=int,
                         help="LLVM major version of the headers and library")
     parser.add_argument("--spec", required=True,
-                        help="ownership spec (src/spec/ownership.spec)")
+                        help="ownership spec (src/profiles/llvm_c/ownership.spec)")
     parser.add_argument("--kinds",
                         help="expected-kind table"
-                        " (src/spec/handle_kinds.spec); none if absent")
+                        " (src/profiles/llvm_c/handle_kinds.spec); none if absent")
+    parser.add_argument("--handle-types", default=HANDLE_TYPES_DEF,
+                        help="the profile's handle-type table (default:"
+                        " src/profiles/llvm_c/handle_types.def)")
+    parser.add_argument("--fn-flags", default=FN_FLAGS_TXT,
+                        help="the profile's name rules (default:"
+                        " src/profiles/llvm_c/fn_flags.txt)")
     parser.add_argument("--out-dir", required=True,
                         help="where the generated files go")
     parser.add_argument("--libclang", default=DEFAULT_LIBCLANG,
@@ -2105,7 +2131,10 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point: generate, print the summary line, return the exit code."""
     args = parse_args(argv)
+    global NAMED_HANDLE_TYPES, OBJECT_KINDS, FN_FLAG_RULES
     try:
+        NAMED_HANDLE_TYPES, OBJECT_KINDS = read_handle_types(args.handle_types)
+        FN_FLAG_RULES = read_fn_flags(args.fn_flags)
         result = generate(args.include_dir, args.lib, args.llvm_major,
                           args.spec, args.out_dir, args.libclang,
                           args.kinds)

@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The HandleType and ObjectKind enums and what each says, from the one
-// table src/core/handle_types.def (which tools/gen_wrappers.py reads too).
+// table src/profiles/llvm_c/handle_types.def (which tools/gen_wrappers.py reads
+// too).
 //
 //===----------------------------------------------------------------------===//
 #ifndef OWNSAN_CORE_HANDLE_TYPES_H
@@ -18,20 +19,20 @@ namespace ownsan {
 /// whatever its type.
 enum class HandleType : uint8_t {
 #define OWNSAN_HANDLE_TYPE(Enum, CType) Enum,
-#include "core/handle_types.def"
+#include OWNSAN_HANDLE_TYPES_DEF
 };
 
 /// A kind of object ownsan records (an OWNSAN_OBJECT_KIND row).
 enum class ObjectKind : uint8_t {
 #define OWNSAN_OBJECT_KIND(Kind, Enum, CType, Noun, CallerDisposes) Kind,
-#include "core/handle_types.def"
+#include OWNSAN_HANDLE_TYPES_DEF
 };
 
 /// The HandleType that may name each ObjectKind (the table's Enum column).
 inline constexpr HandleType kKindHandleTypes[] = {
 #define OWNSAN_OBJECT_KIND(Kind, Enum, CType, Noun, CallerDisposes)            \
   HandleType::Enum,
-#include "core/handle_types.def"
+#include OWNSAN_HANDLE_TYPES_DEF
 };
 
 /// Can a handle of C type `type` name an object of kind `k`? (Inline: the
@@ -51,6 +52,8 @@ inline bool IsValueKind(ObjectKind k) {
 const char *KindNoun(ObjectKind k);
 /// The C handle type the object travels as, e.g. "LLVMValueRef".
 const char *KindHandleType(ObjectKind k);
+/// The C typedef of a handle type, e.g. "LLVMErrorRef" ("" for Other).
+const char *HandleTypeCType(HandleType type);
 /// Live objects of this kind at exit are leaks (see handle_types.def).
 bool KindCallerDisposes(ObjectKind k);
 

@@ -295,11 +295,11 @@ struct KindRow {
 constexpr KindRow kKinds[] = {
 #define OWNSAN_OBJECT_KIND(Kind, Enum, CType, Noun, CallerDisposes)            \
   {CType, Noun, CallerDisposes},
-#include "core/handle_types.def"
+#include OWNSAN_HANDLE_TYPES_DEF
 };
 constexpr const char *kHandleTypedefs[] = {
 #define OWNSAN_HANDLE_TYPE(Enum, CType) CType,
-#include "core/handle_types.def"
+#include OWNSAN_HANDLE_TYPES_DEF
 };
 const KindRow &Row(ObjectKind k) {
   size_t i = static_cast<size_t>(k);
@@ -318,5 +318,9 @@ const char *KindHandleType(ObjectKind k) {
 }
 
 bool KindCallerDisposes(ObjectKind k) { return Row(k).caller_disposes; }
+
+const char *HandleTypeCType(HandleType type) {
+  return kHandleTypedefs[static_cast<size_t>(type)];
+}
 
 } // namespace ownsan

@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Before() and After() read the call's effects (FnInfo, generated from
-// src/spec/ownership.spec) and apply them: frees, transfers, returned
-// objects and their owners.
+// src/profiles/llvm_c/ownership.spec) and apply them: frees, transfers,
+// returned objects and their owners.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,7 +11,6 @@
 #include "runtime/runtime_internal.h"
 
 #include "fn_ids.h"
-#include "real_fns.h"
 
 #include "absl/strings/str_cat.h"
 
@@ -115,13 +114,12 @@ Runtime::BeforeVerdict Runtime::BeforeFree(const EffectSite &s) {
                                               : BeforeVerdict::kForward;
   }
   FreeWithDescendants(r, CurrentFreeEvent(r));
-  if (s.fn == kFn_LLVMDisposeMemoryBuffer &&
+  if (e.arg_type == HandleType::MemoryBuffer &&
       r->kind == ObjectKind::MemoryBuffer) {
     // Case: a memory buffer (malloc'ed by LLVM, so operator delete never
     // sees it): hold the whole buffer; it is disposed for real when it
     // leaves the quarantine.
-    size_t size = real::LLVMGetBufferSize(
-        static_cast<LLVMMemoryBufferRef>(const_cast<void *>(h)));
+    size_t size = kProfile.buffer_size(h);
     Hold({const_cast<void *>(h), size + 64,
           Quarantine::Chunk::kDisposeMemoryBuffer});
     return BeforeVerdict::kHoldBack;
@@ -164,8 +162,7 @@ Runtime::BeforeVerdict Runtime::BeforeConsume(const EffectSite &s) {
     // reused while the stale handle may be used.
     if (void *copy = observer_copy_(const_cast<void *>(h))) {
       *static_cast<void **>(s.slots[s.e.arg]) = copy;
-      size_t size = real::LLVMGetBufferSize(
-          static_cast<LLVMMemoryBufferRef>(const_cast<void *>(h)));
+      size_t size = kProfile.buffer_size(h);
       Hold({const_cast<void *>(h), size + 64,
             Quarantine::Chunk::kDisposeMemoryBuffer});
     }
@@ -286,8 +283,7 @@ void Runtime::AfterAttach(const EffectSite &s) {
   RuntimeSection section;
   const void *parent = s.args[s.e.other];
   if (s.e.kind == EffectKind::AttachAtBuilder && parent)
-    parent = real::LLVMGetInsertBlock(
-        static_cast<LLVMBuilderRef>(const_cast<void *>(parent)));
+    parent = kProfile.insert_block(parent);
   ObjectRecord *r = RegisterImpl(s.fn, s.h, HandleType::Value, 0);
   ObjectRecord *p =
       parent ? RegisterImpl(s.fn, parent, HandleType::Value, 0) : nullptr;
@@ -425,26 +421,13 @@ bool Runtime::CheckSecondOwner(FnId fn, unsigned arg, const void *h) {
 bool Runtime::CheckFreePrecondition(FnId fn, unsigned arg, EffectKind kind,
                                     const void *h) {
   RuntimeSection section;
-  auto v = static_cast<LLVMValueRef>(const_cast<void *>(h));
-  LLVMValueKind vk = real::LLVMGetValueKind(v);
-  const void *parent = nullptr;
-  const char *what, *container;
-  if (vk == LLVMInstructionValueKind) {
-    parent = real::LLVMGetInstructionParent(v);
-    what = "instructions";
-    container = "block";
-  } else if (vk == LLVMBasicBlockValueKind) {
-    parent = real::LLVMGetBasicBlockParent(real::LLVMValueAsBasicBlock(v));
-    what = "blocks";
-    container = "function";
-  } else if (vk == LLVMGlobalIFuncValueKind) {
-    parent = real::LLVMGetGlobalParent(v);
-    what = "global ifuncs";
-    container = "module";
-  } else {
-    // The precondition is about instructions, blocks and ifuncs only.
+  // (The precondition concerns removable objects only: instructions,
+  // blocks, ifuncs.)
+  Container now;
+  if (!kProfile.container_of(h, &now))
     return false;
-  }
+  const void *parent = now.parent;
+  const char *what = now.what, *container = now.noun;
   bool attached = parent != nullptr;
   if (attached == (kind == EffectKind::FreeAttached))
     return false;

@@ -88,15 +88,16 @@ bool Runtime::ReportOwnedFree(FnId fn, unsigned arg, const void *h,
                               ObjectRecord *r) {
   RuntimeSection section;
   ErrorReport rep = NewReport(ErrorKind::InvalidFree, r, h, fn, arg);
-  rep.note = absl::StrCat(FnName(fn), " frees an object the caller gave away: ",
-                          r->owner_untracked ? std::string("LLVM")
-                          : r->parent        ? ShortLabel(r->parent)
-                                             : std::string("another object"),
-                          " owns it since ", FnName(r->rare().owned_via),
-                          " and frees it itself",
-                          r->kind == ObjectKind::Module
-                              ? " (take it back first, e.g. LLVMRemoveModule)"
-                              : "");
+  rep.note = absl::StrCat(
+      FnName(fn), " frees an object the caller gave away: ",
+      r->owner_untracked ? std::string(kProfile.library_noun)
+      : r->parent        ? ShortLabel(r->parent)
+                         : std::string("another object"),
+      " owns it since ", FnName(r->rare().owned_via), " and frees it itself",
+      r->kind == ObjectKind::Module
+          ? absl::StrCat(" (take it back first, e.g. ",
+                         kProfile.take_back_example, ")")
+          : "");
   return Report(std::move(rep));
 }
 
@@ -124,10 +125,11 @@ bool Runtime::ReportWrongDeallocator(FnId fn, unsigned arg, const void *s,
                                      ObjectRecord *r, bool error_message) {
   // LLVMGetErrorMessage's string is new[]'d, the others are malloc'ed.
   ErrorReport rep = NewReport(ErrorKind::InvalidFree, r, s, fn, arg);
-  rep.note = absl::StrCat(
-      FnName(fn), " cannot release this string: it came from ",
-      FnName(r->created_by), " and must be released with ",
-      error_message ? "LLVMDisposeErrorMessage" : "LLVMDisposeMessage");
+  rep.note =
+      absl::StrCat(FnName(fn), " cannot release this string: it came from ",
+                   FnName(r->created_by), " and must be released with ",
+                   error_message ? kProfile.error_message_disposer
+                                 : kProfile.message_disposer);
   return Report(std::move(rep));
 }
 
@@ -135,12 +137,12 @@ bool Runtime::ReportLentStringFree(FnId fn, unsigned arg, const void *s,
                                    ObjectRecord *r, FnId lender,
                                    ObjectRecord *owner) {
   ErrorReport rep = NewReport(ErrorKind::InvalidFree, r, s, fn, arg);
-  rep.note = absl::StrCat(
-      FnName(fn), " frees a string LLVM only lent: ", FnName(lender),
-      " returned it and ", ShortLabel(owner),
-      " owns it; only strings LLVM hands out as owned (LLVMPrint*ToString, "
-      "error messages...) go to ",
-      FnName(fn));
+  rep.note = absl::StrCat(FnName(fn), " frees a string ", kProfile.library_noun,
+                          " only lent: ", FnName(lender), " returned it and ",
+                          ShortLabel(owner), " owns it; only strings ",
+                          kProfile.library_noun, " hands out as owned (",
+                          kProfile.owned_strings_example,
+                          ", error messages...) go to ", FnName(fn));
   return Report(std::move(rep));
 }
 
@@ -184,9 +186,8 @@ bool Runtime::ReportContextRace(FnId fn, unsigned arg, ObjectRecord *r,
   }
   rep.note = absl::StrCat(
       "argument ", arg + 1, " (", ShortLabel(r), ") belongs to ",
-      ShortLabel(ctx),
-      ", which another thread is using right now; an LLVMContext must not "
-      "be used by two threads at once");
+      ShortLabel(ctx), ", which another thread is using right now; an ",
+      kProfile.context_type, " must not be used by two threads at once");
   return Report(std::move(rep));
 }
 

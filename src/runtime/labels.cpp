@@ -11,7 +11,6 @@
 #include "runtime/runtime_internal.h"
 
 #include "fn_ids.h"
-#include "real_fns.h"
 #include "report/report_writer.h"
 
 #include "absl/strings/escaping.h"
@@ -34,12 +33,8 @@ std::string Runtime::SnapshotName(const ObjectRecord *r) {
   if (IsValueKind(r->kind))
     return ValueName(h);
   switch (r->kind) {
-  case ObjectKind::Type: {
-    char *s = real::LLVMPrintTypeToString(static_cast<LLVMTypeRef>(h));
-    std::string out = s ? s : "";
-    real::LLVMDisposeMessage(s);
-    return out;
-  }
+  case ObjectKind::Type:
+    return kProfile.type_text(h);
   default:
     return r->name;
   }

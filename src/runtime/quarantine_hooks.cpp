@@ -14,7 +14,6 @@
 #include "runtime/runtime_internal.h"
 
 #include "fn_ids.h"
-#include "real_fns.h"
 
 #include <malloc.h>
 #include <time.h>
@@ -54,22 +53,10 @@ void Runtime::HoldAll(const Quarantine::Chunk *chunks, size_t n) {
       MutexLock lock(&mu_);
       ForgetReleasedAddress(c.p);
     }
-    switch (c.release) {
-    case Quarantine::Chunk::kDisposeMemoryBuffer:
-      real::LLVMDisposeMemoryBuffer(static_cast<LLVMMemoryBufferRef>(c.p));
-      break;
-    case Quarantine::Chunk::kDisposeMessage:
-      real::LLVMDisposeMessage(static_cast<char *>(c.p));
-      break;
-    case Quarantine::Chunk::kDisposeErrorMessage:
-      real::LLVMDisposeErrorMessage(static_cast<char *>(c.p));
-      break;
-    case Quarantine::Chunk::kFreeMalloced:
+    if (c.release == Quarantine::Chunk::kFreeMalloced)
       free(c.p); // what the skipped disposer would have done
-      break;
-    case Quarantine::Chunk::kFree:
-      break;
-    }
+    else
+      kProfile.dispose_held(c.release, c.p);
   }
 #ifdef __GLIBC__
   if (trim_due) { // (see Quarantine::TakeTrimDue)

@@ -211,7 +211,7 @@ bool CallerMustDispose(const ObjectRecord *r) {
   bool owned =
       KindCallerDisposes(r->kind) &&
       (r->kind != ObjectKind::Context ||
-       (!r->is_global_context && r->created_by == kFn_LLVMContextCreate));
+       (!r->is_global_context && r->created_by == kProfile.context_creator));
   if (!owned || r->created_by == kNoFn || r->owned_by_other)
     return false;
   // An object owned by another live object (an iterator of a binary) is

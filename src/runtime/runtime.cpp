@@ -17,7 +17,7 @@
 #include "interpose/loaded_objects.h"
 #include "interpose/real_llvm.h"
 #include "interpose/signal_entry.h"
-#include "observer/value_observer.h"
+#include "profiles/llvm_c/value_observer.h"
 #include "runtime/crash_handler.h"
 #include "runtime/preload_env.h"
 
@@ -113,9 +113,9 @@ void Runtime::StandDown() {
 #if !OWNSAN_LINK_MODE
 void Runtime::OnLibLLVMFound(const std::string &path, int major) {
   RuntimeSection section;
-  void *llvm_fn = RealDlsym(RTLD_DEFAULT, "LLVMContextCreate");
+  void *llvm_fn = RealDlsym(RTLD_DEFAULT, kProfile.anchor_function);
   if (void *h = dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD)) {
-    if (void *f = RealDlsym(h, "LLVMContextCreate"))
+    if (void *f = RealDlsym(h, kProfile.anchor_function))
       llvm_fn = f;
   }
   if (llvm_fn)

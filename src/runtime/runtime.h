@@ -52,7 +52,7 @@ public:
   /// report was made and the run continues).
   bool CheckHandle(FnId fn, unsigned arg, const void *h, HandleType type);
   /// CheckHandle, then whether the handle names a value of the kinds in
-  /// kKindExpectations[expected] (src/spec/handle_kinds.spec).
+  /// kKindExpectations[expected] (src/profiles/llvm_c/handle_kinds.spec).
   ArgVerdict CheckKindedHandle(FnId fn, unsigned arg, const void *h,
                                HandleType type, uint8_t expected);
   /// Applies the spec's before-effects; true if the real call must be
@@ -116,12 +116,6 @@ private:
   /// generated (kFnFlags).
   void LearnFunctionFacts();
 
-  struct Classification {
-    ObjectKind kind = ObjectKind::Unknown;
-    const void *parent = nullptr;
-    HandleType parent_type = HandleType::Other;
-  };
-  Classification Classify(const void *h, HandleType type);
   /// `looked_up`: the caller found no live record of this kind at `h`.
   ObjectRecord *RegisterImpl(FnId fn, const void *h, HandleType type, int depth,
                              bool looked_up = false);

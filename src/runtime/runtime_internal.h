@@ -11,11 +11,11 @@
 #ifndef OWNSAN_RUNTIME_RUNTIME_INTERNAL_H
 #define OWNSAN_RUNTIME_RUNTIME_INTERNAL_H
 
+#include "runtime/profile.h"
 #include "runtime/runtime.h"
 
 #include "fn_ids.h"
 #include "interpose/wrapper_api.h"
-#include "real_fns.h"
 
 #include <pthread.h>
 
@@ -83,17 +83,11 @@ inline StackId Runtime::CurrentCallStack() {
 }
 
 inline std::string Runtime::ValueName(const void *h) {
-  size_t len = 0;
-  const char *s = real::LLVMGetValueName2(
-      static_cast<LLVMValueRef>(const_cast<void *>(h)), &len);
-  return std::string(s ? s : "", s ? len : 0);
+  return kProfile.value_name(h);
 }
 
 inline std::string Runtime::ModuleName(const void *h) {
-  size_t len = 0;
-  const char *s = real::LLVMGetModuleIdentifier(
-      static_cast<LLVMModuleRef>(const_cast<void *>(h)), &len);
-  return std::string(s ? s : "", s ? len : 0);
+  return kProfile.module_name(h);
 }
 
 // --- stacks.cpp ---

@@ -35,7 +35,7 @@
 //
 //   unknown -> LIVE     Register(): a wrapper saw LLVM return the handle
 //                       (return value, Out parameter, out array); the
-//                       parents are registered first (Classify()).
+//                       parents are registered first (the profile's classify).
 //   LIVE -> FREED       Before() of a spec'd free (the binding disposes):
 //                       recorded *before* the call is forwarded, with the
 //                       unwatched descendants (a context's modules and
@@ -103,12 +103,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/profile.h"
 #include "runtime/record_cache.h"
 #include "runtime/runtime.h"
 #include "runtime/runtime_internal.h"
 
 #include "fn_ids.h"
-#include "real_fns.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -148,7 +148,7 @@ void Runtime::RegisterSlow(FnId fn, const void *h, HandleType type) {
     return;
   if (type == HandleType::Error) {
     // Case: LLVM handed out an error; the caller must consume it.
-    RegisterOpaque(fn, h, "LLVMErrorRef", nullptr);
+    RegisterOpaque(fn, h, HandleTypeCType(HandleType::Error), nullptr);
     return;
   }
   bool want_value = type == HandleType::Value || type == HandleType::BasicBlock;
@@ -162,84 +162,6 @@ void Runtime::RegisterSlow(FnId fn, const void *h, HandleType type) {
   }
   RuntimeSection section;
   RegisterImpl(fn, h, type, 0, /*looked_up=*/true);
-}
-
-Runtime::Classification Runtime::Classify(const void *h, HandleType type) {
-  Classification c;
-  void *p = const_cast<void *>(h);
-  switch (type) {
-  case HandleType::Context:
-    c.kind = ObjectKind::Context;
-    break;
-  case HandleType::Module:
-    c.kind = ObjectKind::Module;
-    c.parent = real::LLVMGetModuleContext(static_cast<LLVMModuleRef>(p));
-    c.parent_type = HandleType::Context;
-    break;
-  case HandleType::Type:
-    c.kind = ObjectKind::Type;
-    c.parent = real::LLVMGetTypeContext(static_cast<LLVMTypeRef>(p));
-    c.parent_type = HandleType::Context;
-    break;
-  case HandleType::Builder:
-    c.kind = ObjectKind::Builder;
-    break;
-  case HandleType::MemoryBuffer:
-    c.kind = ObjectKind::MemoryBuffer;
-    break;
-  case HandleType::Value:
-  case HandleType::BasicBlock: {
-    auto v = static_cast<LLVMValueRef>(p);
-    switch (real::LLVMGetValueKind(v)) {
-    case LLVMArgumentValueKind:
-      c.kind = ObjectKind::Argument;
-      c.parent = real::LLVMGetParamParent(v);
-      c.parent_type = HandleType::Value;
-      break;
-    case LLVMBasicBlockValueKind:
-      c.kind = ObjectKind::BasicBlock;
-      c.parent =
-          real::LLVMGetBasicBlockParent(static_cast<LLVMBasicBlockRef>(p));
-      c.parent_type = HandleType::Value;
-      break;
-    case LLVMInstructionValueKind:
-      c.kind = ObjectKind::Instruction;
-      c.parent = real::LLVMGetInstructionParent(v);
-      c.parent_type = HandleType::BasicBlock;
-      break;
-    case LLVMFunctionValueKind:
-    case LLVMGlobalVariableValueKind:
-    case LLVMGlobalAliasValueKind:
-    case LLVMGlobalIFuncValueKind: {
-      LLVMValueKind vk = real::LLVMGetValueKind(v);
-      c.kind = vk == LLVMFunctionValueKind         ? ObjectKind::Function
-               : vk == LLVMGlobalVariableValueKind ? ObjectKind::GlobalVariable
-               : vk == LLVMGlobalAliasValueKind    ? ObjectKind::GlobalAlias
-                                                   : ObjectKind::GlobalIFunc;
-      c.parent = real::LLVMGetGlobalParent(v);
-      c.parent_type = HandleType::Module;
-      break;
-    }
-    case LLVMMetadataAsValueValueKind:
-    case LLVMInlineAsmValueKind:
-    case LLVMMemoryUseValueKind:
-    case LLVMMemoryDefValueKind:
-    case LLVMMemoryPhiValueKind:
-      c.kind = ObjectKind::OtherValue;
-      break;
-    default: // every kind of constant
-      c.kind = ObjectKind::Constant;
-      c.parent = real::LLVMGetTypeContext(real::LLVMTypeOf(v));
-      c.parent_type = HandleType::Context;
-      break;
-    }
-    break;
-  }
-  case HandleType::Other:
-  case HandleType::Error: // registered by RegisterOpaque
-    break;
-  }
-  return c;
 }
 
 ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
@@ -256,7 +178,7 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
   }
   if (type == HandleType::Other)
     return nullptr;
-  Classification c = Classify(h, type);
+  Classification c = kProfile.classify(h, type);
   if (c.kind == ObjectKind::Unknown)
     return nullptr;
   ObjectRecord *parent =
@@ -265,7 +187,7 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
   if (c.kind == ObjectKind::Context) {
     const void *global = global_context_.load(std::memory_order_acquire);
     if (!global) {
-      global = real::LLVMGetGlobalContext();
+      global = kProfile.global_root();
       // The global context is a static LLVM destroys at exit, with the
       // modules left in it: those are leaks, not deaths C++ code caused.
       // (Registered after the static's destructor, so it runs before it.)

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""Handles of the wrong kind (src/spec/handle_kinds.spec) under ownsan.
+"""Handles of the wrong kind (src/profiles/llvm_c/handle_kinds.spec) under ownsan.
 
     check_kinds.py --case CASE --ownsan OWNSAN --program KINDS
 

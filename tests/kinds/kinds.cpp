@@ -6,7 +6,7 @@
 // The C API casts its LLVMValueRef / LLVMBasicBlockRef arguments unchecked:
 // natively a global given to LLVMGetFirstParam makes LLVM read the global as
 // a function and return garbage (exit 0). ownsan checks the kinds in
-// src/spec/handle_kinds.spec.
+// src/profiles/llvm_c/handle_kinds.spec.
 //
 //   first_param         a global to LLVMGetFirstParam
 //   initializer         a function to LLVMGetInitializer

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Runs the cases of tests/spec/spec_cases.c (and orc_cases.inc) under
 `ownsan run`: one correct use and one misuse per entry of
-src/spec/ownership.spec.
+src/profiles/llvm_c/ownership.spec.
 
     check_spec.py --case NAME --ownsan OWNSAN --program SPEC_CASES
     check_spec.py --coverage --program SPEC_CASES --spec SPEC --llvm-major N
@@ -148,7 +148,7 @@ def main(argv=None):
     ap.add_argument("--case")
     ap.add_argument("--ownsan")
     ap.add_argument("--program", help="spec_cases.c built")
-    ap.add_argument("--spec", help="src/spec/ownership.spec")
+    ap.add_argument("--spec", help="src/profiles/llvm_c/ownership.spec")
     ap.add_argument("--llvm-major", type=int)
     ap.add_argument("--timeout", type=float, default=120,
                     help="seconds allowed for each run")

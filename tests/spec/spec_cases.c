@@ -4,8 +4,8 @@
  * Usage: spec_cases CASE ok|bad
  *
  * Every case exercises the rule of one (or a few) entries of
- * src/spec/ownership.spec against the real libLLVM. `ok` uses the API
- * correctly and must run silently under ownsan with the same stdout as
+ * src/profiles/llvm_c/ownership.spec against the real libLLVM. `ok` uses the
+ *API correctly and must run silently under ownsan with the same stdout as
  * without it; `bad` ends with one misuse that ownsan must report (it is only
  * run under ownsan: without it the misuse is undefined behaviour).
  *

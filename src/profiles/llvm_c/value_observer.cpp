@@ -1,7 +1,7 @@
 //===- value_observer.cpp - LLVM C++ helpers for the runtime -------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
-#include "observer/value_observer.h"
+#include "profiles/llvm_c/value_observer.h"
 
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/MemoryBuffer.h"

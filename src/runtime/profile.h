@@ -1,0 +1,90 @@
+//===- profile.h - What a checked C API tells the runtime -------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// A profile is one C API with its ownership rules: its headers, its spec,
+// its handle-type table and the library to find (the descriptor
+// src/profiles/NAME/profile.cmake, read by the build), and these hooks:
+// the only calls the runtime makes into the checked library, and the few
+// phrases of its reports that name the API's own functions.
+//
+// The runtime's files (src/runtime, src/core, src/report) name no function
+// or type of a profile's API; tools/check_runtime_layout.py checks it. The
+// hooks are called without a runtime lock held (the library may call back
+// into the runtime) and only on objects the caller knows to be alive.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OWNSAN_RUNTIME_PROFILE_H
+#define OWNSAN_RUNTIME_PROFILE_H
+
+#include "core/handle_types.h"
+#include "core/quarantine.h"
+
+#include "fn_ids.h"
+
+#include <cstddef>
+#include <string>
+
+namespace ownsan {
+
+/// What a live handle is, and the object that owns it now.
+struct Classification {
+  ObjectKind kind = ObjectKind::Unknown;
+  const void *parent = nullptr;
+  HandleType parent_type = HandleType::Other;
+};
+
+/// The container a removable object is in now (an instruction's block), for
+/// the frees that require an attached or a detached object.
+struct Container {
+  const void *parent = nullptr; ///< null: detached
+  const char *what = "";        ///< "instructions": the kind, plural
+  const char *noun = "";        ///< "block": what holds such objects
+};
+
+struct ProfileHooks {
+  /// "LLVM": how notes name the library ("LLVM owns it").
+  const char *library_noun;
+  /// A function every build of the library defines: its code is the
+  /// library's, whose frames stacks leave out.
+  const char *anchor_function;
+
+  /// The kind of the live object `h`, handed out as `type`, and its owner.
+  Classification (*classify)(const void *h, HandleType type);
+  /// The library's global root object (LLVM's global context), or null.
+  const void *(*global_root)();
+  /// Does the removable object `h` (a Value handle) have a container now?
+  /// False when the frees' preconditions do not concern its kind.
+  bool (*container_of)(const void *h, Container *out);
+  /// The block a builder inserts into now (null: none).
+  const void *(*insert_block)(const void *builder);
+
+  /// Names as the library says them now: a value's, a module's identifier,
+  /// a type printed.
+  std::string (*value_name)(const void *h);
+  std::string (*module_name)(const void *h);
+  std::string (*type_text)(const void *h);
+  /// The bytes of a memory buffer's contents (it is held whole in the
+  /// quarantine).
+  size_t (*buffer_size)(const void *h);
+  /// Releases a held chunk with the library's disposer (the calls the
+  /// program made, deferred by the quarantine).
+  void (*dispose_held)(Quarantine::Chunk::Release how, void *p);
+
+  /// The call that makes a context the caller must dispose (contexts from
+  /// elsewhere are lent).
+  FnId context_creator;
+
+  // Phrases of report notes that name the API's functions.
+  const char *take_back_example;      ///< how to take a module back
+  const char *message_disposer;       ///< releases owned strings
+  const char *error_message_disposer; ///< releases error messages
+  const char *owned_strings_example;  ///< calls handing out owned strings
+  const char *context_type;           ///< what threads must not share
+};
+
+/// The profile this runtime was built for (src/profiles/NAME/hooks.cpp).
+extern const ProfileHooks kProfile;
+
+} // namespace ownsan
+
+#endif // OWNSAN_RUNTIME_PROFILE_H
