@@ -27,7 +27,8 @@ pkgs=(
   # scripts/lint.sh: the format gate pins clang-format 19 (formatting
   # differs between majors), clang-tidy 19, pyflakes over the Python files.
   clang-format-19 clang-tidy-19 pyflakes3
-  python3 python3-pytest
+  # The pytest plugin runs under pytest-xdist in its tests.
+  python3 python3-pytest python3-pytest-xdist
   # The wrapper generator parses the llvm-c headers of any version with
   # libclang 19 (python3-clang-N packages conflict with each other).
   python3-clang-19 libclang1-19

@@ -183,6 +183,8 @@ ResolvedEvent ResolveCreate(const ObjectRecord *obj, const ReportContext &ctx) {
   return e;
 }
 
+} // namespace
+
 std::string TestName() {
   // pytest keeps PYTEST_CURRENT_TEST up to date in the environment.
   for (const char *var : {"OWNSAN_TEST_NAME", "PYTEST_CURRENT_TEST"})
@@ -190,6 +192,8 @@ std::string TestName() {
       return v;
   return "";
 }
+
+namespace {
 
 // Stable across processes and address layouts: kind, function and the
 // source locations (file:line:function, or without debug info module file

@@ -97,6 +97,9 @@ struct ResolvedReport {
   std::string problem_id; ///< 16 hex digits, stable across processes
 };
 
+/// The test running now: OWNSAN_TEST_NAME, else PYTEST_CURRENT_TEST; "".
+std::string TestName();
+
 ResolvedReport Resolve(const ErrorReport &report, const ReportContext &ctx);
 
 /// One stack, symbolized (Python frames first), and as report text.

@@ -90,6 +90,22 @@ bool Runtime::SuppressedCallHarms(const ErrorReport &rep) {
   return true;
 }
 
+namespace {
+// A repeat's text, given to the error callback, names the test running
+// now, not the first occurrence's.
+std::string WithTestName(const std::string &text) {
+  static const char kLine[] = "\n  while running test ";
+  size_t at = text.find(kLine);
+  if (at == std::string::npos)
+    return text;
+  size_t end = text.find('\n', at + 1);
+  std::string now = PrintableText(TestName());
+  return absl::StrCat(text.substr(0, at + 1),
+                      now.empty() ? "" : absl::StrCat(kLine + 1, now, "\n"),
+                      text.substr(end + 1));
+}
+} // namespace
+
 bool Runtime::Report(ErrorReport rep) {
   RuntimeSection section;
   std::string text, kind;
@@ -111,7 +127,7 @@ bool Runtime::Report(ErrorReport rep) {
     if (it != problem_index_.end()) {
       Problem &p = problems_[it->second];
       ++p.count;
-      text = p.text;
+      text = WithTestName(p.text);
       kind = p.kind;
     } else {
       auto fn_name = [](FnIndex f) { return FnName(f); };

@@ -282,6 +282,15 @@ int Run(int argc, char **argv) {
   if (const char *old = getenv("LD_PRELOAD"); old && *old)
     preload += std::string(":") + old;
   setenv("LD_PRELOAD", preload.c_str(), 1);
+  // The pytest plugin (`pytest -p ownsan`) importable by the program.
+  char py[PATH_MAX];
+  if (realpath((SelfDir() + "/../share/ownsan/python").c_str(), py) &&
+      Readable(std::string(py) + "/ownsan/__init__.py")) {
+    std::string path = py;
+    if (const char *old = getenv("PYTHONPATH"); old && *old)
+      path += std::string(":") + old;
+    setenv("PYTHONPATH", path.c_str(), 1);
+  }
   if (StaticallyLinked(Which(argv[i])))
     // (Said by the process itself: exec keeps the pid.)
     fprintf(stderr,

@@ -1,0 +1,202 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""The seeded pytest suite (tests/pytest_suite/suite) as a binding's CI runs
+it: the pytest plugin (issue 21).
+
+    check_adoption.py --case plugin --ownsan OWNSAN --program PY
+
+plugin: `pytest -p ownsan` serially (halt_on_error=0) and with `-n 2`
+        (default options: the plugin keeps the run going): each seeded test
+        fails with the report as its text and its SUMMARY as the message,
+        the teardown bug is an error of its test, the clean tests keep the
+        outcomes they have without ownsan, pytest's exit status and
+        --junitxml say so; without the runtime the plugin does nothing;
+        `python3 -m ownsan.unittest` fails a unittest test the same way.
+
+Env OWNSAN_TEST_LIBLLVM names the libLLVM (suite/llvmbind.py).
+"""
+
+import os
+import re
+import shutil
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+from ownsan_testing import case_main, clean_env, marker_line, run
+from run_suite import BUGS, HERE, SEEDED_NODES, junit_outcomes
+
+PYTEST = ["/usr/bin/python3", "-m", "pytest", "-p", "no:cacheprovider",
+          "-q"]
+
+
+def plugin_dir(ownsan):
+    return os.path.join(os.path.dirname(os.path.realpath(ownsan)), "..",
+                        "share", "ownsan", "python")
+
+
+class Suite:
+    """A copy of the suite in `where` (under a fresh temporary directory)."""
+
+    def __init__(self, a, tmp, where="suite"):
+        self.a, self.tmp = a, tmp
+        self.dir = os.path.join(tmp, where)
+        shutil.copytree(os.path.join(HERE, "suite"), self.dir)
+        self.bind = os.path.join(self.dir, "llvmbind.py")
+
+    def line(self, bug, marker):
+        path = self.bind if marker == "BIND" else os.path.join(self.dir,
+                                                               bug.file)
+        text = {"USE": f"# SEEDED-USE: {bug.id}",
+                "FREE": f"# SEEDED-FREE: {bug.id}",
+                "BIND": f"# BIND: {bug.bind_use}"}[marker]
+        return marker_line(path, text)
+
+    def pytest(self, name, options=None, extra=(), under_ownsan=True,
+               env_extra=None):
+        """(Run, junit path) of pytest in the suite's directory."""
+        junit = os.path.join(self.tmp, f"{name}.junit.xml")
+        cmd = PYTEST + [f"--junitxml={junit}"] + list(extra)
+        if under_ownsan:
+            cmd = [self.a.ownsan, "run", "--"] + cmd
+        env = clean_env(PYTHONDONTWRITEBYTECODE="1", OWNSAN_OPTIONS=options,
+                        COLUMNS="300", **(env_extra or {}))
+        return run(cmd, env=env, cwd=self.dir), junit
+
+    def logged(self, name, options, extra=()):
+        """pytest with log_path=DIR/ownsan plus `options`: (Run, logs)."""
+        logdir = os.path.join(self.tmp, f"{name}-logs")
+        os.mkdir(logdir)
+        r, _ = self.pytest(name, f"log_path={logdir}/ownsan:" + options,
+                           extra)
+        text = ""
+        for f in sorted(os.listdir(logdir)):
+            with open(os.path.join(logdir, f), encoding="utf-8") as fh:
+                text += fh.read()
+        return r, logdir, text
+
+
+def testcases(path):
+    """{nodeid: [(tag, message, text)]} of the failure/error elements."""
+    out = {}
+    for tc in ET.parse(path).getroot().iter("testcase"):
+        node = (tc.get("classname", "").replace(".", "/") + ".py::" +
+                tc.get("name", ""))
+        out[node] = [(ch.tag, ch.get("message") or "", ch.text or "")
+                     for ch in tc if ch.tag in ("failure", "error")]
+    return out
+
+
+def bug_of(node):
+    """The seeded bug a node id (or test id with its phase) belongs to."""
+    base = re.sub(r"\[\d+\]$", "", re.sub(r" \(\w+\)$", "", node))
+    for bug in BUGS:
+        if re.sub(r"\[\d+\]$", "", bug.node_id) == base:
+            return bug
+    return None
+
+
+def nodes_of(bug):
+    return [n for n in SEEDED_NODES if bug_of(n) is bug]
+
+
+# --- plugin ------------------------------------------------------------------
+
+def case_plugin(c, a):
+    with tempfile.TemporaryDirectory(prefix="ownsan-plugin-") as tmp:
+        plugin(c, a, Suite(a, tmp))
+
+
+def plugin(c, a, s):
+    r, junit = s.pytest("base", None, ["-p", "ownsan", "-m", "not seeded"],
+                        under_ownsan=False,
+                        env_extra={"PYTHONPATH": plugin_dir(a.ownsan)})
+    base = junit_outcomes(junit) if os.path.exists(junit) else {}
+    c.check(len(base) >= 10 and "ownsan: a report fails" not in r.out,
+            "without the runtime, `-p ownsan` loads and does nothing (the "
+            "clean tests run, no plugin header)", r)
+    for mode, options, extra in (
+            ("serial", "halt_on_error=0", []),
+            ("xdist -n 2, default options", None, ["-n", "2"])):
+        r, junit = s.pytest(mode.split()[0], options,
+                            ["-p", "ownsan", "-rA"] + extra)
+        if not c.check(os.path.exists(junit), f"{mode}: pytest wrote its "
+                       "--junitxml", r):
+            continue
+        got = junit_outcomes(junit)
+        cases = testcases(junit)
+        c.equal(r.returncode, 1, f"{mode}: pytest's exit status 1 (tests "
+                "failed), not the runtime's", r)
+        c.equal({n: o for n, o in got.items() if n not in SEEDED_NODES},
+                base, f"{mode}: every clean test has its outcome without "
+                "ownsan")
+        for bug in BUGS:
+            for node in nodes_of(bug):
+                check_plugin_node(c, s, mode, bug, node, cases.get(node), r)
+    unittest_runner(c, a, s)
+
+
+def check_plugin_node(c, s, mode, bug, node, elems, r):
+    what = f"{mode}: {node}"
+    if not c.check(elems is not None, f"{what}: in pytest's JUnit", r):
+        return
+    tags = [t for t, _, _ in elems]
+    if bug.phase == "teardown":
+        ok = tags == ["error"] and "double-free on" in elems[0][2]
+        c.check(ok, f"{what}: the report in a fixture's teardown is an "
+                "error of the test (its call passed)", elems)
+        return
+    want_msg = f"OwnSan: {bug.kind} in {bug.fn} "
+    ok = (tags == ["failure"] and elems[0][1].startswith(want_msg) and
+          f"ERROR: OwnSan: {bug.kind} on " in elems[0][2] and
+          f"while running test {node} (call)\n" in elems[0][2])
+    c.check(ok, f"{what}: fails; message '{want_msg}...' (the SUMMARY), the "
+            "text report naming this test as its text", elems)
+    c.check(re.search(rf"^FAILED {re.escape(node)} - {re.escape(want_msg)}",
+                      r.out, re.M),
+            f"{what}: pytest's short summary: 'FAILED {node} - "
+            f"{want_msg}...'", r)
+
+
+UNITTEST = '''\
+import os, sys, unittest
+sys.path.insert(0, {suite!r})
+from llvmbind import Builder, Context
+
+
+class Builders(unittest.TestCase):
+    def setUp(self):
+        self.ctx = Context()
+
+    def tearDown(self):
+        self.ctx.dispose()
+
+    def test_clean(self):
+        Builder(self.ctx).dispose()
+
+    def test_disposed_twice(self):
+        b = Builder(self.ctx)
+        b.dispose()
+        b.dispose()
+'''
+
+
+def unittest_runner(c, a, s):
+    d = os.path.join(s.tmp, "ut")
+    os.mkdir(d)
+    with open(os.path.join(d, "test_ut.py"), "w") as f:
+        f.write(UNITTEST.format(suite=s.dir))
+    r = run([a.ownsan, "run", "--", "/usr/bin/python3", "-m",
+             "ownsan.unittest", "-v", "test_ut"],
+            env=clean_env(PYTHONDONTWRITEBYTECODE="1"), cwd=d)
+    c.check(r.returncode == 1 and
+            re.search(r"^test_clean .* \.\.\. ok$", r.err, re.M) and
+            re.search(r"^FAIL: test_disposed_twice ", r.err, re.M) and
+            "ERROR: OwnSan: double-free on LLVMBuilderRef" in r.err and
+            "FAILED (failures=1)" in r.err,
+            "python3 -m ownsan.unittest: the test that disposes a builder "
+            "twice fails with the report, the clean one passes, exit 1", r)
+
+
+if __name__ == "__main__":
+    sys.exit(case_main("pytest_suite", globals(), timeout=600))
