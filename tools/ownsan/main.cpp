@@ -342,28 +342,28 @@ int LinkFlags(int argc, char **argv) {
             major, dir.c_str());
     return 2;
   }
-  std::string lines[2];
+  // One line, written by the build: @DIR@ stands for this directory.
+  std::string line;
   char buf[4096];
-  for (int line = 0; line < 2 && fgets(buf, sizeof buf, f);) {
-    lines[line] += buf;
-    if (!lines[line].empty() && lines[line].back() == '\n') {
-      lines[line].pop_back();
-      ++line;
+  while (fgets(buf, sizeof buf, f)) {
+    line += buf;
+    if (line.back() == '\n') {
+      line.pop_back();
+      break;
     }
   }
   fclose(f);
-  if (lines[0].empty()) {
+  if (line.empty()) {
     fprintf(stderr,
             "ownsan: no static LLVM %d libraries were found when "
             "ownsan was built (install llvm-%d-dev)\n",
             major, major);
     return 2;
   }
-  printf("-Wl,@%s/ownsan.wrap %s/ownsan_link_runtime.o -Wl,--start-group "
-         "%s/libownsan_link_wrappers.a %s -Wl,--end-group %s -lstdc++ -ldl "
-         "-lpthread -lc\n",
-         dir.c_str(), dir.c_str(), dir.c_str(), lines[0].c_str(),
-         lines[1].c_str());
+  for (size_t at = 0; (at = line.find("@DIR@", at)) != std::string::npos;
+       at += dir.size())
+    line.replace(at, 5, dir);
+  printf("%s\n", line.c_str());
   return 0;
 }
 
