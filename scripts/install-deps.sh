@@ -38,6 +38,8 @@ pkgs=(
   rustc
   # `ownsan report` tests: SARIF schema validation, HTML rendered headless.
   python3-jsonschema chromium
+  # tests/ci/check_ci_recipe.py reads docs/ci.md's workflows.
+  python3-yaml
   zlib1g-dev libzstd-dev libtinfo-dev libxml2-dev libedit-dev libffi-dev libcurl4-openssl-dev
 )
 for v in "${versions[@]}"; do

@@ -69,6 +69,11 @@ for v in "${majors[@]}"; do
       -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON >/dev/null
     cmake --build build-pkg -j2 >/dev/null
     scripts/check_deb.sh build-pkg || status=1
+    # docs/ci.md's GitHub and GitLab recipes, run as written on that .deb.
+    OWNSAN_TEST_LIBLLVM=$(ls /usr/lib/llvm-"$v"/lib/libLLVM.so."$v"* | head -1) \
+      python3 tests/ci/check_ci_recipe.py --deb build-pkg/ownsan_*_amd64.deb \
+      --suite tests/pytest_suite/suite | grep -v "Reading database" ||
+      status=1
     # Makefile generators once failed on the OCaml suite's directory.
     cmake -S . -B build-make -DLLVM_DIR="/usr/lib/llvm-$v/lib/cmake/llvm" \
       >/dev/null
