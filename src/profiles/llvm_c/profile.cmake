@@ -3,8 +3,10 @@
 # LLVM's C API. A profile is this set of files (see docs/architecture.md,
 # "A profile"); the runtime's own files name none of its functions.
 #
-# Read by the top-level CMakeLists.txt after find_package(LLVM), which sets
-# LLVM_INCLUDE_DIRS, LLVM_LIBRARY_DIR and the version variables used here.
+# Read by the top-level CMakeLists.txt (-DOWNSAN_PROFILE=llvm_c, the default)
+# after find_package(LLVM), which sets LLVM_INCLUDE_DIRS, LLVM_LIBRARY_DIR
+# and the version variables used here. Every profile sets the same
+# OWNSAN_PROFILE_* variables.
 
 # What notes and docs call it.
 set(OWNSAN_PROFILE_NAME "LLVM-C")
