@@ -4,6 +4,7 @@
 #include "report/report_writer.h"
 #include "report/output_line.h"
 
+#include "report/frame_roles.h"
 #include "report/python_frames.h"
 #include "report/symbolizer.h"
 
@@ -101,29 +102,6 @@ std::string FrameLocation(const ResolvedFrame &f) {
 
 } // namespace
 
-std::string StackText(const ResolvedStack &s) {
-  if (s.empty())
-    return "    <no stack recorded>\n";
-  std::string out;
-  int n = 0;
-  for (const ResolvedFrame &f : s) {
-    if (f.python) {
-      absl::StrAppend(&out, "    #", n++, " ", f.file, ":", f.line, " in ",
-                      f.function, " (python)\n");
-      continue;
-    }
-    std::string fn = f.function.empty() ? "<unknown>" : f.function;
-    std::string where =
-        !f.file.empty()
-            ? absl::StrCat(f.file, ":", f.line,
-                           f.column ? absl::StrCat(":", f.column) : "")
-            : absl::StrCat("(", f.module, "+0x", absl::Hex(f.offset), ")");
-    absl::StrAppend(&out, "    #", n++, " ", Hex(f.pc), " in ", fn, " ", where,
-                    "\n");
-  }
-  return out;
-}
-
 namespace {
 
 // The free event of `obj`; `what` replaces "freed" ("its insertion point
@@ -192,39 +170,6 @@ std::string TestName() {
       return v;
   return "";
 }
-
-namespace {
-
-// Stable across processes and address layouts: kind, function and the
-// source locations (file:line:function, or without debug info module file
-// name:offset:function) of the frames of the use and free stacks. Without
-// the offset, two call sites in one function would be one problem.
-std::string ProblemId(const ResolvedReport &r) {
-  std::string key = absl::StrCat(r.kind_name, "|", r.function, "|");
-  auto add_stack = [&key](const ResolvedStack &s) {
-    for (const ResolvedFrame &f : s) {
-      if (!f.file.empty()) {
-        absl::StrAppend(&key, f.file, ":", f.line, ":", f.function, ";");
-        continue;
-      }
-      std::string module = f.module.substr(f.module.rfind('/') + 1);
-      absl::StrAppend(&key, module, ":0x", absl::Hex(f.offset), ":", f.function,
-                      ";");
-    }
-    key += "|";
-  };
-  add_stack(r.use);
-  add_stack(r.free.stack);
-  // FNV-1a: stable across runs and builds (absl::Hash is seeded).
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : key) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return absl::StrFormat("%016x", h);
-}
-
-} // namespace
 
 void AppendJsonStack(std::string *out, const ResolvedStack &s) {
   *out += "[";
@@ -400,6 +345,7 @@ ResolvedReport ResolveOnce(const ErrorReport &rep, const ReportContext &ctx) {
   ResolvedReport r;
   const ObjectRecord *obj = rep.object;
   r.pid = ctx.pid;
+  r.fold = ctx.fold_frames;
   r.kind = rep.kind;
   r.kind_name = ErrorKindName(rep.kind);
   r.handle = Hex(rep.handle);
@@ -422,7 +368,12 @@ ResolvedReport ResolveOnce(const ErrorReport &rep, const ReportContext &ctx) {
   r.use = ResolveStack(rep.use_stack, ctx);
 
   if (rep.kind == ErrorKind::DanglingInsertionPoint && rep.related) {
-    // Case: the builder is fine; what it points into died.
+    // Case: the builder is fine; what it points into died (JSON "related":
+    // the HTML page draws that block).
+    r.related_kind = KindNoun(rep.related->kind);
+    r.related_label = FullLabel(rep.related, ctx);
+    r.related_identity =
+        absl::StrCat(Hex(rep.related->addr), "#", rep.related->generation());
     r.free =
         ResolveFree(rep.related, ctx,
                     absl::StrCat("its insertion point ",
@@ -471,7 +422,8 @@ ResolvedReport ResolveOnce(const ErrorReport &rep, const ReportContext &ctx) {
     r.chain.emplace_back(KindNoun((*it)->kind), ctx.short_label(*it));
   r.chain_when_freed = obj->state == ObjectState::Freed;
 
-  std::string first = r.use.empty() ? "" : FrameLocation(r.use.front());
+  const ResolvedFrame *user = UserFrame(r.use);
+  std::string first = user ? FrameLocation(*user) : "";
   r.summary = absl::StrCat(r.kind_name, " in ", r.function,
                            first.empty() ? "" : " ", first);
   r.problem_id = ProblemId(r);
@@ -497,27 +449,29 @@ std::string RenderText(const ResolvedReport &r) {
   if (!r.note.empty())
     absl::StrAppend(&out, "  ", r.note, "\n");
   absl::StrAppend(&out, "  passed as argument ", r.argument, " of ", r.function,
-                  " on thread ", ThreadName(r.thread), ":\n", StackText(r.use));
+                  " on thread ", ThreadName(r.thread), ":\n",
+                  StackText(r.use, r.fold));
   if (r.other.present)
     absl::StrAppend(&out, "  ", r.other.heading, ":\n",
                     r.other.stack.empty()
                         ? "    <not recorded: the context had been used by "
                           "one thread only until then>\n"
-                        : StackText(r.other.stack));
+                        : StackText(r.other.stack, r.fold));
   if (r.free.present)
-    absl::StrAppend(&out, "  ", r.free.heading, ":\n", StackText(r.free.stack));
+    absl::StrAppend(&out, "  ", r.free.heading, ":\n",
+                    StackText(r.free.stack, r.fold));
   if (!r.identity_line.empty()) {
     absl::StrAppend(&out, "  ", r.identity_line);
     if (r.related_create.present)
       absl::StrAppend(&out, ", created by ", r.related_create.function,
                       " on thread ", ThreadName(r.related_create.thread), ":\n",
-                      StackText(r.related_create.stack));
+                      StackText(r.related_create.stack, r.fold));
     else
       out += "\n";
   }
   if (r.create.present)
     absl::StrAppend(&out, "  ", r.create.heading, ":\n",
-                    StackText(r.create.stack));
+                    StackText(r.create.stack, r.fold));
   else if (r.history_evicted)
     ; // (the note says why nothing more is known)
   else if (!r.first_seen_in.empty())

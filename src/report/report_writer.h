@@ -42,6 +42,8 @@ struct ReportContext {
   /// A symbolizer that takes longer is killed (the runtime passes
   /// symbolizer_timeout_ms); 0: no limit.
   int symbolizer_timeout_ms = 0;
+  /// Text reports fold the runner's frames (fold_frames).
+  bool fold_frames = false;
 };
 
 struct ResolvedFrame {
@@ -69,6 +71,7 @@ struct ResolvedEvent {
 
 struct ResolvedReport {
   int pid = 0;
+  bool fold = false; ///< fold the runner's frames in text (frame_roles.h)
   ErrorKind kind{};
   std::string kind_name;
   std::string handle;      ///< "0x..."
@@ -104,7 +107,9 @@ ResolvedReport Resolve(const ErrorReport &report, const ReportContext &ctx);
 
 /// One stack, symbolized (Python frames first), and as report text.
 ResolvedStack ResolveStack(StackId id, const ReportContext &ctx);
-std::string StackText(const ResolvedStack &s);
+/// With `fold`, each run of two or more frames of the test runner or the
+/// interpreter is one line, `    ... 22 frames in pytest` (frame_roles.h).
+std::string StackText(const ResolvedStack &s, bool fold = false);
 /// A JSON array of frames (docs/reports.md).
 void AppendJsonStack(std::string *out, const ResolvedStack &s);
 

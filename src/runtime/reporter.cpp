@@ -137,6 +137,7 @@ bool Runtime::Report(ErrorReport rep) {
       ReportContext ctx{getpid(), &depot_, SymbolizerPath(), fn_name,
                         short_label};
       ctx.symbolizer_timeout_ms = flags_.symbolizer_timeout_ms;
+      ctx.fold_frames = flags_.fold_frames;
       ResolvedReport resolved = Resolve(rep, ctx);
       // Case: the user's suppression file names this report: say nothing.
       // The call goes through unchanged, unless making it would free memory
@@ -291,7 +292,8 @@ void Runtime::ReportLeaks(std::string *out, size_t *leaked) {
                     g.count == 1 ? "" : "s", " (", KindNoun(g.kind), " ",
                     g.example, g.count == 1 ? "" : ", ...", ") created by ",
                     FnName(g.fn), " on thread T", g.thread,
-                    ", never disposed:\n", StackText(stack));
+                    ", never disposed:\n",
+                    StackText(stack, flags_.fold_frames));
     absl::StrAppend(&js, i ? "," : "", "{\"count\":", g.count,
                     ",\"handle_type\":", JsonEscape(KindHandleType(g.kind)),
                     ",\"kind\":", JsonEscape(KindNoun(g.kind)),

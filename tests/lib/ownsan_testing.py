@@ -358,6 +358,10 @@ SUMMARY_RE = re.compile(
 NO_STACK = "    <no stack recorded>"
 
 
+# A run of the test runner's or interpreter's frames, folded (fold_frames).
+FOLD_RE = re.compile(r"    \.\.\. (?P<n>\d+) frames in (?P<groups>[a-z, ]+)")
+
+
 class ReportFormatError(Exception):
     """The text has an OwnSan report that does not follow the format."""
 
@@ -424,6 +428,9 @@ class Section:
     frames: List[Frame] = field(default_factory=list)
     no_stack: bool = False  # "<no stack recorded>"
     raw: List[str] = field(default_factory=list)  # the frame lines
+    # "    ... 22 frames in pytest" (fold_frames): (frames, "pytest")
+    folded: List[tuple] = field(default_factory=list)
+    next_index: int = 0
 
     @property
     def line(self):
@@ -556,13 +563,20 @@ def parse_reports(text, strict=True, require_functions=False):
             if line == NO_STACK:
                 sec.no_stack = True
                 continue
+            fold = FOLD_RE.fullmatch(line)
+            if fold:
+                sec.folded.append((int(fold["n"]), fold["groups"]))
+                sec.next_index += int(fold["n"])
+                sec.raw.append(line)
+                continue
             f = parse_frame(line, exact=require_functions)
             if f is None:
                 bad(f"bad stack frame: {line!r}")
                 continue
-            if f.index != len(sec.frames):
-                bad(f"frame #{f.index} where #{len(sec.frames)} was due: "
+            if f.index != sec.next_index:
+                bad(f"frame #{f.index} where #{sec.next_index} was due: "
                     f"{line!r}")
+            sec.next_index = f.index + 1
             sec.frames.append(f)
             sec.raw.append(line)
             continue
@@ -774,6 +788,8 @@ def parse_leak_reports(text):
                                         bool(g["more"]), g["fn"]))
             continue
         if line.startswith("    ") and cur.groups:
+            if FOLD_RE.fullmatch(line):
+                continue
             f = parse_frame(line, exact=True)
             if f is None:
                 raise ReportFormatError(f"unparsable leak frame: {line!r}")

@@ -621,6 +621,7 @@ static int case_builder(int before_instruction) {
   // CHECK-builder_before_erased-NEXT: #0 {{.*}} in case_builder {{.*}}lifetime.c:
   // CHECK-builder_before_erased: ownership chain: builder [[B]]{{$}}
   // CHECK-builder_before_erased-NEXT: SUMMARY: OwnSan: dangling-insertion-point in LLVMBuildAdd {{.*}}lifetime.c:{{[0-9]+}}:{{[0-9]+}} in case_builder{{$}}
+  // JSON-builder_block_deleted: "kind":"dangling-insertion-point",{{.*}}"related":{"kind":"block","label":"block %entry of function @foo in module
   LLVMBuildRet(b, x);
   LLVMDisposeBuilder(b);
   LLVMDisposeModule(m);

@@ -232,9 +232,9 @@ def body(a, c, tmp):
                      if tc.find("failure") is not None)
     c.equal(failing, sorted(b.test for b in BUGS),
             "JUnit: one failing case per seeded bug, named by its test")
-    c.equal(pages, sorted(["index.html"] + [
+    c.equal(pages, sorted(["index.html", "kinds.html"] + [
         f"problem-{o['problem_id']}.html" for o in by_name.values()]),
-        "HTML: index.html and one page per problem")
+        "HTML: index.html, kinds.html and one page per problem")
 
     # --- 5. Default unwinding ----------------------------------------------------
     r = under_ownsan("all", "halt_on_error=0:report_format=json")

@@ -1198,6 +1198,31 @@ def case_python_frames(x):
     check_malformed(x, "python_frames=2", "python_frames")
 
 
+def case_fold_frames(x):
+    c = x.c
+    # opts_py.py started by runpy: three or more standard-library frames.
+    runpy = ("import runpy, sys; "
+             "runpy.run_path(sys.argv[1], run_name='__main__')")
+    for value, what in ((None, "default (1)"), ("0", "0")):
+        opts = "halt_on_error=0" + (f":fold_frames={value}" if value else "")
+        r = run([x.a.ownsan, "run", "--", sys.executable, "-c", runpy,
+                 x.a.python_program], env=x.env(opts))
+        reps = x.reports(r.err, f"fold_frames={what}", r)
+        if not c.equal(len(reps), 1, f"fold_frames={what}: one report", r):
+            continue
+        use = reps[0].section("passed as argument")
+        shown = re.search(r"runpy(\.py)?>?:\d+ in run_path", reps[0].text)
+        if value is None:
+            c.check(not shown and use.folded and use.folded[-1][1] ==
+                    "python" and use.frames[0].function == "use_after_dispose",
+                    "fold_frames=1: runpy's frames are one line '... N frames "
+                    "in python' after the program's", reps[0].text)
+        else:
+            c.check(shown and not use.folded, "fold_frames=0: runpy's frames "
+                    "are shown", reps[0].text)
+    check_malformed(x, "fold_frames=2", "fold_frames")
+
+
 def case_quarantine_size_mb(x):
     c = x.c
     for mb, limit in ((None, 64 << 20), (1, 1 << 20), (0, 0)):

@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The seeded pytest suite (tests/pytest_suite/suite) as a binding's CI runs
-it: the pytest plugin (issue 21).
+it: the pytest plugin, stable problem ids, readable stacks (issue 21).
 
-    check_adoption.py --case plugin --ownsan OWNSAN --program PY
+    check_adoption.py --case plugin|ids|stacks --ownsan OWNSAN --program PY
 
 plugin: `pytest -p ownsan` serially (halt_on_error=0) and with `-n 2`
         (default options: the plugin keeps the run going): each seeded test
@@ -12,10 +12,20 @@ plugin: `pytest -p ownsan` serially (halt_on_error=0) and with `-n 2`
         outcomes they have without ownsan, pytest's exit status and
         --junitxml say so; without the runtime the plugin does nothing;
         `python3 -m ownsan.unittest` fails a unittest test the same way.
+ids:    the suite copied to two directories, run from one serially and from
+        the other with `-n 2`: each seeded bug has one problem id, the same
+        in both runs; `ownsan report --source-root` gives one SARIF result
+        per bug with that id as its fingerprint and a message whose path is
+        relative.
+stacks: text reports fold pytest's frames (`... N frames in pytest`) and
+        fold_frames=0 shows them; the SUMMARY line and `ownsan report`
+        point at the test's line, not the binding's wrapper; a double
+        free's two callers are both shown.
 
 Env OWNSAN_TEST_LIBLLVM names the libLLVM (suite/llvmbind.py).
 """
 
+import json
 import os
 import re
 import shutil
@@ -23,7 +33,8 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
-from ownsan_testing import case_main, clean_env, marker_line, run
+from ownsan_testing import (case_main, clean_env, marker_line,
+                            parse_json_lines, parse_reports, run)
 from run_suite import BUGS, HERE, SEEDED_NODES, junit_outcomes
 
 PYTEST = ["/usr/bin/python3", "-m", "pytest", "-p", "no:cacheprovider",
@@ -196,6 +207,138 @@ def unittest_runner(c, a, s):
             "FAILED (failures=1)" in r.err,
             "python3 -m ownsan.unittest: the test that disposes a builder "
             "twice fails with the report, the clean one passes, exit 1", r)
+
+
+# --- ids ---------------------------------------------------------------------
+
+def case_ids(c, a):
+    with tempfile.TemporaryDirectory(prefix="ownsan-ids-") as tmp:
+        ids(c, a, tmp)
+
+
+def problem_ids(c, what, text):
+    """{bug id: {problem ids}} of the JSON reports in `text`."""
+    out = {}
+    for o in parse_json_lines(c, text, what):
+        if o.get("ownsan_report"):
+            bug = bug_of(o.get("test") or "")
+            out.setdefault(bug.id if bug else None, set()).add(
+                o["problem_id"])
+    return out
+
+
+def ids(c, a, tmp):
+    one = Suite(a, tmp, "one/suite")
+    two = Suite(a, tmp, "elsewhere/deeper/suite")
+    opts = "halt_on_error=0:report_format=json"
+    r1, _, text1 = one.logged("serial", opts)
+    r2, logdir2, text2 = two.logged("xdist", opts, ["-n", "2"])
+    got1 = problem_ids(c, "serial", text1)
+    got2 = problem_ids(c, "xdist", text2)
+    for got, what, r in ((got1, "serial", r1), (got2, "xdist -n 2", r2)):
+        c.equal(sorted((k, len(v)) for k, v in got.items()),
+                sorted((b.id, 1) for b in BUGS),
+                f"{what}: each seeded bug has one problem id (the "
+                "parametrized one too, across workers)", r)
+    c.equal(got1, got2, "the same ids from another directory under "
+            "`-n 2` as from this one serially")
+    out = os.path.join(tmp, "sarif")
+    os.mkdir(out)
+    sarif = os.path.join(out, "o.sarif")
+    r = run([a.ownsan, "report", "--source-root", two.dir, "--sarif", sarif,
+             logdir2])
+    try:
+        with open(sarif, encoding="utf-8") as f:
+            results = json.load(f)["runs"][0]["results"]
+    except (OSError, ValueError, KeyError, IndexError) as e:
+        c.check(False, f"ownsan report wrote its SARIF ({e})", r)
+        return
+    fps = sorted(x["partialFingerprints"]["ownsanProblemId/v1"]
+                 for x in results)
+    c.equal(fps, sorted(i for v in got1.values() for i in v),
+            "SARIF: one result per bug, fingerprinted with the serial run's "
+            "ids", r)
+    for x in results:
+        msg = x["message"]["text"]
+        c.check(tmp not in msg and re.search(r" test_\w+\.py:\d+ in ", msg),
+                f"SARIF message relative to --source-root: {msg!r}")
+
+
+# --- stacks ------------------------------------------------------------------
+
+def case_stacks(c, a):
+    with tempfile.TemporaryDirectory(prefix="ownsan-stacks-") as tmp:
+        stacks(c, a, Suite(a, tmp))
+
+
+def stacks(c, a, s):
+    r, _, text = s.logged("text", "halt_on_error=0")
+    try:
+        reps = parse_reports(text, require_functions=True)
+    except Exception as e:
+        c.check(False, f"text reports parse ({e})", text)
+        return
+    by_bug = {}
+    for rep in reps:
+        by_bug.setdefault(bug_of(rep.test or ""), rep)
+    for bug in BUGS:
+        rep = by_bug.get(bug)
+        if not c.check(rep is not None, f"{bug.id}: reported", text):
+            continue
+        test_fn = bug.test.split("[")[0]
+        if bug.phase == "teardown":
+            test_fn = "module_in_context"
+        use = rep.section("passed as argument")
+        c.check(use.folded and any("pytest" in g for _, g in use.folded) and
+                not any("/_pytest/" in l or "/pluggy/" in l for l in use.raw),
+                f"{bug.id}: pytest's frames are folded ('... N frames in "
+                f"pytest'), none shown", rep.text)
+        want = f"{s.dir}/{bug.file}:{s.line(bug, 'USE')} in {test_fn}"
+        c.equal(rep.summary, f"{bug.kind} in {bug.fn} {want}",
+                f"{bug.id}: the SUMMARY names the test's line, not the "
+                "binding's wrapper", rep.text)
+    # fold_frames=0: every frame.
+    r0, _, text0 = s.logged("unfolded", "halt_on_error=0:fold_frames=0",
+                            ["test_modules.py::test_module_disposed_twice"])
+    c.check("/_pytest/" in text0 and "frames in pytest" not in text0,
+            "fold_frames=0: pytest's frames are shown", text0 or r0)
+    # ownsan report: the double free's two callers.
+    r, logdir, _ = s.logged("json", "halt_on_error=0:report_format=json",
+                            ["test_modules.py::test_module_disposed_twice"])
+    rr = run([a.ownsan, "report", "--source-root", s.dir, logdir])
+    bug = [b for b in BUGS if b.id == "module-disposed-twice"][0]
+    use, free = s.line(bug, "USE"), s.line(bug, "FREE")
+    c.check(re.search(rf"^    at: +test_modules\.py:{use} in "
+                      r"test_module_disposed_twice$", rr.out, re.M) and
+            re.search(rf"^    freed by: +LLVMDisposeModule.* at "
+                      rf"test_modules\.py:{free} in "
+                      r"test_module_disposed_twice$", rr.out, re.M),
+            "ownsan report: the double free's use and free are at the "
+            "test's two lines (relative to --source-root)", rr)
+    junit = os.path.join(s.tmp, "ownsan-junit.xml")
+    run([a.ownsan, "report", "--junit", junit, logdir])
+    texts = [f.text or "" for f in ET.parse(junit).getroot().iter("failure")]
+    c.check(len(texts) == 1 and "frames in pytest" in texts[0] and
+            "/_pytest/" not in texts[0], "ownsan report --junit: the "
+            "failure's text report has pytest's frames folded", texts)
+    for extra, folded in (([], True), (["--all-frames"], False)):
+        out = os.path.join(s.tmp, "html" + "".join(extra))
+        run([a.ownsan, "report", "--html", out] + extra + [logdir])
+        page = [f for f in os.listdir(out) if f.startswith("problem-")]
+        with open(os.path.join(out, page[0]), encoding="utf-8") as f:
+            text = f.read()
+        steps = re.findall(r'<div class="where">at ([^<]*)</div>', text)
+        tables = "".join(re.findall(r'<table class="stack">.*?</table>',
+                                    text, re.S))
+        shown = "/_pytest/" in tables
+        c.check(bool(re.search(r'<tr class="folded"><td[^>]*>\.\.\. \d+ '
+                               r"frames in pytest", tables)) == folded and
+                shown != folded and
+                [w.split(" in ")[0].rsplit("/", 1)[-1] for w in steps[1:]] ==
+                [f"test_modules.py:{free}", f"test_modules.py:{use}"],
+                f"ownsan report --html {' '.join(extra)}: pytest's frames "
+                + ("folded" if folded else "shown") + "; the timeline's "
+                "free and use at the test's two lines", steps)
 
 
 if __name__ == "__main__":

@@ -400,10 +400,10 @@ def check_ownsan_report(s, logdir, by_id):
                 f"count {bug.count}")
         loc = (x.get("locations") or [{}])[0].get("physicalLocation", {})
         c.check(loc.get("artifactLocation", {}).get("uri", "").endswith(
-            "/llvmbind.py") and loc.get("region", {}).get("startLine") ==
-            s.lines(bug)["bind_use"],
-            f"SARIF: {bug.id}: located at llvmbind.py:"
-            f"{s.lines(bug)['bind_use']}", loc)
+            "/" + bug.file) and loc.get("region", {}).get("startLine") ==
+            s.lines(bug)["use"],
+            f"SARIF: {bug.id}: located at the user's line {bug.file}:"
+            f"{s.lines(bug)['use']}, past the binding's wrapper", loc)
     # JUnit
     failing = [tc for tc in cases if tc.find("failure") is not None]
     c.equal((len(cases), len(failing)), (len(BUGS), len(BUGS)),
@@ -428,9 +428,10 @@ def check_ownsan_report(s, logdir, by_id):
                 f"{bug.file}, type {bug.kind}, the text report inside",
                 ET.tostring(tc, encoding="unicode")[:600])
     # HTML
-    want = sorted(["index.html"] + [f"problem-{o['problem_id']}.html"
-                                    for o in by_id.values()])
-    c.equal(pages, want, "HTML: index.html and one page per problem")
+    want = sorted(["index.html", "kinds.html"] +
+                  [f"problem-{o['problem_id']}.html" for o in by_id.values()])
+    c.equal(pages, want, "HTML: index.html, kinds.html and one page per "
+            "problem")
 
 
 if __name__ == "__main__":

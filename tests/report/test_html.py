@@ -114,7 +114,12 @@ def static_checks(c, outdir, ids):
     pages = sorted(f for f in os.listdir(outdir) if f.startswith("problem"))
     c.equal(len(pages), len(ids), f"one page per distinct problem "
             f"({len(ids)})")
-    c.equal(sorted(links), pages, "index.html links every problem page")
+    c.equal(sorted(l for l in links if l.startswith("problem")), pages,
+            "index.html links every problem page")
+    c.check(os.path.exists(os.path.join(outdir, "kinds.html")) and
+            all(l.startswith("kinds.html#") for l in links
+                if not l.startswith("problem")),
+            "index.html links each kind to its section of kinds.html", links)
     for pid in ids:
         c.check(f"problem-{pid}.html" in pages,
                 f"problem {pid} has page problem-{pid}.html")
@@ -169,13 +174,15 @@ def content_checks(c, parsed):
                 "A: step 2 freed, with the call, target and cause", p.steps)
         c.check(p.steps[2].startswith("3. used") and
                 "LLVMGetValueName2" in p.steps[2] and
-                "mybind/core.py:88 in name" in p.steps[2],
-                "A: step 3 used, at the binding frame", p.steps)
+                "tests/test_mod.py:42 in test_use_after_close" in p.steps[2],
+                "A: step 3 used, at the user's frame past the binding's "
+                "wrapper", p.steps)
     c.equal(text.count('<table class="stack">'), 3,
             "A: three stack tables (created, freed, used)")
     c.equal([row[2] if len(row) > 2 else row for row in p.binding_rows],
-            ["build_add", "dispose", "name"],
-            "A: each stack's binding frame is marked")
+            ["test_use_after_close", "test_use_after_close", "make_sum"],
+            "A: each stack's user frame is marked, the use stack first (as "
+            "a sanitizer prints it)")
 
     text, p = parsed.get(f"problem-{B}.html", ("", Page()))
     c.check("<script>alert" not in text and
@@ -207,6 +214,52 @@ def content_checks(c, parsed):
             "E: a summary-only problem says its details are missing")
 
 
+def nav_checks(c, ownsan, outdir, parsed):
+    """Previous/next links in the index's order, the use stack first, the
+    kinds page, the index's filter (radio buttons and CSS, no script)."""
+    text, idx = parsed.get("index.html", ("", Page()))
+    order = [a["href"] for t, a in idx.tags
+             if t == "a" and a.get("href", "").startswith("problem")]
+    for i, name in enumerate(order):
+        _, p = parsed.get(name, ("", Page()))
+        rel = {a.get("rel"): a.get("href") for t, a in p.tags
+               if t == "a" and a.get("rel")}
+        want = {}
+        if i:
+            want["prev"] = order[i - 1]
+        if i + 1 < len(order):
+            want["next"] = order[i + 1]
+        c.equal(rel, want, f"{name}: previous/next links follow the index")
+    text_a, _ = parsed.get(f"problem-{A}.html", ("", Page()))
+    heads = re.findall(r"<h3>(\d)\. (\w+)", text_a)
+    c.equal(heads, [("3", "used"), ("2", "freed"), ("1", "created")],
+            "A: the use stack first, then the free and the creation")
+    kinds = load_kinds(ownsan)
+    ktext, kp = parse_page(os.path.join(outdir, "kinds.html"))
+    ids = {a.get("id") for t, a in kp.tags if t == "section"}
+    c.check(all(k["doc_anchor"] in ids for k in kinds) and not kp.errors,
+            "kinds.html has a section per kind, anchored as in "
+            "docs/reports.md", sorted(ids))
+    c.check(f'href="kinds.html#{kinds[0]["doc_anchor"]}"' in ktext or any(
+        f'href="kinds.html#{k["doc_anchor"]}"' in text_a for k in kinds),
+        "A's page links its kind to kinds.html")
+    radios = [a.get("id") for t, a in idx.tags
+              if t == "input" and a.get("type") == "radio"]
+    rows = [a.get("class", "").split() for t, a in idx.tags
+            if t == "tr" and "p" in a.get("class", "").split()]
+    kind_ids = sorted({cl for r in rows for cl in r if re.fullmatch(
+        r"k\d+", cl)})
+    c.check("fk-all" in radios and "ft-all" in radios and
+            all("f" + k in radios for k in kind_ids) and
+            all(f"#f{k}:checked~table.list tr.p:not(.{k})" in text
+                for k in kind_ids) and
+            all(sum(cl.startswith("k") for cl in r) == 1 for r in rows) and
+            len(rows) == len(order),
+            "index.html: a filter by kind and by test (a radio button and a "
+            "CSS rule per kind; each row has its kind's class)",
+            (radios, rows))
+
+
 def race_checks(c, ownsan, parsed):
     kinds = {k["name"]: k for k in load_kinds(ownsan)}
     text, p = parsed.get(f"problem-{R}.html", ("", Page()))
@@ -215,7 +268,8 @@ def race_checks(c, ownsan, parsed):
     if len(p.steps) == 4:
         c.check(p.steps[3].startswith("other thread") and
                 "thread T1 is inside LLVMBuildAdd on the same context" in
-                p.steps[3] and "mybind/builder.py:52 in add" in p.steps[3],
+                p.steps[3] and "tests/test_threads.py:24 in worker" in
+                p.steps[3],
                 "R: the other thread's step names its call and where it "
                 "entered it", p.steps)
     c.check("<th>other thread</th><td>thread T1 is inside LLVMBuildAdd on "
@@ -224,7 +278,7 @@ def race_checks(c, ownsan, parsed):
     c.equal(text.count('<table class="stack">'), 3,
             "R: stack tables for the creation, the use and the other thread")
     c.check("meanwhile: thread T1 is inside LLVMBuildAdd" in text and
-            any(row[2:3] == ["add"] for row in p.binding_rows),
+            any(row[2:3] == ["worker"] for row in p.binding_rows),
             "R: the other thread's stack is shown, its binding frame marked",
             p.binding_rows)
     race = kinds.get("context-race", {})
@@ -356,6 +410,7 @@ def main():
         c.equal(r.returncode, 1, "exit 1 with problems", r)
         parsed = static_checks(c, outdir, [A, B, C, D, E])
         content_checks(c, parsed)
+        nav_checks(c, args.ownsan, outdir, parsed)
         render_checks(c, args.ownsan, outdir, tmp)
         outdir2 = os.path.join(tmp, "race")
         r = report(args.ownsan, "--html", outdir2, RACE)

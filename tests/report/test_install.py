@@ -38,9 +38,10 @@ def main():
         ownsan = os.path.join(prefix, "bin", "ownsan")
         share = os.path.join(prefix, "share", "ownsan")
         c.equal(sorted(os.listdir(share)),
-                ["error_kinds.json", "ownsan_report.py", "python"],
-                "share/ownsan holds the script, the kind list and the pytest "
-                "plugin")
+                ["error_kinds.json", "ownsan_frames.py", "ownsan_pages.py",
+                 "ownsan_report.py", "python"],
+                "share/ownsan holds the script, its modules, the kind list "
+                "and the pytest plugin")
         with open(kinds_path(ownsan), encoding="utf-8") as f:
             names = [k["name"] for k in json.load(f)["kinds"]]
         sarif = os.path.join(prefix, "out.sarif")

@@ -37,6 +37,11 @@ import sys
 import urllib.parse
 import xml.etree.ElementTree as ET
 
+# ownsan_frames.py lies beside this file (tools/report/, share/ownsan/).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ownsan_frames  # noqa: E402
+import ownsan_pages  # noqa: E402
+
 PROG = "ownsan report"
 TOOL_NAME = "ownsan"
 SARIF_VERSION = "2.1.0"
@@ -618,9 +623,6 @@ class Collector:
 
 # --- which frame is the binding's --------------------------------------------
 
-_PY_STDLIB = re.compile(r"/lib/python3(?:\.\d+)?/(?!(?:dist|site)-packages/)")
-_PY_TOOLING = re.compile(
-    r"/(?:dist|site)-packages/(?:_pytest|pluggy|pytest|unittest)/")
 _NATIVE_MODULES = re.compile(
     r"^(?:libownsan|libLLVM|libpython|python\d*(?:\.\d+)?$|libffi|_ctypes|"
     r"libc[.-]|ld-linux|libstdc\+\+|libgcc_s|libpthread|libdl[.-])")
@@ -631,21 +633,21 @@ _NATIVE_FUNCTIONS = re.compile(
 def is_internal(f):
     """ownsan, libLLVM, the interpreter and test-runner internals."""
     if f.is_language:
-        return (f.file is None or f.file.startswith("<")
-                or bool(_PY_STDLIB.search(f.file))
-                or bool(_PY_TOOLING.search(f.file)))
+        return ownsan_frames.runner_group(f) is not None
     if f.module and _NATIVE_MODULES.search(os.path.basename(f.module)):
         return True
     return bool(f.function and _NATIVE_FUNCTIONS.search(f.function))
 
 
 def binding_frame(stack):
-    """The first frame of the binding: a language (Python) frame when there
-    is one, else the first native frame with a source file, skipping
-    internals; failing that the first frame with a file."""
-    for f in stack:
-        if f.is_language and f.file and not is_internal(f):
-            return f
+    """The frame a report points at. In a language (Python) stack, the first
+    frame of the user's code past the binding's wrapper (the runtime's
+    SUMMARY frame, ownsan_frames.user_frame); else the first native frame
+    with a source file, skipping internals; failing that the first frame
+    with a file."""
+    uf = ownsan_frames.user_frame(stack)
+    if uf is not None and uf.is_language and uf.file:
+        return uf
     for f in stack:
         if not f.is_language and f.file and not is_internal(f):
             return f
@@ -655,13 +657,25 @@ def binding_frame(stack):
     return None
 
 
+def summary_text(p, paths):
+    """The problem's SUMMARY with its source path relative to
+    --source-root."""
+    s = p.summary
+    if p.report is not None:
+        for f in p.report.use.stack:
+            if f.file and f.file in s:
+                return s.replace(f.file, paths.show(f.file), 1)
+    return s
+
+
 # --- presentation helpers ----------------------------------------------------
 
 
 class Paths:
     """Shows source paths relative to --source-root when under it."""
 
-    def __init__(self, root):
+    def __init__(self, root, fold=True):
+        self.fold = fold  # fold the runner's frames in HTML stacks
         self.roots = []
         if root:
             for r in (os.path.normpath(os.path.abspath(root)),
@@ -937,8 +951,9 @@ def build_sarif(problems, col, paths):
             "ruleId": p.kind,
             "ruleIndex": kinds.index(p.kind),
             "level": kind_level(p.kind),
-            "message": {"text": (f"{p.summary} ({p.label})" if rep is not None
-                                 else p.summary)},
+            "message": {"text": (
+                f"{summary_text(p, paths)} ({p.label})" if rep is not None
+                else p.summary)},
             "partialFingerprints": {SARIF_FINGERPRINT: p.problem_id},
             "properties": {
                 "count": p.count,
@@ -1088,7 +1103,8 @@ def build_junit(problems, col, paths):
             "classname": xml_text(classname), "name": xml_text(name),
             "time": "0"})
         failure = ET.SubElement(case, "failure", {
-            "message": xml_text(p.summary), "type": xml_text(p.kind)})
+            "message": xml_text(summary_text(p, paths)),
+            "type": xml_text(p.kind)})
         if p.leak is not None:
             text = leak_text(p, paths)
         elif p.report is not None and p.report.text:
@@ -1174,6 +1190,7 @@ tr.binding td{background:#fff8dc;font-weight:bold}
 pre{background:#f6f7f9;border:1px solid #d5d9e0;padding:10px;
  overflow-x:auto;font-size:12px;white-space:pre-wrap}
 .muted{color:#6b7385}
+.kindtag a{color:#ffffff}
 """
 
 
@@ -1190,11 +1207,11 @@ def chain_css():
     return "\n".join(rules)
 
 
-def page(title, body):
+def page(title, body, css=""):
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
             "<meta charset=\"utf-8\">\n"
             f"<title>{h(title)}</title>\n"
-            f"<style>{CSS}\n{chain_css()}</style>\n</head>\n<body>\n"
+            f"<style>{CSS}\n{chain_css()}\n{css}</style>\n</head>\n<body>\n"
             f"{body}\n</body>\n</html>\n")
 
 
@@ -1276,8 +1293,10 @@ def html_chain(rep):
         # The object the report also involves: a builder's freed insertion
         # point, or the live object that now has a stale handle's address.
         kind, label, identity = rep.related
-        related_freed = (rep.free is not None and rep.free.target is not None
-                         and _names(rep.free.target, label))
+        # A dangling insertion point's block is dead, whatever freed it.
+        related_freed = rep.kind == "dangling-insertion-point" or (
+            rep.free is not None and rep.free.target is not None
+            and _names(rep.free.target, label))
         word = "insertion point" if rep.object_kind == "builder" else "related"
         parts.append('<div class="relsep">' + h(word) + "</div>")
         parts.append(html_box(
@@ -1350,7 +1369,11 @@ def html_stack(title, stack, paths):
         return f"<h3>{h(title)}</h3><p class=\"muted\">no stack recorded</p>"
     bf = binding_frame(stack)
     rows = []
-    for f in stack:
+    for f in ownsan_frames.fold(stack, paths.fold):
+        if isinstance(f, tuple):  # a run of the runner's frames
+            rows.append(f'<tr class="folded"><td colspan="6" class="muted">'
+                        f"... {f[0]} frames in {h(f[1])}</td></tr>")
+            continue
         loc = ""
         if f.file:
             loc = paths.show(f.file)
@@ -1369,12 +1392,13 @@ def html_stack(title, stack, paths):
             "<th>module</th><th>pc</th></tr>" + "".join(rows) + "</table>")
 
 
-def html_problem(p, col, paths):
+def html_problem(p, col, paths, prev_link=None, next_link=None):
     rep = p.report
     title = f"ownsan: {p.kind} on {p.label}"
-    body = ['<p class="nav"><a href="index.html">&larr; all problems</a></p>',
-            f'<h1><span class="kindtag">{h(p.kind)}</span>{h(p.label)}</h1>',
-            f'<p class="summary">SUMMARY: {h(p.summary)}</p>']
+    body = [ownsan_pages.nav(prev_link, next_link),
+            f'<h1><span class="kindtag">{kind_link(p.kind)}</span>'
+            f'{h(p.label)}</h1>',
+            f'<p class="summary">SUMMARY: {h(summary_text(p, paths))}</p>']
     facts = []
     leak = p.leak
     if leak is not None:
@@ -1429,8 +1453,8 @@ def html_problem(p, col, paths):
             f"<h2>What it means</h2><p>{h(kind['meaning'])}</p>"
             f"<p>{h(plain(kind['details']))}</p>"
             f"<h2>How to fix the binding</h2><p>{h(plain(kind['hint']))}</p>"
-            f'<p class="muted">See {h(KINDS_DOC)}#{h(kind["doc_anchor"])}'
-            "</p>")
+            f'<p class="muted">See {kind_link(p.kind)} ({h(KINDS_DOC)}#'
+            f'{h(kind["doc_anchor"])})</p>')
     if leak is not None:
         body.append("<h2>Stacks</h2>")
         body.append(html_stack(
@@ -1438,14 +1462,11 @@ def html_problem(p, col, paths):
             f"{thread_name(leak.thread)}", leak.stack, paths))
         body.append(f"<h2>Report</h2><pre>{h(leak_text(p, paths))}</pre>")
     if rep is not None:
+        # The use first, as a sanitizer prints it: where the program failed.
         body.append("<h2>Stacks</h2>")
-        if rep.create is not None:
-            body.append(html_stack(
-                f"1. created by {rep.create.function or '?'} on thread "
-                f"{thread_name(rep.create.thread)}", rep.create.stack, paths))
-        else:
-            body.append("<h3>1. created</h3><p class=\"muted\">no creation "
-                        f"recorded: {h(outside_text(rep))}</p>")
+        body.append(html_stack(
+            f"3. used: {call_text(rep)} on thread "
+            f"{thread_name(rep.use.thread)}", rep.use.stack, paths))
         if rep.free is not None:
             body.append(html_stack(
                 f"2. freed by {free_text(rep.free)} on thread "
@@ -1453,9 +1474,13 @@ def html_problem(p, col, paths):
         else:
             body.append("<h3>2. freed</h3><p class=\"muted\">no free "
                         "recorded</p>")
-        body.append(html_stack(
-            f"3. used: {call_text(rep)} on thread "
-            f"{thread_name(rep.use.thread)}", rep.use.stack, paths))
+        if rep.create is not None:
+            body.append(html_stack(
+                f"1. created by {rep.create.function or '?'} on thread "
+                f"{thread_name(rep.create.thread)}", rep.create.stack, paths))
+        else:
+            body.append("<h3>1. created</h3><p class=\"muted\">no creation "
+                        f"recorded: {h(outside_text(rep))}</p>")
         if rep.other is not None:
             body.append(html_stack(
                 f"meanwhile: {other_text(rep.other)}, entered at",
@@ -1465,7 +1490,29 @@ def html_problem(p, col, paths):
     return page(title, "\n".join(body))
 
 
+def kind_link(kind):
+    """The kind linking to its section of kinds.html (its doc section)."""
+    k = kind_entry(kind)
+    return ownsan_pages.kind_link(kind, k["doc_anchor"] if k else kind)
+
+
+def html_kinds(problems):
+    """kinds.html: each kind's documentation, anchored as in docs/reports.md
+    (the kind list's text)."""
+    entries = []
+    names = list(KINDS) + [LEAK_KIND] + [p.kind for p in problems]
+    for name in dict.fromkeys(names):
+        k = kind_entry(name)
+        if k is None:
+            entries.append((name, name, f"ownsan reported {name}.", "", ""))
+        else:
+            entries.append((name, k["doc_anchor"], k["meaning"],
+                            plain(k["details"]), plain(k["hint"])))
+    return page("ownsan: error kinds", ownsan_pages.kinds_page_body(entries))
+
+
 def html_index(problems, col, paths):
+    filt = ownsan_pages.IndexFilter(problems)
     rows = []
     for n, p in enumerate(problems, 1):
         at = ""
@@ -1479,7 +1526,8 @@ def html_index(problems, col, paths):
             at = frame_where(bf, paths) if bf else ""
             call = p.leak.function
         rows.append(
-            f"<tr><td>{n}</td><td>{h(p.kind)}</td>"
+            f'<tr class="{filt.row_class(p)}">'
+            f"<td>{n}</td><td>{kind_link(p.kind)}</td>"
             f'<td><a href="{page_name(p.problem_id)}">{h(p.label)}</a></td>'
             f'<td class="mono nw">{h(call)}</td><td class="mono">{h(at)}</td>'
             f'<td class="nw">{p.count}</td>'
@@ -1488,6 +1536,7 @@ def html_index(problems, col, paths):
             f"from {col.process_count} processes")
     body = [f"<h1>ownsan report</h1><p>{h(head)}</p>"]
     if rows:
+        body.append(filt.controls())
         body.append(
             '<table class="list"><tr><th>#</th><th>kind</th><th>object</th>'
             "<th>call</th><th>at</th><th>count</th><th>tests</th></tr>"
@@ -1498,7 +1547,7 @@ def html_index(problems, col, paths):
         body.append("<h2>Suppressed</h2><ul>" + "".join(
             f"<li>{h(pat)}: {c}</li>"
             for pat, c in sorted(col.suppressed.items())) + "</ul>")
-    return page("ownsan report", "\n".join(body))
+    return page("ownsan report", "\n".join(body), filt.css())
 
 
 # --- command line ------------------------------------------------------------
@@ -1528,6 +1577,9 @@ def parse_args(argv):
                    help="write OUTDIR/index.html and one page per problem")
     p.add_argument("--source-root", metavar="DIR",
                    help="show source paths under DIR relative to it")
+    p.add_argument("--all-frames", action="store_true",
+                   help="show the test runner's and the interpreter's "
+                   "frames in HTML stacks (folded by default)")
     return p.parse_intermixed_args(argv)
 
 
@@ -1647,10 +1699,16 @@ def write_outputs(args, problems, col, paths):
         if not os.path.isdir(args.html):
             raise UsageError(f"cannot write HTML to {args.html}: not a "
                              "directory")
-        for p in problems:
-            text = html_problem(p, col, paths)
+        for i, p in enumerate(problems):
+            link = lambda j: ((page_name(problems[j].problem_id),
+                               f"{problems[j].kind} {problems[j].label}")
+                              if 0 <= j < len(problems) else None)
+            text = html_problem(p, col, paths, link(i - 1), link(i + 1))
             _write(os.path.join(args.html, page_name(p.problem_id)), "HTML",
                    lambda f, t=text: f.write(t))
+        kinds = html_kinds(problems)
+        _write(os.path.join(args.html, ownsan_pages.KINDS_PAGE), "HTML",
+               lambda f: f.write(kinds))
         index = html_index(problems, col, paths)
         _write(os.path.join(args.html, "index.html"), "HTML",
                lambda f: f.write(index))
@@ -1684,7 +1742,7 @@ def main(argv=None):
                 "OWNSAN_OPTIONS=report_format=json:log_path=DIR/NAME; a "
                 "clean run leaves its exit summary there)")
         problems = col.finish()
-        paths = Paths(args.source_root)
+        paths = Paths(args.source_root, fold=not args.all_frames)
         write_outputs(args, problems, col, paths)
     except UsageError as e:
         print(f"{PROG}: error: {oneline(str(e))}", file=sys.stderr)
