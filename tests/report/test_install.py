@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 
-from ownsan_testing import Checker
+from ownsan_testing import Checker, run
 from report_common import RACE, kinds_path, report
 
 
@@ -38,10 +38,16 @@ def main():
         ownsan = os.path.join(prefix, "bin", "ownsan")
         share = os.path.join(prefix, "share", "ownsan")
         c.equal(sorted(os.listdir(share)),
-                ["error_kinds.json", "ownsan_frames.py", "ownsan_pages.py",
-                 "ownsan_report.py", "python"],
-                "share/ownsan holds the script, its modules, the kind list "
-                "and the pytest plugin")
+                ["error_kinds.json", "examples", "ownsan_frames.py",
+                 "ownsan_pages.py", "ownsan_report.py", "python"],
+                "share/ownsan holds the script, its modules, the kind list, "
+                "the pytest plugin and the examples")
+        r = run([ownsan, "run", "--", "/usr/bin/python3", "-c",
+                 "import ownsan; print(ownsan.__file__)"])
+        c.equal(r.out.strip(), os.path.join(share, "python", "ownsan",
+                                            "__init__.py"),
+                "`ownsan run` puts the installed pytest plugin on PYTHONPATH "
+                "(`pytest -p ownsan` finds it)", r)
         with open(kinds_path(ownsan), encoding="utf-8") as f:
             names = [k["name"] for k in json.load(f)["kinds"]]
         sarif = os.path.join(prefix, "out.sarif")
