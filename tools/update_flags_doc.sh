@@ -9,7 +9,9 @@ build=${1:-$top/build}
   echo "# OWNSAN_OPTIONS"
   echo
   echo "Options are read from the \`OWNSAN_OPTIONS\` environment variable as"
-  echo "\`key=value\` pairs separated by \`:\` (or spaces), as with \`ASAN_OPTIONS\`."
+  echo "\`key=value\` pairs separated by \`:\`, \`,\` or whitespace, as with"
+  echo "\`ASAN_OPTIONS\`; a value may be quoted with \`'\` or \`\"\` to hold those"
+  echo "(\`log_path='/tmp/a:b/log'\`)."
   echo "An unknown key, a malformed value or an integer outside its range (given"
   echo "in the type column) prints one line naming it and exits"
   echo "with status 1 before the program runs. This table is generated from"

@@ -8,13 +8,15 @@
 
 #include <dlfcn.h>
 
+#include <cstring>
 #include <deque>
 #include <new>
 
 namespace ownsan {
 namespace {
 
-// The stable-ABI subset of the CPython C API used here (3.9+).
+// The stable-ABI subset of the CPython C API used here (3.9+: docs/reports.md
+// "Python frames").
 struct PyApi {
   int (*Py_IsInitialized)();
   void *(*PyGILState_GetThisThreadState)();
@@ -31,6 +33,7 @@ struct PyApi {
   int (*Py_IsFinalizing)(); // optional: Py_IsFinalizing (3.13) /
                             // _Py_IsFinalizing
   bool ok = false;
+  std::string too_old; ///< the version of a CPython without that subset
 };
 
 template <typename F> bool Load(F *f, const char *name) {
@@ -55,6 +58,15 @@ const PyApi &Api() {
            Load(&a.Py_DecRef, "Py_DecRef") && Load(&a.Py_IncRef, "Py_IncRef");
     if (!Load(&a.Py_IsFinalizing, "Py_IsFinalizing"))
       Load(&a.Py_IsFinalizing, "_Py_IsFinalizing");
+    // A CPython before 3.9 (no PyFrame_GetBack): said once, not silently
+    // native frames.
+    int (*initialized)() = nullptr;
+    const char *(*version)() = nullptr;
+    if (!a.ok && Load(&initialized, "Py_IsInitialized") &&
+        Load(&version, "Py_GetVersion") && initialized()) {
+      const char *v = version();
+      a.too_old = v ? std::string(v, strcspn(v, " ")) : "?";
+    }
     return a;
   }();
   return api;
@@ -137,6 +149,8 @@ void CapturePythonFrames(std::vector<uint32_t> *out, int depth) {
     py.Py_DecRef(frame);
   py.PyGILState_Release(gil);
 }
+
+const std::string &PythonTooOldForFrames() { return Api().too_old; }
 
 void LockPythonFramesForFork(bool lock) { LockForFork(Table().mu, lock); }
 

@@ -33,6 +33,11 @@ struct PythonFrame {
 /// `depth`) as ids; does nothing when no interpreter is running here.
 void CapturePythonFrames(std::vector<uint32_t> *out, int depth);
 
+/// The version of the CPython this process hosts ("3.8.18") when it is too
+/// old for Python frames (they need 3.9's PyFrame_GetBack/GetCode), else
+/// empty. Decided once, with the first capture.
+const std::string &PythonTooOldForFrames();
+
 /// The frame for an id returned by CapturePythonFrames.
 PythonFrame GetPythonFrame(uint32_t id);
 

@@ -6,6 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -16,6 +17,30 @@
 #include <cstring>
 
 namespace ownsan {
+
+bool IsSuppressionType(const std::string &type) {
+  if (type == "fun" || type == "src" || type == "lib")
+    return true;
+#define OWNSAN_ERROR_KIND(Id, Name, Harm, SarifLevel, Anchor, Meaning,         \
+                          Details, Hint)                                       \
+  if (type == ErrorKindName(ErrorKind::Id))                                    \
+    return true;
+#include "report/error_kinds.def"
+#undef OWNSAN_ERROR_KIND
+  return false;
+}
+
+namespace {
+
+// The sanitizers' TemplateMatch: a substring, unless anchored with `^` (the
+// start) or `$` (the end).
+std::string Glob(absl::string_view pattern) {
+  bool at_start = absl::ConsumePrefix(&pattern, "^");
+  bool at_end = absl::ConsumeSuffix(&pattern, "$");
+  return absl::StrCat(at_start ? "" : "*", pattern, at_end ? "" : "*");
+}
+
+} // namespace
 
 bool Suppressions::Parse(const std::string &text, const std::string &source,
                          std::string *error) {
@@ -34,10 +59,10 @@ bool Suppressions::Parse(const std::string &text, const std::string &source,
     }
     std::string type(absl::StripAsciiWhitespace(line.substr(0, colon)));
     std::string pattern(absl::StripAsciiWhitespace(line.substr(colon + 1)));
-    if (type != "fun" && type != "src" && type != "lib") {
+    if (!IsSuppressionType(type)) {
       *error =
           absl::StrCat(source, ":", line_no, ": unknown suppression type '",
-                       type, "' (expected fun, src or lib)");
+                       type, "' (expected fun, src, lib or an error kind)");
       return false;
     }
     if (pattern.empty()) {
@@ -45,7 +70,7 @@ bool Suppressions::Parse(const std::string &text, const std::string &source,
                             type, ":'");
       return false;
     }
-    rules.push_back({type, pattern, line_no, 0});
+    rules.push_back({type, pattern, Glob(pattern), line_no, 0});
   }
   rules_ = std::move(rules);
   return true;
@@ -86,17 +111,19 @@ bool Suppressions::Load(const std::string &path, std::string *error) {
 
 namespace {
 
-bool Matches(const std::string &pattern, const std::string &name) {
-  return !name.empty() && fnmatch(pattern.c_str(), name.c_str(), 0) == 0;
+bool Matches(const std::string &glob, const std::string &name) {
+  return !name.empty() && fnmatch(glob.c_str(), name.c_str(), 0) == 0;
 }
 
 bool StackMatches(const Suppression &s, const ResolvedStack &stack) {
+  // (A kind's rule names a function, a file or a module.)
+  bool any = s.type != "fun" && s.type != "src" && s.type != "lib";
   for (const ResolvedFrame &f : stack) {
-    if (s.type == "fun" && Matches(s.pattern, f.function))
+    if ((any || s.type == "fun") && Matches(s.glob, f.function))
       return true;
-    if (s.type == "src" && Matches(s.pattern, f.file))
+    if ((any || s.type == "src") && Matches(s.glob, f.file))
       return true;
-    if (s.type == "lib" && Matches(s.pattern, f.module))
+    if ((any || s.type == "lib") && Matches(s.glob, f.module))
       return true;
   }
   return false;
@@ -106,7 +133,10 @@ bool StackMatches(const Suppression &s, const ResolvedStack &stack) {
 
 const Suppression *Suppressions::Match(const ResolvedReport &r) {
   for (Suppression &s : rules_) {
-    bool hit = (s.type == "fun" && Matches(s.pattern, r.function)) ||
+    bool by_kind = s.type != "fun" && s.type != "src" && s.type != "lib";
+    if (by_kind && s.type != r.kind_name)
+      continue;
+    bool hit = ((s.type == "fun" || by_kind) && Matches(s.glob, r.function)) ||
                StackMatches(s, r.use) || StackMatches(s, r.free.stack) ||
                StackMatches(s, r.create.stack);
     if (hit) {

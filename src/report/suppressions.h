@@ -8,10 +8,13 @@
 //                 or the LLVM-C function the handle was passed to
 //   src:PATTERN   a source file in any stack
 //   lib:PATTERN   a module (shared object or executable) in any stack
+//   KIND:PATTERN  a report of that kind (`double-free`, error_kinds.def)
+//                 with any of those names (as TSan's `race:`)
 //
-// Patterns are shell wildcards (`*`, `?`, `[...]`) matched against the whole
-// name. A report matching any rule is counted against that rule and not
-// printed; the rules that matched are listed at exit.
+// A pattern matches a name as the sanitizers' do (TemplateMatch): anywhere
+// in it, unless it starts with `^` or ends with `$`; `*` (and fnmatch's `?`,
+// `[...]`) are wildcards. A report matching any rule is counted against that
+// rule and not printed; the rules that matched are listed at exit.
 //
 //===----------------------------------------------------------------------===//
 #ifndef OWNSAN_REPORT_SUPPRESSIONS_H
@@ -25,11 +28,15 @@
 namespace ownsan {
 
 struct Suppression {
-  std::string type; ///< "fun", "src" or "lib"
+  std::string type; ///< "fun", "src", "lib" or a kind name
   std::string pattern;
+  std::string glob; ///< the pattern as an fnmatch glob over the whole name
   int line = 0;
   size_t hits = 0;
 };
+
+/// fun, src, lib or an error kind's name.
+bool IsSuppressionType(const std::string &type);
 
 class Suppressions {
 public:

@@ -3,9 +3,9 @@
 
 #include "runtime/flags.h"
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 
 #include <climits>
 #include <type_traits>
@@ -46,18 +46,51 @@ std::string DefaultText(bool b) { return b ? "true" : "false"; }
 std::string DefaultText(int i) { return absl::StrCat(i); }
 std::string DefaultText(const std::string &s) { return s.empty() ? "\"\"" : s; }
 
+// The separators of compiler-rt's flag parser (FlagParser::is_space), so
+// an ASAN_OPTIONS habit works here too.
+bool IsSeparator(char c) {
+  return c == ' ' || c == ',' || c == ':' || c == '\n' || c == '\t' ||
+         c == '\r';
+}
+
 } // namespace
 
 bool ParseFlags(const std::string &text, Flags *flags, std::string *error) {
-  for (absl::string_view item :
-       absl::StrSplit(text, absl::ByAnyChar(": \t\n"), absl::SkipEmpty())) {
-    size_t eq = item.find('=');
-    if (eq == absl::string_view::npos || eq == 0) {
-      *error = absl::StrCat("malformed option '", item,
+  size_t pos = 0;
+  while (true) {
+    while (pos < text.size() && IsSeparator(text[pos]))
+      ++pos;
+    if (pos == text.size())
+      break;
+    size_t start = pos;
+    while (pos < text.size() && text[pos] != '=' && !IsSeparator(text[pos]))
+      ++pos;
+    if (pos == text.size() || text[pos] != '=' || pos == start) {
+      while (pos < text.size() && !IsSeparator(text[pos]))
+        ++pos;
+      *error = absl::StrCat("malformed option '",
+                            absl::string_view(text).substr(start, pos - start),
                             "' in OWNSAN_OPTIONS (expected key=value)");
       return false;
     }
-    std::string key(item.substr(0, eq)), value(item.substr(eq + 1));
+    std::string key = text.substr(start, pos - start), value;
+    ++pos; // '='
+    if (pos < text.size() && (text[pos] == '\'' || text[pos] == '"')) {
+      // A quoted value may hold separators (a path with a colon).
+      size_t close = text.find(text[pos], pos + 1);
+      if (close == std::string::npos) {
+        *error = absl::StrCat("unterminated quoted value for option '", key,
+                              "' in OWNSAN_OPTIONS");
+        return false;
+      }
+      value = text.substr(pos + 1, close - pos - 1);
+      pos = close + 1;
+    } else {
+      size_t value_start = pos;
+      while (pos < text.size() && !IsSeparator(text[pos]))
+        ++pos;
+      value = text.substr(value_start, pos - value_start);
+    }
     bool known = false, ok = false;
     const char *type = "";
     std::string expected;
@@ -87,16 +120,18 @@ bool ParseFlags(const std::string &text, Flags *flags, std::string *error) {
       return false;
     }
     if (!ok) {
-      *error = absl::StrCat("invalid value '", value, "' for option '", key,
-                            "' in OWNSAN_OPTIONS (expected ",
-                            expected.empty() ? type : expected, ")");
+      *error =
+          absl::StrCat("invalid value '", absl::CEscape(value),
+                       "' for option '", key, "' in OWNSAN_OPTIONS (expected ",
+                       expected.empty() ? type : expected, ")");
       return false;
     }
   }
   if (flags->report_format != "text" && flags->report_format != "json") {
-    *error = absl::StrCat("invalid value '", flags->report_format,
-                          "' for option 'report_format' in OWNSAN_OPTIONS "
-                          "(expected text or json)");
+    *error =
+        absl::StrCat("invalid value '", absl::CEscape(flags->report_format),
+                     "' for option 'report_format' in OWNSAN_OPTIONS "
+                     "(expected text or json)");
     return false;
   }
   return true;

@@ -18,9 +18,9 @@ struct Flags {
 #undef OWNSAN_FLAG
 };
 
-/// Parses `text` ("key=value:key=value", ':' or whitespace separated) over
-/// `flags`. On error returns false and sets `error` to one line naming the
-/// bad key or value.
+/// Parses `text` ("key=value:key=value", separated as ASAN_OPTIONS: ':',
+/// ',' or whitespace; a value may be quoted with ' or ") over `flags`. On error
+/// returns false and sets `error` to one line naming the bad key or value.
 bool ParseFlags(const std::string &text, Flags *flags, std::string *error);
 
 /// The option table as markdown (for `help=1` and docs/flags.md).

@@ -334,6 +334,7 @@ void Runtime::OnExit() {
   if (flags_.report_leaks && !stood_down_.load(std::memory_order_relaxed))
     ReportLeaks(&out, &leaked);
   bool any, unhandled = false;
+  std::string unused;
   {
     MutexLock lock(&report_mu_);
     any = !problems_.empty();
@@ -344,11 +345,19 @@ void Runtime::OnExit() {
       occurrences += p.count;
     unhandled = occurrences > handled_by_callback_;
     bool used_suppressions = false;
-    for (const Suppression &s : suppressions_.rules())
+    for (const Suppression &s : suppressions_.rules()) {
       used_suppressions |= s.hits > 0;
+      // A rule that matched nothing may be stale or misspelt: said, like the
+      // statistics, with verbosity=1.
+      if (!s.hits && flags_.verbosity >= 1)
+        absl::StrAppend(&unused, "  ", flags_.suppressions, ":", s.line, ": ",
+                        s.type, ":", s.pattern, "\n");
+    }
     if (flags_.report_format == "json") {
+      // (llvm_major: `ownsan report` tells the runs of a CI matrix apart.)
       std::string json = absl::StrCat(
-          "{\"ownsan_summary\":1,\"pid\":", getpid(), ",\"problems\":[");
+          "{\"ownsan_summary\":1,\"pid\":", getpid(),
+          ",\"llvm_major\":", OWNSAN_LLVM_MAJOR, ",\"problems\":[");
       for (size_t i = 0; i < problems_.size(); ++i)
         absl::StrAppend(&json, i ? "," : "",
                         "{\"problem_id\":", JsonEscape(problems_[i].problem_id),
@@ -402,6 +411,10 @@ void Runtime::OnExit() {
       if (!out.empty())
         WriteOut(out);
     }
+  }
+  if (!unused.empty()) {
+    unused.insert(0, OwnsanLine(LineLevel::kInfo, "suppressions not used:"));
+    (void)!write(2, unused.data(), unused.size());
   }
   if (flags_.verbosity >= 1)
     PrintExitStatistics();

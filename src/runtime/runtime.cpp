@@ -80,11 +80,16 @@ Runtime::Runtime()
     if (!suppressions_.Load(flags_.suppressions, &error))
       Fatal(error);
   }
-  // Reports go to the stderr the process started with, even if the program
+  // log_path=stderr / stdout name the streams, as in the sanitizers: no
+  // file is made.
+  int stream = flags_.log_path == "stdout" ? 1 : 2;
+  if (flags_.log_path == "stderr" || flags_.log_path == "stdout")
+    flags_.log_path.clear();
+  // Reports go to the stream the process started with, even if the program
   // later points fd 2 elsewhere (pytest captures it during each test).
-  report_fd_ = fcntl(2, F_DUPFD_CLOEXEC, 100);
+  report_fd_ = fcntl(stream, F_DUPFD_CLOEXEC, 100);
   if (report_fd_ < 0)
-    report_fd_ = 2;
+    report_fd_ = stream;
   // absl's deadlock detector costs time on every lock and misreads locks
   // re-created in a fork() child; the runtime's lock order is fixed.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);

@@ -138,6 +138,8 @@ private:
   StackId CurrentCallStack();
   /// `dwarf`: unwind with DWARF tables whatever fast_unwind says.
   StackId CaptureStack(bool from_inside_llvm, bool dwarf = false);
+  /// Says once that the process's CPython is too old for Python frames.
+  void NotePythonTooOld();
   /// The call's stack for a report (see its definition).
   StackId ReportUseStack();
   FreeEvent *CurrentFreeEvent(ObjectRecord *target);

@@ -12,13 +12,18 @@
 #include "runtime/runtime_internal.h"
 
 #include "fn_ids.h"
+#include "report/output_line.h"
 #include "report/python_frames.h"
+
+#include "absl/strings/str_cat.h"
 
 #include <dlfcn.h>
 #include <link.h>
 #include <malloc.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <vector>
 
 namespace ownsan {
@@ -244,6 +249,18 @@ uint64_t HashFrames(const uintptr_t *pcs, int n) {
 }
 } // namespace
 
+void Runtime::NotePythonTooOld() {
+  static std::atomic<bool> said{false};
+  if (said.exchange(true, std::memory_order_relaxed))
+    return;
+  std::string line = OwnsanLine(
+      LineLevel::kInfo,
+      absl::StrCat("note: Python frames need CPython 3.9 or later; this "
+                   "process runs ",
+                   PythonTooOldForFrames(), ", so stacks show native frames"));
+  (void)!write(report_fd_, line.data(), line.size());
+}
+
 StackId Runtime::CaptureStack(bool from_inside_llvm, bool dwarf) {
   // The stack and the depot allocate and free memory (the depot under its
   // lock): the allocation hooks must not come back into the runtime (freed
@@ -283,8 +300,11 @@ StackId Runtime::CaptureStack(bool from_inside_llvm, bool dwarf) {
   const uintptr_t *pcs = raw + i;
   int kept = std::min(n - i, depth);
   StackTrace st;
-  if (flags_.python_frames)
+  if (flags_.python_frames) {
     CapturePythonFrames(&st.py_frames, depth);
+    if (st.py_frames.empty() && !PythonTooOldForFrames().empty())
+      NotePythonTooOld();
+  }
   // Only native-only stacks are cached (Python frames are part of a
   // stack's identity).
   bool cacheable = st.py_frames.empty() && kept <= kCachedFrames;

@@ -133,9 +133,16 @@ def main(argv=None):
             re.search(rf"\bLLVM {args.llvm_major}\b", r.out),
             f"`ownsan --version` prints one line naming LLVM "
             f"{args.llvm_major}", r)
-    r = run([ownsan, "--help"])
-    c.check(r.returncode == 0 and "usage:" in r.out,
-            "`ownsan --help` prints the usage on stdout and exits 0", r)
+    for cmd in (["--help"], ["-h"], ["run", "--help"], ["run", "-h"],
+                ["run", "--llvm", "19", "--help"], ["link-flags", "--help"]):
+        r = run([ownsan] + cmd)
+        c.check(r.returncode == 0 and "usage: ownsan run" in r.out and
+                r.err == "", f"`ownsan {' '.join(cmd)}` prints the usage on "
+                "stdout and exits 0", r)
+    r = run([ownsan, "run", "--", "--help"])
+    c.check(r.returncode == 127 and "cannot run '--help'" in r.err,
+            "`ownsan run -- --help` runs a command named --help (there is "
+            "none: 127)", r)
 
     # --- What the child gets --------------------------------------------------
     r = run([ownsan, "run", "--", "sh", "-c", "echo $$"])

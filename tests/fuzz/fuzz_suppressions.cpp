@@ -70,7 +70,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   int last = 0;
   for (const ownsan::Suppression &r : s.rules()) {
-    if (r.type != "fun" && r.type != "src" && r.type != "lib")
+    if (!ownsan::IsSuppressionType(r.type))
       Fail("a rule of unknown type", text, r.type);
     if (r.pattern.empty() || IsBlank(r.pattern.front()) ||
         IsBlank(r.pattern.back()))

@@ -367,6 +367,59 @@ def case_log_path(x):
                     "OWNSAN_OPTIONS='log_path' (no '=')")
 
 
+def case_log_path_streams(x):
+    """log_path=stderr / stdout name the streams (as in the sanitizers):
+    no file is made, the reports and the summary go to that stream."""
+    c = x.c
+    for stream in ("stderr", "stdout"):
+        d = os.path.join(x.tmp, f"cwd_{stream}")
+        os.mkdir(d)
+        r = run([x.a.ownsan, "run", "--", x.a.program, "multi"], cwd=d,
+                env=x.env(f"halt_on_error=0:log_path={stream}"))
+        what = f"log_path={stream}"
+        c.equal(log_files(d), [], f"{what}: no file is made (not even "
+                f"{stream}.PID in the working directory)", r)
+        text, other = (r.err, r.out) if stream == "stderr" else (r.out, r.err)
+        errors = [l for l in text.splitlines() if "==ERROR: OwnSan:" in l]
+        c.equal(len(errors), 4, f"{what}: the 4 reports go to {stream}", r)
+        c.check("SUMMARY: OwnSan: 4 distinct problem(s), 6 occurrence(s)"
+                in text, f"{what}: the exit summary goes to {stream}", r)
+        c.equal(ownsan_lines(other), [], f"{what}: nothing of OwnSan on the "
+                "other stream", r)
+        c.equal(r.returncode, 1, f"{what}: exit status 1", r)
+
+
+def case_separators(x):
+    """OWNSAN_OPTIONS items are separated as compiler-rt's flag parser
+    separates ASAN_OPTIONS (FlagParser::is_space): ':', ',', space, tab,
+    newline, carriage return; a value may be quoted with ' or "."""
+    c = x.c
+    for opts in ("halt_on_error=0,abort_on_error=0,exitcode=7",
+                 "halt_on_error=0 exitcode=7",
+                 "halt_on_error=0\texitcode=7\r\n",
+                 ",, halt_on_error=0,:exitcode=7,"):
+        r = x.prog("multi", opts)
+        c.check(r.returncode == 7 and "multi: done" in r.out,
+                f"OWNSAN_OPTIONS={opts!r}: both items are read (the run "
+                "goes on, exit status 7)", r)
+    d = os.path.join(x.tmp, "a:b,c d")
+    os.mkdir(d)
+    for q in ("'", '"'):
+        r = x.prog("multi", f"halt_on_error=0,log_path={q}{d}/o{q},"
+                   "exitcode=5")
+        c.check(log_files(d) == [f"o.{r.pid}"] and r.returncode == 5,
+                f"a value quoted with {q} holds ':', ',' and ' ' (log_path "
+                f"{d}/o), and the next item is read", r)
+        for f in log_files(d):
+            os.remove(os.path.join(d, f))
+    check_malformed(x, "log_path='/tmp/x", "log_path",
+                    "an unterminated quoted value")
+    check_malformed(x, "halt_on_error=0,bogus", "bogus",
+                    "an item without '=' after a comma")
+    check_malformed(x, "exitcode=\"1\n2\"", "exitcode",
+                    "a quoted value with a newline (one line)")
+
+
 def check_fallback(x, r, path, what):
     """Reports went to stderr after one warning line naming `path`."""
     c = x.c
@@ -669,14 +722,58 @@ def case_suppressions_src(x):
     c = x.c
     check_suppressed(x, "src:*/opts_other.c\n", ["kind_in_other_file"],
                      [(1, "src:*/opts_other.c")], "src: (C file)")
-    check_suppressed(x, "src:opts_other.c\n", [], [],
-                     "src: matches the whole path, not a suffix")
+    # As the sanitizers' suppressions (TemplateMatch): a substring of the
+    # name, unless anchored with ^ or $.
+    check_suppressed(x, "src:opts_other.c\n", ["kind_in_other_file"],
+                     [(1, "src:opts_other.c")],
+                     "src: a part of the path matches (as ASan's src:)",
+                     json_too=False)
+    check_suppressed(x, "src:^opts_other.c\nsrc:opts_other$\n", [], [],
+                     "src: ^ anchors the start and $ the end",
+                     json_too=False)
+    check_suppressed(x, "fun:^kind_in_main\n", ["kind_in_main_file"],
+                     [(1, "fun:^kind_in_main")], "fun: ^ anchors a prefix",
+                     json_too=False)
     path = supp_file(x, "pysrc.txt", "src:*/opts_py.py\n")
     r = x.py(f"suppressions={path}")
     c.equal(ownsan_lines(r.err)[:1], [f"=={r.pid}==OwnSan: suppressions used:"],
             "src: (Python file): the report is suppressed and the rule "
             "listed", r)
     c.equal(r.returncode, 0, "src: (Python file): exit 0", r)
+
+
+def case_suppressions_kind(x):
+    """KIND:PATTERN (as TSan's race:) suppresses reports of that kind whose
+    stacks or LLVM-C function name PATTERN; unused rules are listed at exit
+    with verbosity=1."""
+    c = x.c
+    path = supp_file(x, "kinds.txt", "double-free:dispose_*_again\n"
+                     "double-free:LLVMGetValueName2\n"
+                     "use-after-free:LLVMCountBasicBlocks\n")
+    r = x.prog("multi", f"halt_on_error=0:suppressions={path}")
+    c.equal([(rep.kind, rep.stack("use")[0].function) for rep in
+             x.reports(r.err, "kind rules", r) if rep.stack("use")],
+            [("use-after-free", "use_name")],
+            "kind rules: the two double-frees and the use-after-free in "
+            "LLVMCountBasicBlocks are suppressed, the use in use_name is not",
+            r)
+    c.equal(parse_suppressions_used(r.err),
+            [(r.pid, [(2, "double-free:dispose_*_again"),
+                      (1, "use-after-free:LLVMCountBasicBlocks")])],
+            "kind rules: the rules used are listed with their counts", r)
+    c.check("suppressions not used" not in r.err,
+            "verbosity=0: the unused rule is not listed", r)
+    r = x.prog("multi", f"halt_on_error=0:verbosity=1:suppressions={path}")
+    m = re.search(rf"^=={r.pid}==OwnSan: suppressions not used:\n"
+                  rf"((?:  .*\n)*)", r.err, re.M)
+    c.equal(m and m[1], f"  {path}:2: double-free:LLVMGetValueName2\n",
+            "verbosity=1: the one unused rule is listed at exit with its "
+            "file and line", r)
+    path = supp_file(x, "badkind.txt", "double_free:x\n")
+    r = x.prog("clean", f"suppressions={path}")
+    c.check(r.returncode == 1 and f"{path}:1: unknown suppression type "
+            "'double_free' (expected fun, src, lib or an error kind)" in r.err,
+            "a misspelt kind is an unknown type", r)
 
 
 def case_suppressions_lib(x):
@@ -1195,6 +1292,23 @@ def case_python_frames(x):
                 rep.text)
         c.check(frames and all(f.pc and not f.python for f in frames),
                 "python_frames=0: only native frames remain", rep.text)
+    # A CPython before 3.9 cannot give its frames: one line says so, rather
+    # than silently native stacks (opts_prog oldpython: a 3.8 imitation).
+    note = ("note: Python frames need CPython 3.9 or later; this process "
+            "runs 3.8.18, so stacks show native frames")
+    r = x.prog("oldpython", "halt_on_error=0")
+    c.equal([l for l in r.err.splitlines() if "Python frames" in l],
+            [f"=={r.pid}==OwnSan: {note}"],
+            "CPython 3.8: one note line (not one per stack)", r)
+    c.check(r.returncode == 1 and len(x.reports(r.err, "oldpython", r)) == 1,
+            "CPython 3.8: the report is still made, with native frames", r)
+    r = x.prog("oldpython", "halt_on_error=0:python_frames=0")
+    c.check("Python frames" not in r.err and r.returncode == 1,
+            "CPython 3.8 with python_frames=0: no note", r)
+    for what, r in (("a native program", x.prog("deep", "halt_on_error=0")),
+                    ("CPython 3.9+", x.py("halt_on_error=0"))):
+        c.check("Python frames" not in r.err and r.returncode == 1,
+                f"{what}: no note", r)
     check_malformed(x, "python_frames=2", "python_frames")
 
 

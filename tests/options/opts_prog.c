@@ -34,6 +34,8 @@
  *             fp_inner, where fp_middle (opts_nofp.c) is compiled without a
  *             frame pointer: a frame-pointer walk loses fp_outer, a DWARF
  *             unwind does not.
+ *   oldpython loads libownsan_opts_oldpy.so (beside this program), an
+ *             imitation of a CPython before 3.9, then runs `deep`.
  *
  * Every step prints "<step>: ..." to stdout before it calls LLVM, so the last
  * stdout line of a halted run is the offending call. The executable is linked
@@ -43,6 +45,7 @@
 
 #include "opts_prog.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -275,6 +278,18 @@ static void *late_thread(void *arg) {
   return NULL;
 }
 
+static int mode_oldpython(const char *argv0) {
+  char path[4096];
+  const char *slash = strrchr(argv0, '/');
+  snprintf(path, sizeof path, "%.*s/libownsan_opts_oldpy.so",
+           slash ? (int)(slash - argv0) : 1, slash ? argv0 : ".");
+  if (!dlopen(path, RTLD_NOW | RTLD_GLOBAL)) {
+    fprintf(stderr, "opts_prog: %s\n", dlerror());
+    return 2;
+  }
+  return mode_deep();
+}
+
 static int mode_late(void) {
   /* ownsan makes its keys at the process's first checked call. */
   LLVMContextDispose(LLVMContextCreate());
@@ -307,7 +322,10 @@ int main(int argc, char **argv) {
     return mode_threads();
   if (!strcmp(mode, "late"))
     return mode_late();
+  if (!strcmp(mode, "oldpython"))
+    return mode_oldpython(argv[0]);
   fprintf(stderr, "usage: opts_prog "
-                  "clean|multi|suppress|leak|deep|nofp|invalid|threads\n");
+                  "clean|multi|suppress|leak|deep|nofp|invalid|threads|late|"
+                  "oldpython\n");
   return 2;
 }

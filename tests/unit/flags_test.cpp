@@ -28,6 +28,25 @@ TEST(Flags, ParsesColonAndSpaceSeparatedPairs) {
   EXPECT_EQ(f.verbosity, 1);
 }
 
+// The separators and quotes of compiler-rt's FlagParser (ASAN_OPTIONS).
+TEST(Flags, ParsesTheSanitizersSeparatorsAndQuotes) {
+  Flags f;
+  std::string err;
+  ASSERT_TRUE(ParseFlags(",abort_on_error=0,exitcode=23\tverbosity=1\r\n"
+                         "log_path='/a:b,c d/x' suppressions=\"s'q\"",
+                         &f, &err))
+      << err;
+  EXPECT_FALSE(f.abort_on_error);
+  EXPECT_EQ(f.exitcode, 23);
+  EXPECT_EQ(f.verbosity, 1);
+  EXPECT_EQ(f.log_path, "/a:b,c d/x");
+  EXPECT_EQ(f.suppressions, "s'q");
+  EXPECT_FALSE(ParseFlags("log_path='/tmp/x", &f, &err));
+  EXPECT_NE(err.find("unterminated"), std::string::npos) << err;
+  EXPECT_FALSE(ParseFlags("exitcode=\"1\n2\"", &f, &err));
+  EXPECT_EQ(err.find('\n'), std::string::npos) << "one line: " << err;
+}
+
 TEST(Flags, UnknownKeyIsNamed) {
   Flags f;
   std::string err;

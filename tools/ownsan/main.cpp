@@ -42,7 +42,7 @@ const char kUsage[] =
     "       ownsan link-flags [--llvm N]\n"
     "       ownsan report [--sarif F] [--junit F] [--html DIR] "
     "[--source-root DIR] PATH...\n"
-    "       ownsan --version\n"
+    "       ownsan --version | --help\n"
     "Runs COMMAND with the ownsan runtime preloaded. Options for the runtime\n"
     "go in OWNSAN_OPTIONS (OWNSAN_OPTIONS=help=1 lists them).\n"
     "`ownsan link-flags` prints the link options that build the runtime into\n"
@@ -231,6 +231,10 @@ int Run(int argc, char **argv) {
       ++i;
       break;
     }
+    if (a == "--help" || a == "-h") {
+      fputs(kUsage, stdout);
+      return 0;
+    }
     if (a == "--llvm" && i + 1 >= argc) {
       fprintf(stderr, "ownsan: --llvm needs an LLVM major version\n");
       return 2;
@@ -312,6 +316,10 @@ int LinkFlags(int argc, char **argv) {
   int major = OWNSAN_LLVM_MAJOR;
   for (int i = 0; i < argc; i += 2) {
     std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      fputs(kUsage, stdout);
+      return 0;
+    }
     char *end = nullptr;
     long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
     if (a != "--llvm" || !end || *end || v <= 0 || v > 1000) {
