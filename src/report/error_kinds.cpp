@@ -14,6 +14,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
+#include <string_view>
+
 namespace ownsan {
 
 const char *ErrorKindName(ErrorKind k) {
@@ -54,6 +56,22 @@ constexpr KindRow kRows[] = {
 
 // The table's text is ASCII and UTF-8 from this source file: only quotes,
 // backslashes and control characters need escaping.
+// The kind's CWE and security severity (0 and "": not a security bug).
+struct Security {
+  int cwe = 0;
+  const char *severity = "";
+};
+
+Security SecurityOf(const char *id) {
+#define OWNSAN_ERROR_KIND(Id, Name, Harm, SarifLevel, Anchor, Meaning,         \
+                          Details, Hint)
+#define OWNSAN_ERROR_KIND_SECURITY(Id, Cwe, Severity)                          \
+  if (std::string_view(id) == #Id)                                             \
+    return {Cwe, Severity};
+#include "report/error_kinds.def"
+  return {};
+}
+
 std::string Json(const char *s) { return JsonEscape(s); }
 
 // A table cell: '|' would end it, a line break would end the row.
@@ -67,19 +85,28 @@ std::string Cell(const char *s) {
 
 } // namespace
 
-std::string ErrorKindsJson() {
+std::string ErrorKindsJson(const std::string &tool_version,
+                           const std::string &homepage) {
   std::string out = "{\"ownsan_error_kinds\": 1, \"source\": "
-                    "\"src/report/error_kinds.def\", \"kinds\": [";
+                    "\"src/report/error_kinds.def\", ";
+  if (!tool_version.empty())
+    absl::StrAppend(&out, "\"tool_version\": ", JsonEscape(tool_version), ", ");
+  if (!homepage.empty())
+    absl::StrAppend(&out, "\"homepage\": ", JsonEscape(homepage), ", ");
+  out += "\"kinds\": [";
   bool first = true;
   for (const KindRow &k : kRows) {
-    absl::StrAppend(&out, first ? "\n" : ",\n", "  {\"name\": ", Json(k.name),
-                    ", \"id\": ", Json(k.id),
-                    ",\n   \"meaning\": ", Json(k.meaning),
-                    ",\n   \"details\": ", Json(k.details),
-                    ",\n   \"hint\": ", Json(k.hint),
-                    ",\n   \"sarif_level\": ", Json(k.sarif_level),
-                    ", \"doc_anchor\": ", Json(k.anchor),
-                    ", \"call_harm\": ", Json(k.harm), "}");
+    Security sec = SecurityOf(k.id);
+    absl::StrAppend(
+        &out, first ? "\n" : ",\n", "  {\"name\": ", Json(k.name),
+        ", \"id\": ", Json(k.id), ",\n   \"meaning\": ", Json(k.meaning),
+        ",\n   \"details\": ", Json(k.details),
+        ",\n   \"hint\": ", Json(k.hint),
+        ",\n   \"sarif_level\": ", Json(k.sarif_level),
+        ", \"doc_anchor\": ", Json(k.anchor), ", \"call_harm\": ", Json(k.harm),
+        ",\n   \"cwe\": ", sec.cwe ? absl::StrCat(sec.cwe) : "null",
+        ", \"security_severity\": ",
+        *sec.severity ? Json(sec.severity) : "null", "}");
     first = false;
   }
   return out + "\n]}\n";

@@ -17,10 +17,14 @@ namespace ownsan {
 
 /// The kind list as one JSON document (share/ownsan/error_kinds.json):
 ///   {"ownsan_error_kinds": 1, "source": "src/report/error_kinds.def",
+///    "tool_version", "homepage" (when given),
 ///    "kinds": [{"name", "id", "meaning", "details", "hint", "sarif_level",
-///               "doc_anchor", "call_harm"}, ...]}
-/// in the table's order; details and hint are Markdown.
-std::string ErrorKindsJson();
+///               "doc_anchor", "call_harm", "cwe", "security_severity"},
+///              ...]}
+/// in the table's order; details and hint are Markdown; cwe and
+/// security_severity are null for a kind that is not a memory-safety bug.
+std::string ErrorKindsJson(const std::string &tool_version = "",
+                           const std::string &homepage = "");
 
 /// The "## Error kinds" table of docs/reports.md, between its generated-
 /// block markers (one row per kind: the kind with its anchor, Details, Hint).

@@ -7,8 +7,10 @@
 Parses the XML with xml.etree (as a CI JUnit consumer would) and checks the
 JUnit structure: <testsuites> holding one <testsuite name="ownsan"> whose
 tests/failures/errors/skipped attributes match its <testcase> children; one
-<testcase> per distinct problem (classname = the file part of the first test
-id, or "ownsan"; name = kind + object label) with one <failure
+<testcase> per distinct problem (classname = pytest's own classname of the
+first pytest test id, dotted: tests.test_mod.TestX; another runner's id as
+it is; or "ownsan"; name = kind +
+object label without addresses) with one <failure
 message=SUMMARY type=KIND> holding the text report. A clean run has one
 passing case and no failure.
 """
@@ -83,11 +85,11 @@ def main():
         cases = suite.findall("testcase") if suite is not None else []
         c.equal(len(cases), 3, "one testcase per distinct problem (3)")
         want = {
-            A: ("tests/test_mod.py", f"use-after-free {LABEL_A}", SUMMARY_A,
+            A: ("tests.test_mod", f"use-after-free {LABEL_A}", SUMMARY_A,
                 "use-after-free", "==1001==ERROR: OwnSan: use-after-free"),
             B: ("seeded/double_free", f"double-free {LABEL_B}", SUMMARY_B,
                 "double-free", "==2001==ERROR: OwnSan: double-free"),
-            C: ("tests/test_free.py", f"invalid-free {LABEL_C}", SUMMARY_C,
+            C: ("tests.test_free", f"invalid-free {LABEL_C}", SUMMARY_C,
                 "invalid-free", "==1002==ERROR: OwnSan: invalid-free"),
         }
         for pid, (classname, name, summary, kind, text) in want.items():
@@ -97,7 +99,8 @@ def main():
                 continue
             case = match[0]
             c.equal(case.get("classname"), classname,
-                    f"{pid}: classname is the test id's file part")
+                    f"{pid}: classname is pytest's dotted classname of the "
+                    "test id")
             fails = case.findall("failure")
             if not c.equal(len(fails), 1, f"{pid}: one <failure>"):
                 continue
@@ -123,7 +126,7 @@ def main():
         if root2 is not None:
             suite2 = structure(c, root2, "summary_only")
             names = {cs.get("classname") for cs in suite2.iter("testcase")}
-            c.equal(names, {"tests/test_builder.py", "ownsan"},
+            c.equal(names, {"tests.test_builder", "ownsan"},
                     "a problem without a test id has classname 'ownsan'")
 
         # A clean run: one passing case.
@@ -135,6 +138,35 @@ def main():
             suite3 = structure(c, root3, "clean run")
             c.equal((suite3.get("tests"), suite3.get("failures")), ("1", "0"),
                     "clean run: one passing testcase, no failure")
+
+        # Test names carry no addresses (they differ in every run), and
+        # classnames follow pytest's junitxml (classes, parameters, phase).
+        named = os.path.join(tmp, "named")
+        os.mkdir(named)
+        with open(os.path.join(named, "ownsan.7"), "w") as f:
+            for n, (label, test) in enumerate([
+                    ("context 0x5b69de0 (global)",
+                     "tests/unit/test_ctx.py::TestCtx::test_a[x/y.py] "
+                     "(teardown)"),
+                    ("builder 0x7f00aa", "tests/test_b.py::test_b[1] (call)"),
+                    ("message 0x1234 \"hi\"", "runner/case-a")]):
+                f.write(json.dumps({
+                    "ownsan_report": 1, "pid": 7, "kind": "double-free",
+                    "problem_id": f"{n:016x}", "object": {"label": label},
+                    "test": test, "summary": "s"}) + "\n")
+        out5 = os.path.join(tmp, "named.xml")
+        report(args.ownsan, "--junit", out5, named)
+        root5 = parse(c, out5, "labels with addresses")
+        if root5 is not None:
+            c.equal(sorted((cs.get("classname"), cs.get("name"))
+                           for cs in root5.iter("testcase")),
+                    [("runner/case-a", 'double-free message "hi"'),
+                     ("tests.test_b", "double-free builder"),
+                     ("tests.unit.test_ctx.TestCtx",
+                      "double-free context (global)")],
+                    "names without addresses; classnames as pytest's "
+                    "junitxml writes them (module.Class, no parameters, no "
+                    "phase), another runner's test id as it is")
 
         # Characters XML 1.0 cannot carry, and markup, in every field.
         odd = os.path.join(tmp, "odd")

@@ -27,6 +27,7 @@ API was seen in.
 
 import json
 import os
+import re
 import sys
 import tempfile
 import urllib.parse
@@ -34,7 +35,7 @@ import urllib.parse
 from ownsan_testing import Checker
 from report_common import (A, B, C, CLEAN, D, E, LABEL_A, LABEL_B, RACE, RUN,
                            R, SOURCE_ROOT, SUMMARY_A, SUMMARY_B, SUMMARY_ONLY,
-                           X, load_kinds, parse_args, report)
+                           X, kinds_path, load_kinds, parse_args, report)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCHEMA = os.path.join(HERE, "sarif-2.1.0-subset.schema.json")
@@ -186,6 +187,77 @@ def by_id(doc):
     for res in doc["runs"][0]["results"]:
         out[res.get("partialFingerprints", {}).get(FINGERPRINT)] = res
     return out
+
+
+def check_tool_metadata(c, doc, ownsan):
+    """What code scanning reads besides the results (issue 21, item 7): the
+    tool's version and home page, each rule's help and its page, tags and a
+    security-severity for the memory-safety kinds."""
+    with open(kinds_path(ownsan), encoding="utf-8") as f:
+        kind_list = json.load(f)
+    driver = doc["runs"][0]["tool"]["driver"]
+    home = kind_list.get("homepage", "")
+    c.check(re.fullmatch(r"\d+\.\d+\.\d+", driver.get("version", "")) and
+            driver.get("version") == kind_list.get("tool_version"),
+            "tool.driver.version is the build's version", driver)
+    c.check(home.startswith("https://") and
+            driver.get("informationUri") == home,
+            "tool.driver.informationUri is the home page (an absolute URI)",
+            driver)
+    by_name = {k["name"]: k for k in kind_list["kinds"]}
+    for rule in driver.get("rules", []):
+        k = by_name.get(rule["id"])
+        if k is None:
+            continue
+        props = rule.get("properties", {})
+        c.equal(rule.get("helpUri"), f"{home}/blob/main/docs/reports.md#"
+                f"{k['doc_anchor']}", f"rule {k['name']}: helpUri is its "
+                "section of docs/reports.md", rule)
+        c.check(rule.get("help", {}).get("text"), f"rule {k['name']}: help")
+        sev = props.get("security-severity")
+        if k["security_severity"] is not None:
+            c.check(isinstance(sev, str) and 0 < float(sev) <= 10 and
+                    "security" in props.get("tags", []) and
+                    f"external/cwe/cwe-{k['cwe']}" in props.get("tags", []),
+                    f"rule {k['name']}: a memory-safety kind: tags security "
+                    f"and its CWE, security-severity {sev}", rule)
+        else:
+            c.check(sev is None and props.get("tags") == ["correctness"],
+                    f"rule {k['name']}: no security-severity, tagged "
+                    "correctness", rule)
+    memory_safety = {n for n, k in by_name.items() if k["security_severity"]}
+    c.check({"use-after-free", "double-free", "invalid-free",
+             "use-after-consume"} <= memory_safety and
+            "cross-context" not in memory_safety,
+            "the memory-safety kinds are the ones with a severity",
+            sorted(memory_safety))
+
+
+def check_automation_details(c, ownsan, tmp):
+    """One SARIF category per LLVM major (a CI matrix uploads one SARIF per
+    job; without distinct runs each upload replaces the previous one)."""
+    def category(logs, *extra):
+        d = tempfile.mkdtemp(dir=tmp)
+        for i, major in enumerate(logs):
+            with open(os.path.join(d, f"ownsan.{i + 1}"), "w") as f:
+                f.write(json.dumps({
+                    "ownsan_summary": 1, "pid": i + 1, "llvm_major": major,
+                    "problems": [], "suppressed": [], "leaked": 0,
+                    "exitcode": 0}) + "\n")
+        out = os.path.join(d, "out.sarif")
+        report(ownsan, "--sarif", out, *extra, d)
+        with open(out, encoding="utf-8") as f:
+            doc = json.load(f)
+        validate(c, doc, f"logs of LLVM {logs} {extra}")
+        return doc["runs"][0].get("automationDetails", {}).get("id")
+    c.equal(category([19]), "ownsan/llvm-19/",
+            "automationDetails.id names the LLVM major of the logs")
+    c.equal(category([14]), "ownsan/llvm-14/",
+            "another major, another category")
+    c.equal(category([19, 14, 19]), "ownsan/llvm-14+19/",
+            "logs of two majors: both, in order")
+    c.equal(category([19], "--category", "py3.11"), "ownsan/py3.11/",
+            "--category names the run")
 
 
 def main():
@@ -342,6 +414,7 @@ def main():
                     f"rule {k['name']}: name, meaning, details, hint (text "
                     "without Markdown), level and docs anchor from the kind "
                     "list", rule)
+        check_tool_metadata(c, doc5, args.ownsan)
         res5 = by_id(doc5)
         race, cross = res5.get(R, {}), res5.get(X, {})
         c.equal(race.get("ruleId"), "context-race", "R: ruleId context-race")
@@ -375,6 +448,8 @@ def main():
         c.check("otherThread" not in cross.get("properties", {}) and
                 "firstSeenIn" not in race.get("properties", {}),
                 "neither property where its field is null")
+
+        check_automation_details(c, args.ownsan, tmp)
 
         # The schema subset itself rejects what it should (it is not vacuous).
         broken = json.loads(json.dumps(doc))

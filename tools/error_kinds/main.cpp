@@ -19,7 +19,7 @@
 int main(int argc, char **argv) {
   std::string text;
   if (argc == 2 && std::strcmp(argv[1], "--json") == 0)
-    text = ownsan::ErrorKindsJson();
+    text = ownsan::ErrorKindsJson(OWNSAN_VERSION, OWNSAN_HOMEPAGE_URL);
   else if (argc == 2 && std::strcmp(argv[1], "--markdown") == 0)
     text = ownsan::ErrorKindsMarkdown();
   else {

@@ -3,7 +3,7 @@
 """ownsan report: merge the JSON reports of many processes into one view.
 
     ownsan report [--sarif OUT.sarif] [--junit OUT.xml] [--html OUTDIR]
-                  [--source-root DIR] PATH...
+                  [--source-root DIR] [--category NAME] PATH...
 
 Each PATH is a JSON Lines file written by the runtime with
 `OWNSAN_OPTIONS=report_format=json:log_path=DIR/NAME`, or a directory
@@ -62,10 +62,14 @@ KINDS_DOC = "docs/reports.md"
 
 
 def load_kinds(path):
-    """({kind name: entry}, None) in the table's order, or ({}, why not)."""
+    """({kind name: entry}, None) in the table's order, or ({}, why not).
+    Also sets TOOL_INFO from the list's tool_version and homepage."""
     try:
         with open(path, encoding="utf-8") as f:
             doc = json.load(f)
+        for key in ("tool_version", "homepage"):
+            if isinstance(doc.get(key), str):
+                TOOL_INFO[key] = doc[key]
         kinds = {}
         for k in doc["kinds"]:
             for field in ("name", "id", "meaning", "details", "hint",
@@ -80,6 +84,7 @@ def load_kinds(path):
                     "gets a generic description")
 
 
+TOOL_INFO = {}  # tool_version, homepage: from the kind list
 KINDS, KINDS_PROBLEM = load_kinds(KINDS_FILE)
 
 # Leaks are not a kind of the runtime's table (they are found at exit, not
@@ -94,7 +99,8 @@ LEAK_ENTRY = {
                "that created them; the process then exits with `exitcode`.",
     "hint": "Dispose of the object when the binding is done with it (its "
             "`LLVMDispose...` call), or hand it to an owner that does.",
-    "sarif_level": "error", "doc_anchor": "leak-reports"}
+    "sarif_level": "error", "doc_anchor": "leak-reports",
+    "cwe": 401, "security_severity": None}
 
 # The keys that mark a line as an ownsan record.
 RECORD_MARKERS = ("ownsan_report", "ownsan_summary", "ownsan_blind_spot",
@@ -414,6 +420,7 @@ class Collector:
         # (what, object) -> the processes that said it could not check it
         # (docs/blind-spots.md).
         self.blind_spots = {}
+        self.llvm_majors = set()  # of the runtimes that wrote summaries
 
     def warn(self, where, message):
         self.warnings += 1
@@ -549,6 +556,9 @@ class Collector:
         problems = obj.get("problems")
         if not isinstance(problems, list):
             raise Malformed("summary without a 'problems' list")
+        major = _int(obj.get("llvm_major"))
+        if major is not None:
+            self.llvm_majors.add(major)
         pid = _int(obj.get("pid"))
         entries = []
         bad = 0
@@ -795,6 +805,24 @@ def test_file_part(test):
     return test.split("::", 1)[0] if test else test
 
 
+def junit_classname(test):
+    """pytest's own JUnit classname for a pytest id (its mangle_test_address):
+    'tests/test_mod.py::TestX::test_y[a/b] (call)' -> 'tests.test_mod.TestX';
+    another runner's id (OWNSAN_TEST_NAME, no '::') is kept as it is."""
+    test = re.sub(r" \((setup|call|teardown)\)$", "", test)
+    if "::" not in test:
+        return test
+    names = test.partition("[")[0].split("::")
+    names[0] = re.sub(r"\.py$", "", names[0].replace("/", "."))
+    return ".".join(names[:-1])
+
+
+def without_addresses(label):
+    """A label without its 0x... addresses ('context 0x5b69de0 (global)' ->
+    'context (global)'), so a test name is the same in every run."""
+    return re.sub(r" ?0x[0-9a-fA-F]+", "", label).strip() or label
+
+
 # --- terminal ----------------------------------------------------------------
 
 
@@ -929,16 +957,45 @@ def rule_for(kind):
                 "help": {"text": "See the report's text for the objects and "
                          "stacks involved."},
                 "defaultConfiguration": {"level": "error"}}
-    return {"id": kind, "name": k["id"],
+    rule = {"id": kind, "name": k["id"],
             "shortDescription": {"text": k["meaning"]},
             "fullDescription": {"text": plain(k["details"]),
                                 "markdown": k["details"]},
             "help": {"text": plain(k["hint"]), "markdown": k["hint"]},
             "defaultConfiguration": {"level": k["sarif_level"]},
-            "properties": {"docs": f"{KINDS_DOC}#{k['doc_anchor']}"}}
+            "properties": {"docs": f"{KINDS_DOC}#{k['doc_anchor']}",
+                           "tags": rule_tags(k)}}
+    if TOOL_INFO.get("homepage"):
+        rule["helpUri"] = (f"{TOOL_INFO['homepage']}/blob/main/{KINDS_DOC}"
+                           f"#{k['doc_anchor']}")
+    if isinstance(k.get("security_severity"), str):
+        # GitHub code scanning ranks security alerts by it.
+        rule["properties"]["security-severity"] = k["security_severity"]
+    return rule
 
 
-def build_sarif(problems, col, paths):
+def rule_tags(k):
+    """A kind with a security severity is a memory-safety bug; its CWE as
+    code scanning spells it."""
+    tags = (["security", "memory-safety"] if k.get("security_severity")
+            else ["correctness"])
+    if isinstance(k.get("cwe"), int):
+        tags.append(f"external/cwe/cwe-{k['cwe']}")
+    return tags
+
+
+def automation_id(col, category):
+    """runs[].automationDetails.id: one category per LLVM major, so the
+    SARIF of each job of a matrix (LLVM 14, 19, ...) is its own analysis in
+    code scanning instead of replacing the others'."""
+    if category is None:
+        majors = sorted(col.llvm_majors)
+        category = ("llvm-" + "+".join(str(m) for m in majors) if majors
+                    else "")
+    return f"{TOOL_NAME}/{category}/" if category else f"{TOOL_NAME}/"
+
+
+def build_sarif(problems, col, paths, category=None):
     kinds = list(KINDS)
     for p in problems:
         if p.kind not in kinds:
@@ -1051,9 +1108,15 @@ def build_sarif(problems, col, paths):
         if rep.expected:
             props["expected"] = rep.expected
         results.append(result)
+    driver = {"name": TOOL_NAME}
+    if TOOL_INFO.get("tool_version"):
+        driver["version"] = TOOL_INFO["tool_version"]
+    if TOOL_INFO.get("homepage"):
+        driver["informationUri"] = TOOL_INFO["homepage"]
+    driver["rules"] = rules
     run = {
-        "tool": {"driver": {"name": TOOL_NAME,
-                            "rules": rules}},
+        "tool": {"driver": driver},
+        "automationDetails": {"id": automation_id(col, category)},
         "columnKind": "unicodeCodePoints",
         "results": results,
     }
@@ -1094,8 +1157,8 @@ def build_junit(problems, col, paths):
             "time": "0"})
     used_names = set()
     for p in problems:
-        classname = test_file_part(p.tests[0]) if p.tests else "ownsan"
-        name = f"{p.kind} {p.label}"
+        classname = junit_classname(p.tests[0]) if p.tests else "ownsan"
+        name = f"{p.kind} {without_addresses(p.label)}"
         if (classname, name) in used_names:
             name += f" [{p.problem_id}]"
         used_names.add((classname, name))
@@ -1580,6 +1643,10 @@ def parse_args(argv):
     p.add_argument("--all-frames", action="store_true",
                    help="show the test runner's and the interpreter's "
                    "frames in HTML stacks (folded by default)")
+    p.add_argument("--category", metavar="NAME",
+                   help="the SARIF run's category (automationDetails.id "
+                   "ownsan/NAME/; default: llvm-N, the LLVM major of the "
+                   "runtimes that wrote the logs)")
     return p.parse_intermixed_args(argv)
 
 
@@ -1679,7 +1746,7 @@ def check_outputs(args):
 
 def write_outputs(args, problems, col, paths):
     if args.sarif:
-        doc = build_sarif(problems, col, paths)
+        doc = build_sarif(problems, col, paths, args.category)
         _write(args.sarif, "SARIF",
                lambda f: (json.dump(doc, f, indent=2, ensure_ascii=False),
                           f.write("\n")))
