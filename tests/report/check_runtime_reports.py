@@ -34,6 +34,13 @@ Cases:
                line of opts_prog.c), JUnit (a failing case per site) and
                HTML (a page per site). The leak record's fields are the
                ones docs/reports.md's "Leak object" table lists.
+  doc_examples every example report of docs/reports.md (a fenced block
+               with an `==PID==ERROR: OwnSan:`, `SUMMARY: OwnSan:` or
+               `OwnSan: suppressions used` line) is marked `<!-- report
+               example: NAME -->`, and the run EXAMPLES[NAME] makes prints
+               it: the block's lines appear in that order in the run's
+               stderr, consecutive (a `...` line of the block stands for any
+               lines), modulo pids, addresses, directories and line numbers.
 
 Prints one PASS/FAIL line per check and "N passed, M failed".
 """
@@ -356,10 +363,118 @@ def case_names(c, a):
     check_no_controls(c, html_text, "HTML")
 
 
+DOCS = os.path.join(HERE, "..", "..", "docs", "reports.md")
+RUNNER_PROG = os.path.join(HERE, "..", "pytest_suite", "runner_prog.py")
+
+
+def example_runs(a):
+    """NAME -> the runs whose stderr prints the example: (argv,
+    OWNSAN_OPTIONS, {file in the working directory: its text})."""
+    opts, supp = a.options_program, "suppressions=ownsan.supp"
+    return {
+        "option_errors": [([opts, "clean"], "no_such_option=1", {}),
+                          ([opts, "clean"], "report_format=xml", {})],
+        "runner": [([sys.executable, RUNNER_PROG], "halt_on_error=0", {})],
+        "history_evicted": [([a.lifetime, "history_evicted"],
+                             "history_size_mb=1", {})],
+        "leaks": [([opts, "leak"], "report_leaks=1", {})],
+        "suppressions_used": [([opts, "suppress"], supp,
+                               {"ownsan.supp": "fun:LLVMGetValueKind\n"})],
+        "suppression_errors": [
+            ([opts, "clean"], supp, {}),
+            ([opts, "clean"], supp, {"ownsan.supp": "fun:ok\nfunc:typo\n"}),
+            ([opts, "clean"], supp, {"ownsan.supp": "foo\n"}),
+            ([opts, "clean"], supp, {"ownsan.supp": "src:\n"})],
+    }
+
+
+EXAMPLE_MARK = re.compile(r"^<!-- report example: (\S+) -->$")
+REPORT_LINE = re.compile(r"==\d+==ERROR: OwnSan:|^SUMMARY: OwnSan:|"
+                         r"==OwnSan: suppressions used:", re.M)
+
+
+def doc_examples(path):
+    """[(name or None, [lines], line number)]: the fenced blocks of `path`
+    that hold a report, with the name of the marker line before them."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    out, i = [], 0
+    while i < len(lines):
+        if lines[i].startswith("```"):
+            j = lines.index("```", i + 1) if "```" in lines[i + 1:] else len(
+                lines)
+            block = lines[i + 1:j]
+            if REPORT_LINE.search("\n".join(block)):
+                m = EXAMPLE_MARK.match(lines[i - 1]) if i else None
+                out.append((m and m[1], block, i + 1))
+            i = j + 1
+        else:
+            i += 1
+    return out
+
+
+def normalized(line):
+    """A line without what changes from run to run or machine to machine:
+    pids, addresses, directories, line and column numbers."""
+    line = re.sub(r"==\d+==", "==PID==", line)
+    line = re.sub(r"0x[0-9a-f]+", "0x?", line)
+    line = re.sub(r"(?<![\w.])/?(?:[\w.+-]+/)+(?=[\w.+-])", "", line)
+    return re.sub(r"(\.\w+):\d+(?::\d+)?", r"\1:?", line.rstrip())
+
+
+def example_matches(block, output):
+    """The block's lines appear consecutively in `output` (a `...` line
+    stands for any number of lines)."""
+    parts = []
+    for line in block:
+        if line.strip() == "...":
+            parts.append(r"(?:[^\n]*\n)*?")
+        else:
+            parts.append(re.escape(normalized(line)) + r"\n")
+    text = "".join(normalized(l) + "\n" for l in output.splitlines())
+    return re.search("^" + "".join(parts), text, re.M) is not None
+
+
+def case_doc_examples(c, a):
+    runs = example_runs(a)
+    examples = doc_examples(DOCS)
+    c.check(len(examples) >= len(runs), f"docs/reports.md has its example "
+            f"reports ({len(examples)})")
+    names = [n for n, _, _ in examples]
+    c.equal(sorted(set(names) - {None}), sorted(runs),
+            "every example the driver can run is in docs/reports.md", names)
+    for name, block, line in examples:
+        if not c.check(name in runs, f"docs/reports.md:{line}: the example "
+                       "report is marked '<!-- report example: NAME -->' "
+                       f"with a NAME this driver runs (got {name})",
+                       "\n".join(block)):
+            continue
+        output = ""
+        with tempfile.TemporaryDirectory(prefix="ownsan-doc-") as d:
+            for argv, options, files in runs[name]:
+                for f in os.listdir(d):
+                    os.remove(os.path.join(d, f))
+                for fname, text in files.items():
+                    with open(os.path.join(d, fname), "w") as f:
+                        f.write(text)
+                r = run([a.ownsan, "run", "--"] + argv, cwd=d,
+                        env=clean_env(OWNSAN_OPTIONS=options))
+                output += r.err
+        c.check(example_matches(block, output),
+                f"docs/reports.md:{line}: example '{name}' is what the "
+                "runtime prints (modulo pids, addresses, directories, line "
+                "numbers)", "--- documented:\n" +
+                "\n".join(normalized(l) for l in block) +
+                "\n--- printed:\n" +
+                "\n".join(normalized(l) for l in output.splitlines()))
+
+
 def main():
     def more(p):
         p.add_argument("--options-program",
                        help="tests/options/opts_prog (clean and leak modes)")
+        p.add_argument("--lifetime",
+                       help="tests/lifetime/lifetime (doc_examples)")
     return case_main("report.runtime", globals(), timeout=300,
                      add_arguments=more)
 
