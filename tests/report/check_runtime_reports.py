@@ -35,8 +35,9 @@ Cases:
                HTML (a page per site). The leak record's fields are the
                ones docs/reports.md's "Leak object" table lists.
   doc_examples every example report of docs/reports.md (a fenced block
-               with an `==PID==ERROR: OwnSan:`, `SUMMARY: OwnSan:` or
-               `OwnSan: suppressions used` line) is marked `<!-- report
+               with an `==PID==ERROR: OwnSan:`, `SUMMARY: OwnSan:`,
+               `OwnSan: suppressions used` / `not used` or Python frames
+               note line) is marked `<!-- report
                example: NAME -->`, and the run EXAMPLES[NAME] makes prints
                it: the block's lines appear in that order in the run's
                stderr, consecutive (a `...` line of the block stands for any
@@ -380,6 +381,12 @@ def example_runs(a):
         "leaks": [([opts, "leak"], "report_leaks=1", {})],
         "suppressions_used": [([opts, "suppress"], supp,
                                {"ownsan.supp": "fun:LLVMGetValueKind\n"})],
+        "suppressions_unused": [
+            ([opts, "multi"], "halt_on_error=0:verbosity=1:" + supp,
+             {"ownsan.supp": "fun:use_name\n"
+              "double-free:LLVMGetValueName2\n"})],
+        "python_too_old": [([opts, "oldpython"], "halt_on_error=0", {})],
+        "segv": [([a.hostile, "null_deref_early", "build_add"], "", {})],
         "suppression_errors": [
             ([opts, "clean"], supp, {}),
             ([opts, "clean"], supp, {"ownsan.supp": "fun:ok\nfunc:typo\n"}),
@@ -390,7 +397,8 @@ def example_runs(a):
 
 EXAMPLE_MARK = re.compile(r"^<!-- report example: (\S+) -->$")
 REPORT_LINE = re.compile(r"==\d+==ERROR: OwnSan:|^SUMMARY: OwnSan:|"
-                         r"==OwnSan: suppressions used:", re.M)
+                         r"==OwnSan: suppressions (not )?used:|"
+                         r"==OwnSan: note: Python frames", re.M)
 
 
 def doc_examples(path):
@@ -475,6 +483,8 @@ def main():
                        help="tests/options/opts_prog (clean and leak modes)")
         p.add_argument("--lifetime",
                        help="tests/lifetime/lifetime (doc_examples)")
+        p.add_argument("--hostile",
+                       help="tests/hostile/hostile (doc_examples)")
     return case_main("report.runtime", globals(), timeout=300,
                      add_arguments=more)
 
