@@ -19,7 +19,8 @@
 namespace ownsan {
 
 bool IsSuppressionType(const std::string &type) {
-  if (type == "fun" || type == "src" || type == "lib")
+  // (leak: LeakSanitizer's, for report_leaks=1.)
+  if (type == "fun" || type == "src" || type == "lib" || type == "leak")
     return true;
 #define OWNSAN_ERROR_KIND(Id, Name, Harm, SarifLevel, Anchor, Meaning,         \
                           Details, Hint)                                       \
@@ -60,9 +61,9 @@ bool Suppressions::Parse(const std::string &text, const std::string &source,
     std::string type(absl::StripAsciiWhitespace(line.substr(0, colon)));
     std::string pattern(absl::StripAsciiWhitespace(line.substr(colon + 1)));
     if (!IsSuppressionType(type)) {
-      *error =
-          absl::StrCat(source, ":", line_no, ": unknown suppression type '",
-                       type, "' (expected fun, src, lib or an error kind)");
+      *error = absl::StrCat(
+          source, ":", line_no, ": unknown suppression type '", type,
+          "' (expected fun, src, lib, leak or an error kind)");
       return false;
     }
     if (pattern.empty()) {
@@ -134,7 +135,8 @@ bool StackMatches(const Suppression &s, const ResolvedStack &stack) {
 const Suppression *Suppressions::Match(const ResolvedReport &r) {
   for (Suppression &s : rules_) {
     bool by_kind = s.type != "fun" && s.type != "src" && s.type != "lib";
-    if (by_kind && s.type != r.kind_name)
+    // (Leaks answer to leak: rules only, as in LeakSanitizer.)
+    if ((by_kind || r.kind_name == "leak") && s.type != r.kind_name)
       continue;
     bool hit = ((s.type == "fun" || by_kind) && Matches(s.glob, r.function)) ||
                StackMatches(s, r.use) || StackMatches(s, r.free.stack) ||

@@ -9,7 +9,8 @@
 //   src:PATTERN   a source file in any stack
 //   lib:PATTERN   a module (shared object or executable) in any stack
 //   KIND:PATTERN  a report of that kind (`double-free`, error_kinds.def)
-//                 with any of those names (as TSan's `race:`)
+//                 with any of those names (as TSan's `race:`); `leak:` a
+//                 leak group (report_leaks=1), as LeakSanitizer's
 //
 // A pattern matches a name as the sanitizers' do (TemplateMatch): anywhere
 // in it, unless it starts with `^` or ends with `$`; `*` (and fnmatch's `?`,
@@ -35,7 +36,7 @@ struct Suppression {
   size_t hits = 0;
 };
 
-/// fun, src, lib or an error kind's name.
+/// fun, src, lib, leak or an error kind's name.
 bool IsSuppressionType(const std::string &type);
 
 class Suppressions {

@@ -275,19 +275,36 @@ void Runtime::ReportLeaks(std::string *out, size_t *leaked) {
   std::sort(groups.begin(), groups.end(),
             [](const Group &a, const Group &b) { return a.count > b.count; });
   bool json = flags_.report_format == "json";
-  std::string text =
-      OwnsanLine(LineLevel::kError, "detected leaks of owned LLVM objects");
-  std::string js =
-      absl::StrCat("{\"ownsan_leaks\":1,\"pid\":", getpid(), ",\"groups\":[");
   // Every group's stack in one symbolizer run (see SymbolizerBatch).
   SymbolizerBatch batch;
   for (const Group &g : groups)
     (void)ResolveStack(g.stack, ctx);
   batch.Run(ctx.symbolizer_path, ctx.symbolizer_timeout_ms);
-  for (size_t i = 0; i < groups.size(); ++i) {
-    const Group &g = groups[i];
+  // Case: a `leak:` rule (LeakSanitizer's) names the creating call or a
+  // frame of the creation stack: the group is not a leak of this run.
+  std::vector<std::pair<const Group *, ResolvedStack>> shown;
+  for (const Group &g : groups) {
+    ResolvedReport as_report;
+    as_report.kind_name = "leak";
+    as_report.function = FnName(g.fn);
+    as_report.create.stack = ResolveStack(g.stack, ctx);
+    {
+      MutexLock lock(&report_mu_);
+      if (suppressions_.Match(as_report))
+        continue;
+    }
+    shown.emplace_back(&g, std::move(as_report.create.stack));
+  }
+  if (shown.empty())
+    return;
+  std::string text =
+      OwnsanLine(LineLevel::kError, "detected leaks of owned LLVM objects");
+  std::string js =
+      absl::StrCat("{\"ownsan_leaks\":1,\"pid\":", getpid(), ",\"groups\":[");
+  for (size_t i = 0; i < shown.size(); ++i) {
+    const Group &g = *shown[i].first;
     *leaked += g.count;
-    ResolvedStack stack = ResolveStack(g.stack, ctx);
+    const ResolvedStack &stack = shown[i].second;
     absl::StrAppend(&text, "  ", g.count, " ", KindHandleType(g.kind),
                     g.count == 1 ? "" : "s", " (", KindNoun(g.kind), " ",
                     g.example, g.count == 1 ? "" : ", ...", ") created by ",
@@ -304,7 +321,7 @@ void Runtime::ReportLeaks(std::string *out, size_t *leaked) {
     js += "}";
   }
   absl::StrAppend(&text, "SUMMARY: OwnSan: ", *leaked,
-                  " leaked object(s) from ", groups.size(),
+                  " leaked object(s) from ", shown.size(),
                   " allocation site(s)\n");
   absl::StrAppend(&js, "],\"total\":", *leaked, "}\n");
   *out += json ? js : text;

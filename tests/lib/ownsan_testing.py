@@ -681,7 +681,8 @@ EXIT_LINE_RE = re.compile(r"  (\d+)x (.+)")
 EXIT_TOTAL_RE = re.compile(
     r"SUMMARY: OwnSan: (\d+) distinct problem\(s\), (\d+) occurrence\(s\)")
 SUPP_HEAD_RE = re.compile(r"==(\d+)==OwnSan: suppressions used:")
-SUPP_LINE_RE = re.compile(r"  (\d+) ((?:fun|src|lib|[a-z]+(?:-[a-z]+)+):.+)")
+SUPP_LINE_RE = re.compile(
+    r"  (\d+) ((?:fun|src|lib|leak|[a-z]+(?:-[a-z]+)+):.+)")
 
 
 @dataclass

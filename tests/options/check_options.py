@@ -769,11 +769,34 @@ def case_suppressions_kind(x):
     c.equal(m and m[1], f"  {path}:2: double-free:LLVMGetValueName2\n",
             "verbosity=1: the one unused rule is listed at exit with its "
             "file and line", r)
+    # leak: (LeakSanitizer's) suppresses leak groups by the creating call or
+    # a frame of the creation stack; other rules do not touch leaks.
+    path = supp_file(x, "leaks.txt", "leak:make_leaked_module\n"
+                     "leak:^LLVMContextCreate$\nfun:mode_leak\n")
+    r = x.prog("leak", f"report_leaks=1:suppressions={path}")
+    leaks = parse_leak_reports(r.err)
+    c.check(len(leaks) == 1 and sorted(g.fn for g in leaks[0].groups) ==
+            sorted(["LLVMModuleCreateWithName", "LLVMCreateBuilderInContext",
+                    "LLVMCreateMemoryBufferWithMemoryRangeCopy"]) and
+            (leaks[0].leaked, leaks[0].sites) == (3, 3),
+            "leak: rules take out the groups of make_leaked_module and "
+            "LLVMContextCreate (fun:mode_leak does not apply to leaks)", r)
+    c.equal(parse_suppressions_used(r.err),
+            [(r.pid, [(1, "leak:make_leaked_module"),
+                      (1, "leak:^LLVMContextCreate$")])],
+            "leak: rules are listed as used", r)
+    c.equal(r.returncode, 1, "leaks left: exit status 1", r)
+    path = supp_file(x, "allleaks.txt", "leak:mode_leak\n")
+    r = x.prog("leak", f"report_leaks=1:suppressions={path}")
+    c.check(r.returncode == 0 and not parse_leak_reports(r.err) and
+            parse_suppressions_used(r.err) == [(r.pid, [(5, "leak:mode_leak")])],
+            "every leak suppressed: no leak report, exit 0, the rule used for "
+            "the 5 groups made in mode_leak", r)
     path = supp_file(x, "badkind.txt", "double_free:x\n")
     r = x.prog("clean", f"suppressions={path}")
     c.check(r.returncode == 1 and f"{path}:1: unknown suppression type "
-            "'double_free' (expected fun, src, lib or an error kind)" in r.err,
-            "a misspelt kind is an unknown type", r)
+            "'double_free' (expected fun, src, lib, leak or an error kind)"
+            in r.err, "a misspelt kind is an unknown type", r)
 
 
 def case_suppressions_lib(x):
