@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <tuple>
 #include <vector>
 
 namespace ownsan {
@@ -272,8 +273,12 @@ void Runtime::ReportLeaks(std::string *out, size_t *leaked) {
   auto short_label = [this](const ObjectRecord *r) { return ShortLabel(r); };
   ReportContext ctx{getpid(), &depot_, SymbolizerPath(), fn_name, short_label};
   ctx.symbolizer_timeout_ms = flags_.symbolizer_timeout_ms;
-  std::sort(groups.begin(), groups.end(),
-            [](const Group &a, const Group &b) { return a.count > b.count; });
+  // Largest first; ties in the order their stacks were first seen (depot
+  // ids grow), so a run prints its leaks in the same order every time.
+  std::sort(groups.begin(), groups.end(), [](const Group &a, const Group &b) {
+    return std::make_tuple(b.count, a.stack, a.fn) <
+           std::make_tuple(a.count, b.stack, b.fn);
+  });
   bool json = flags_.report_format == "json";
   // Every group's stack in one symbolizer run (see SymbolizerBatch).
   SymbolizerBatch batch;
