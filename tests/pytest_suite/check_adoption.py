@@ -64,22 +64,22 @@ class Suite:
         return marker_line(path, text)
 
     def pytest(self, name, options=None, extra=(), under_ownsan=True,
-               env_extra=None):
+               env_extra=None, run_args=()):
         """(Run, junit path) of pytest in the suite's directory."""
         junit = os.path.join(self.tmp, f"{name}.junit.xml")
         cmd = PYTEST + [f"--junitxml={junit}"] + list(extra)
         if under_ownsan:
-            cmd = [self.a.ownsan, "run", "--"] + cmd
+            cmd = [self.a.ownsan, "run"] + list(run_args) + ["--"] + cmd
         env = clean_env(PYTHONDONTWRITEBYTECODE="1", OWNSAN_OPTIONS=options,
                         COLUMNS="300", **(env_extra or {}))
         return run(cmd, env=env, cwd=self.dir), junit
 
-    def logged(self, name, options, extra=()):
+    def logged(self, name, options, extra=(), env_extra=None, run_args=()):
         """pytest with log_path=DIR/ownsan plus `options`: (Run, logs)."""
         logdir = os.path.join(self.tmp, f"{name}-logs")
         os.mkdir(logdir)
         r, _ = self.pytest(name, f"log_path={logdir}/ownsan:" + options,
-                           extra)
+                           extra, env_extra=env_extra, run_args=run_args)
         text = ""
         for f in sorted(os.listdir(logdir)):
             with open(os.path.join(logdir, f), encoding="utf-8") as fh:
@@ -242,6 +242,17 @@ def ids(c, a, tmp):
                 "parametrized one too, across workers)", r)
     c.equal(got1, got2, "the same ids from another directory under "
             "`-n 2` as from this one serially")
+    if a.other_llvm:
+        # The same bugs on another LLVM major (its runtime and libLLVM):
+        # the ids name the program's frames only, not LLVM's.
+        major, libllvm = a.other_llvm.split("=", 1)
+        three = Suite(a, tmp, "third/suite")
+        r3, _, text3 = three.logged(
+            "other-llvm", opts, env_extra={"OWNSAN_TEST_LIBLLVM": libllvm},
+            run_args=["--llvm", major])
+        c.equal(problem_ids(c, f"LLVM {major}", text3), got1,
+                f"the same ids on LLVM {major} (its runtime, its libLLVM) as "
+                "on this build's", r3)
     out = os.path.join(tmp, "sarif")
     os.mkdir(out)
     sarif = os.path.join(out, "o.sarif")
@@ -342,4 +353,9 @@ def stacks(c, a, s):
 
 
 if __name__ == "__main__":
-    sys.exit(case_main("pytest_suite", globals(), timeout=600))
+    def add_arguments(p):
+        p.add_argument("--other-llvm", metavar="N=LIBLLVM",
+                       help="another major's libLLVM, whose runtime `ownsan "
+                       "run --llvm N` finds (case ids)")
+    sys.exit(case_main("pytest_suite", globals(), timeout=600,
+                       add_arguments=add_arguments))
