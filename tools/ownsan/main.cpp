@@ -222,6 +222,36 @@ std::string Which(const std::string &cmd) {
   return "";
 }
 
+// The N of `--llvm N`, or 0 (the error said) when `arg` is not a major.
+int ParseMajor(const char *arg) {
+  if (!arg) {
+    fprintf(stderr, "ownsan: --llvm needs an LLVM major version\n");
+    return 0;
+  }
+  char *end = nullptr;
+  long v = strtol(arg, &end, 10);
+  if (!end || *end || v <= 0 || v > 1000) {
+    fprintf(stderr, "ownsan: --llvm needs an LLVM major version, got '%s'\n",
+            arg);
+    return 0;
+  }
+  return static_cast<int>(v);
+}
+
+// The runtime for LLVM `major`, its real path; "" (the error said) if none.
+std::string ResolvedRuntime(int major) {
+  std::string runtime = FindRuntime(major);
+  char resolved[PATH_MAX];
+  if (runtime.empty() || !realpath(runtime.c_str(), resolved)) {
+    fprintf(stderr,
+            "ownsan: no runtime for LLVM %d (looked in %s and beside it); "
+            "build one with -DLLVM_DIR=/usr/lib/llvm-%d/lib/cmake/llvm\n",
+            major, RuntimeCandidates(major).front().c_str(), major);
+    return "";
+  }
+  return resolved;
+}
+
 int Run(int argc, char **argv) {
   int major = 0; // 0: not chosen with --llvm
   int i = 0;
@@ -235,20 +265,10 @@ int Run(int argc, char **argv) {
       fputs(kUsage, stdout);
       return 0;
     }
-    if (a == "--llvm" && i + 1 >= argc) {
-      fprintf(stderr, "ownsan: --llvm needs an LLVM major version\n");
-      return 2;
-    }
     if (a == "--llvm") {
-      char *end = nullptr;
-      long v = strtol(argv[++i], &end, 10);
-      if (!end || *end || v <= 0 || v > 1000) {
-        fprintf(stderr,
-                "ownsan: --llvm needs an LLVM major version, got '%s'\n",
-                argv[i]);
+      major = ParseMajor(i + 1 < argc ? argv[++i] : nullptr);
+      if (!major)
         return 2;
-      }
-      major = static_cast<int>(v);
       continue;
     }
     if (a.rfind("--", 0) == 0) {
@@ -268,16 +288,9 @@ int Run(int argc, char **argv) {
     int linked = LinkedLLVMMajor(Which(argv[i]));
     major = linked && !FindRuntime(linked).empty() ? linked : OWNSAN_LLVM_MAJOR;
   }
-  std::string runtime = FindRuntime(major);
-  char resolved[PATH_MAX];
-  if (runtime.empty() || !realpath(runtime.c_str(), resolved)) {
-    fprintf(stderr,
-            "ownsan: no runtime for LLVM %d (looked in %s and beside it); "
-            "build one with -DLLVM_DIR=/usr/lib/llvm-%d/lib/cmake/llvm\n",
-            major, RuntimeCandidates(major).front().c_str(), major);
+  std::string preload = ResolvedRuntime(major);
+  if (preload.empty())
     return 2;
-  }
-  std::string preload = resolved;
 #ifdef OWNSAN_SANITIZER_RUNTIME
   // A sanitized build of the runtime needs its sanitizer's runtime first.
   if (sizeof(OWNSAN_SANITIZER_RUNTIME) > 1)
@@ -309,7 +322,7 @@ int Run(int argc, char **argv) {
 
 // `ownsan link-flags [--llvm N]`: the link-mode files sit beside the
 // runtime of LLVM N (CMakeLists.txt, "Link mode"); ownsan_link.libs holds
-// that LLVM's static archives (line 1) and system libraries (line 2). The
+// the link line, with @DIR@ for their directory. The
 // last -lc is for linkers that put these flags after the C library (rustc):
 // the runtime needs libc_nonshared's atexit and pthread_atfork.
 int LinkFlags(int argc, char **argv) {
@@ -320,24 +333,17 @@ int LinkFlags(int argc, char **argv) {
       fputs(kUsage, stdout);
       return 0;
     }
-    char *end = nullptr;
-    long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
-    if (a != "--llvm" || !end || *end || v <= 0 || v > 1000) {
+    if (a != "--llvm") {
       fprintf(stderr, "ownsan: usage: ownsan link-flags [--llvm N]\n");
       return 2;
     }
-    major = static_cast<int>(v);
+    major = ParseMajor(i + 1 < argc ? argv[i + 1] : nullptr);
+    if (!major)
+      return 2;
   }
-  std::string runtime = FindRuntime(major);
-  char resolved[PATH_MAX];
-  if (runtime.empty() || !realpath(runtime.c_str(), resolved)) {
-    fprintf(stderr,
-            "ownsan: no runtime for LLVM %d (looked in %s and beside "
-            "it)\n",
-            major, RuntimeCandidates(major).front().c_str());
+  std::string dir = ResolvedRuntime(major);
+  if (dir.empty())
     return 2;
-  }
-  std::string dir = resolved;
   dir = dir.substr(0, dir.rfind('/'));
   std::string libs_file = dir + "/ownsan_link.libs";
   FILE *f = fopen(libs_file.c_str(), "r");
