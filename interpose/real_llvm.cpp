@@ -67,18 +67,23 @@ int LoadedMajor(const ElfW(Dyn) * dyn, ElfW(Addr) base, const char *path) {
   return path ? LibLLVMMajorFromName(path) : 0;
 }
 
+// The LLVM major of an object dl_iterate_phdr shows (0: not a libLLVM).
+int LoadedMajorOf(const dl_phdr_info *info) {
+  const ElfW(Dyn) *dyn = nullptr;
+  for (int i = 0; i < info->dlpi_phnum; ++i)
+    if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+      dyn = reinterpret_cast<const ElfW(Dyn) *>(info->dlpi_addr +
+                                                info->dlpi_phdr[i].p_vaddr);
+  return LoadedMajor(dyn, info->dlpi_addr, info->dlpi_name);
+}
+
 std::vector<LoadedLibLLVM> LoadedLibLLVMs() {
   std::vector<LoadedLibLLVM> found;
   dl_iterate_phdr(
       [](dl_phdr_info *info, size_t, void *data) {
         if (!info->dlpi_name || !*info->dlpi_name)
           return 0;
-        const ElfW(Dyn) *dyn = nullptr;
-        for (int i = 0; i < info->dlpi_phnum; ++i)
-          if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
-            dyn = reinterpret_cast<const ElfW(Dyn) *>(
-                info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-        int major = LoadedMajor(dyn, info->dlpi_addr, info->dlpi_name);
+        int major = LoadedMajorOf(info);
         if (major > 0)
           static_cast<std::vector<LoadedLibLLVM> *>(data)->push_back(
               {info->dlpi_name, major, nullptr});
@@ -145,12 +150,7 @@ void *EmbeddedDefinition(const char *name) {
         auto *w = static_cast<Walk *>(data);
         if (info->dlpi_addr == w->own_base || !info->dlpi_name)
           return 0;
-        const ElfW(Dyn) *dyn = nullptr;
-        for (int i = 0; i < info->dlpi_phnum; ++i)
-          if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
-            dyn = reinterpret_cast<const ElfW(Dyn) *>(
-                info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-        if (LoadedMajor(dyn, info->dlpi_addr, info->dlpi_name) > 0)
+        if (LoadedMajorOf(info) > 0)
           return 0;
         void *h = dlopen(*info->dlpi_name ? info->dlpi_name : nullptr,
                          RTLD_LAZY | RTLD_NOLOAD);
