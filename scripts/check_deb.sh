@@ -50,6 +50,7 @@ installed() {
     test -f /usr/lib/ownsan/llvm-"$major"/libownsan_observer.so &&
     test -f /usr/include/ownsan/ownsan.h &&
     test -f /usr/share/ownsan/ownsan_report.py &&
+    test -f /usr/share/doc/ownsan/reports.md &&
     test -f /usr/lib/cmake/ownsan/ownsanConfig.cmake &&
     test -f /usr/lib/pkgconfig/ownsan-llvm-"$major".pc
 }
@@ -117,7 +118,8 @@ removed() {
   $SUDO apt-get remove -y ownsan >/dev/null &&
     ! dpkg -s ownsan 2>/dev/null | grep "^Status: install ok installed" >/dev/null &&
     [ ! -e /usr/bin/ownsan ] && [ ! -e /usr/lib/ownsan ] &&
-    [ ! -e /usr/share/ownsan ] && [ ! -e /usr/lib/cmake/ownsan ]
+    [ ! -e /usr/share/ownsan ] && [ ! -e /usr/lib/cmake/ownsan ] &&
+    [ ! -e /usr/share/doc/ownsan ]
 }
 check "the package removes cleanly" removed
 

@@ -31,6 +31,7 @@ import hashlib
 import html
 import json
 import os
+import pathlib
 import re
 import stat
 import sys
@@ -85,6 +86,22 @@ def load_kinds(path):
 
 
 TOOL_INFO = {}  # tool_version, homepage: from the kind list
+# The docs installed beside this script (share/doc/ownsan, as in the build
+# tree): where rules link when the build names no published home page.
+INSTALLED_DOCS = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                              os.pardir, "doc", "ownsan")
+
+
+def doc_uri(doc, anchor=""):
+    """An absolute URI of `doc` (a path of ownsan's repository) at `anchor`:
+    on the published home page, else the installed copy (file:), else ""."""
+    fragment = f"#{anchor}" if anchor else ""
+    if TOOL_INFO.get("homepage"):
+        return f"{TOOL_INFO['homepage']}/blob/main/{doc}{fragment}"
+    path = os.path.realpath(os.path.join(INSTALLED_DOCS,
+                                         os.path.basename(doc)))
+    return (pathlib.Path(path).as_uri() + fragment
+            if os.path.exists(path) else "")
 KINDS, KINDS_PROBLEM = load_kinds(KINDS_FILE)
 
 # Leaks are not a kind of the runtime's table (they are found at exit, not
@@ -965,9 +982,9 @@ def rule_for(kind):
             "defaultConfiguration": {"level": k["sarif_level"]},
             "properties": {"docs": f"{KINDS_DOC}#{k['doc_anchor']}",
                            "tags": rule_tags(k)}}
-    if TOOL_INFO.get("homepage"):
-        rule["helpUri"] = (f"{TOOL_INFO['homepage']}/blob/main/{KINDS_DOC}"
-                           f"#{k['doc_anchor']}")
+    help_uri = doc_uri(KINDS_DOC, k["doc_anchor"])
+    if help_uri:
+        rule["helpUri"] = help_uri
     if isinstance(k.get("security_severity"), str):
         # GitHub code scanning ranks security alerts by it.
         rule["properties"]["security-severity"] = k["security_severity"]
@@ -1111,8 +1128,9 @@ def build_sarif(problems, col, paths, category=None):
     driver = {"name": TOOL_NAME}
     if TOOL_INFO.get("tool_version"):
         driver["version"] = TOOL_INFO["tool_version"]
-    if TOOL_INFO.get("homepage"):
-        driver["informationUri"] = TOOL_INFO["homepage"]
+    home = TOOL_INFO.get("homepage") or doc_uri("README.md")
+    if home:
+        driver["informationUri"] = home
     driver["rules"] = rules
     run = {
         "tool": {"driver": driver},
