@@ -40,14 +40,30 @@ pkgs=(
   python3-jsonschema chromium
   # tests/ci/check_ci_recipe.py reads docs/ci.md's workflows.
   python3-yaml
+  # scripts/fetch-llvm-source.sh: apt-get source (tests/mlir's C API tests).
+  dpkg-dev
   zlib1g-dev libzstd-dev libtinfo-dev libxml2-dev libedit-dev libffi-dev libcurl4-openssl-dev
 )
+# MLIR's C API (tests/mlir): libmlir-N-dev (the libMLIRCAPI*.a archives
+# over libMLIR.so) and mlir-N-tools, for 19 and 22. Debian's libmlir-N
+# packages conflict with each other, one major per machine (installing
+# another removes the installed one): 19's when both are asked for;
+# OWNSAN_MLIR_MAJOR=22 chooses 22's, =none neither.
+mlir_major=${OWNSAN_MLIR_MAJOR:-}
+if [ -z "$mlir_major" ]; then
+  for v in "${versions[@]}"; do
+    if [ "$v" = 19 ] || { [ "$v" = 22 ] && [ -z "$mlir_major" ]; }; then
+      mlir_major=$v
+    fi
+  done
+fi
 for v in "${versions[@]}"; do
   # llvm-N ships llvm-c-test and llvm-symbolizer; clang-N makes the bitcode
   # for the echo tests.
   pkgs+=("llvm-$v" "llvm-$v-dev" "llvm-$v-tools" "clang-$v")
   # Debian's OCaml bindings of LLVM 19: a real client (tests/ocaml).
   if [ "$v" = 19 ]; then pkgs+=(libllvm-19-ocaml-dev ocaml-findlib); fi
+  if [ "$v" = "$mlir_major" ]; then pkgs+=("libmlir-$v-dev" "mlir-$v-tools"); fi
 done
 
 export DEBIAN_FRONTEND=noninteractive
