@@ -17,6 +17,8 @@
 //
 // The replacements allocate with malloc / posix_memalign and release with
 // free, exactly as libstdc++ does, so memory may cross between the two.
+// (Where malloc and free are ownsan's too, malloc_observer.cpp, they use
+// glibc's own, so that a block is observed once.)
 //
 // The runtime's own allocations never throw: an exception would unwind
 // through its locks into the program. Out of memory there ends the process
@@ -30,6 +32,16 @@
 #include <cstdlib>
 #include <new>
 
+#if OWNSAN_OBSERVE_MALLOC
+extern "C" void *__libc_malloc(size_t n);
+extern "C" void __libc_free(void *p);
+#define OWNSAN_MALLOC __libc_malloc
+#define OWNSAN_FREE __libc_free
+#else
+#define OWNSAN_MALLOC malloc
+#define OWNSAN_FREE free
+#endif
+
 void OwnsanOnAllocation(const void *p, size_t n);
 bool OwnsanTakeIntoQuarantine(void *p);
 [[noreturn]] void OwnsanOutOfMemory(size_t n);
@@ -40,7 +52,7 @@ void *Allocate(std::size_t n) {
   if (n == 0)
     n = 1;
   for (;;) {
-    if (void *p = malloc(n)) {
+    if (void *p = OWNSAN_MALLOC(n)) {
       OwnsanOnAllocation(p, n);
       return p;
     }
@@ -75,13 +87,13 @@ void *AllocateAligned(std::size_t n, std::size_t align) {
 
 void Release(void *p) {
   if (p && !OwnsanTakeIntoQuarantine(p))
-    free(p);
+    OWNSAN_FREE(p);
 }
 
 } // namespace
 
 // The quarantine gives back what it held (quarantine_hooks.cpp).
-void OwnsanReleaseDeleted(void *p) { free(p); }
+void OwnsanReleaseDeleted(void *p) { OWNSAN_FREE(p); }
 
 OWNSAN_EXPORT void *operator new(std::size_t n) {
   if (void *p = Allocate(n))

@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The HandleType and ObjectKind enums and what each says, from the one
-// table src/profiles/llvm_c/handle_types.def (which tools/gen_wrappers.py reads
+// table of the profile built in (OWNSAN_HANDLE_TYPES_DEF: src/profiles/NAME/
+// handle_types.def (which tools/gen_wrappers.py reads
 // too).
 //
 //===----------------------------------------------------------------------===//
@@ -35,17 +36,53 @@ inline constexpr HandleType kKindHandleTypes[] = {
 #include OWNSAN_HANDLE_TYPES_DEF
 };
 
+/// Other handle types that may name a kind (the table's
+/// OWNSAN_KIND_ALSO_NAMED rows; a sentinel ends the list).
+struct KindAlsoNamed {
+  ObjectKind kind;
+  HandleType type;
+};
+inline constexpr KindAlsoNamed kKindAlsoNamed[] = {
+#define OWNSAN_KIND_ALSO_NAMED(Kind, Enum) {ObjectKind::Kind, HandleType::Enum},
+#include OWNSAN_HANDLE_TYPES_DEF
+    {ObjectKind::Unknown, HandleType::Other}};
+
 /// Can a handle of C type `type` name an object of kind `k`? (Inline: the
-/// per-call check asks it.)
+/// per-call check asks it; the table's one type per kind first.)
 inline bool Compatible(ObjectKind k, HandleType type) {
-  return type == HandleType::Other ||
-         kKindHandleTypes[static_cast<uint8_t>(k)] == type;
+  if (type == HandleType::Other ||
+      kKindHandleTypes[static_cast<uint8_t>(k)] == type)
+    return true;
+  for (const KindAlsoNamed &a : kKindAlsoNamed)
+    if (a.kind == k && a.type == type)
+      return true;
+  return false;
 }
 
-/// Values are the kinds whose deletion ownsan sees in operator delete.
+/// The watched kinds: those whose deaths the allocator shows (a released
+/// block of memory that holds them), the table's OWNSAN_WATCHED_KINDS.
+#define OWNSAN_WATCHED_KINDS(First, Last)                                      \
+  inline constexpr ObjectKind kFirstWatchedKind = ObjectKind::First;           \
+  inline constexpr ObjectKind kLastWatchedKind = ObjectKind::Last;
+#include OWNSAN_HANDLE_TYPES_DEF
+
 /// Inline: the per-call checks ask it.
-inline bool IsValueKind(ObjectKind k) {
-  return k >= ObjectKind::Function && k <= ObjectKind::OtherValue;
+inline bool IsWatchedKind(ObjectKind k) {
+  return k >= kFirstWatchedKind && k <= kLastWatchedKind;
+}
+
+/// The handle types watched objects are handed out as (the table's
+/// OWNSAN_WATCHED_HANDLE_TYPE rows): a returned handle of such a type is
+/// registered as a watched object.
+inline constexpr HandleType kWatchedHandleTypes[] = {
+#define OWNSAN_WATCHED_HANDLE_TYPE(Enum) HandleType::Enum,
+#include OWNSAN_HANDLE_TYPES_DEF
+};
+inline bool IsWatchedType(HandleType type) {
+  for (HandleType w : kWatchedHandleTypes)
+    if (w == type)
+      return true;
+  return false;
 }
 
 /// "module", "instruction", ... as used in labels and cause clauses.
@@ -54,6 +91,9 @@ const char *KindNoun(ObjectKind k);
 const char *KindHandleType(ObjectKind k);
 /// The C typedef of a handle type, e.g. "LLVMErrorRef" ("" for Other).
 const char *HandleTypeCType(HandleType type);
+/// How a label joins an object of this kind to its parent's label
+/// (" of ": `block %entry of function @f`; " in " unless the table says).
+const char *KindConnector(ObjectKind k);
 /// Live objects of this kind at exit are leaks (see handle_types.def).
 bool KindCallerDisposes(ObjectKind k);
 

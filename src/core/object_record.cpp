@@ -319,6 +319,20 @@ const char *KindHandleType(ObjectKind k) {
 
 bool KindCallerDisposes(ObjectKind k) { return Row(k).caller_disposes; }
 
+const char *KindConnector(ObjectKind k) {
+  static constexpr struct {
+    ObjectKind kind;
+    const char *text;
+  } kConnectors[] = {
+#define OWNSAN_KIND_CONNECTOR(Kind, Text) {ObjectKind::Kind, Text},
+#include OWNSAN_HANDLE_TYPES_DEF
+      {ObjectKind::Unknown, " in "}};
+  for (const auto &c : kConnectors)
+    if (c.kind == k)
+      return c.text;
+  return " in ";
+}
+
 const char *HandleTypeCType(HandleType type) {
   return kHandleTypedefs[static_cast<size_t>(type)];
 }

@@ -83,7 +83,7 @@ public:
   void Recycle(ObjectRecord *r);
 
   /// Unwatched objects are those whose deletion LLVM does not report.
-  static bool IsWatched(ObjectKind k) { return IsValueKind(k); }
+  static bool IsWatched(ObjectKind k) { return IsWatchedKind(k); }
 
 private:
   void Unlink(ObjectRecord *r);

@@ -20,17 +20,6 @@ namespace ownsan {
 
 namespace {
 
-// How a child is attached to its parent in a label.
-const char *Connector(ObjectKind child) {
-  switch (child) {
-  case ObjectKind::BasicBlock:
-  case ObjectKind::Argument:
-    return " of ";
-  default:
-    return " in ";
-  }
-}
-
 bool IsAncestor(const ObjectRecord *maybe_ancestor, const ObjectRecord *r) {
   for (const ObjectRecord *p = r->parent; p; p = p->parent)
     if (p == maybe_ancestor)
@@ -334,7 +323,7 @@ std::string FullLabel(const ObjectRecord *r, const ReportContext &ctx) {
     // Labels stop at the module: the context adds nothing readable.
     if (p->kind == ObjectKind::Context || child->kind == ObjectKind::Module)
       break;
-    absl::StrAppend(&s, Connector(child->kind), ctx.short_label(p));
+    absl::StrAppend(&s, KindConnector(child->kind), ctx.short_label(p));
   }
   return s;
 }

@@ -146,7 +146,7 @@ ArgVerdict Runtime::CheckKindedHandle(FnId fn, unsigned arg, const void *h,
   // Case: a handle ownsan never saw handed out (made by C++ code, or not
   // an LLVM object at all), or a record of an unwatched kind, which may
   // have died unseen: nothing is known. The call goes ahead.
-  if (!r || !IsValueKind(r->kind))
+  if (!r || !IsWatchedKind(r->kind))
     return ArgVerdict::Unverified;
   if (KindExpected(expected, r->kind))
     return ArgVerdict::Ok;

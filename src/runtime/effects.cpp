@@ -100,7 +100,7 @@ Runtime::BeforeVerdict Runtime::BeforeFree(const EffectSite &s) {
   const Effect &e = s.e;
   const void *h = s.h;
   if (e.kind != EffectKind::Free &&
-      CheckFreePrecondition(s.fn, e.arg, e.kind, h))
+      CheckFreePrecondition(s.fn, e.arg, e.kind, e.arg_type, h))
     return BeforeVerdict::kSkip; // continue mode: not forwarded
   // Case: the binding frees an object. Record the death before LLVM runs,
   // so no other thread can be handed the address first.
@@ -261,9 +261,10 @@ void Runtime::AfterRenames(const EffectSite &s) {
   // Case: a value or module got a new name: the one to report once it is
   // freed.
   ObjectRecord *r = LookupLive(s.h);
-  if (r && (IsValueKind(r->kind) || r->kind == ObjectKind::Module)) {
+  if (r && (IsWatchedKind(r->kind) || r->kind == ObjectKind::Module)) {
     RuntimeSection section;
-    std::string name = IsValueKind(r->kind) ? ValueName(s.h) : ModuleName(s.h);
+    std::string name =
+        IsWatchedKind(r->kind) ? ValueName(s.h, r->kind) : ModuleName(s.h);
     MutexLock lock(&mu_);
     r->name = std::move(name);
   }
@@ -419,24 +420,24 @@ bool Runtime::CheckSecondOwner(FnId fn, unsigned arg, const void *h) {
 }
 
 bool Runtime::CheckFreePrecondition(FnId fn, unsigned arg, EffectKind kind,
-                                    const void *h) {
+                                    HandleType type, const void *h) {
   RuntimeSection section;
   // (The precondition concerns removable objects only: instructions,
   // blocks, ifuncs.)
   Container now;
-  if (!kProfile.container_of(h, &now))
+  if (!kProfile.container_of(h, type, &now))
     return false;
   const void *parent = now.parent;
   const char *what = now.what, *container = now.noun;
   bool attached = parent != nullptr;
   if (attached == (kind == EffectKind::FreeAttached))
     return false;
-  ObjectRecord *r = RegisterImpl(fn, h, HandleType::Value, 0);
+  ObjectRecord *r = RegisterImpl(fn, h, type, 0);
   if (!r)
     return false;
   if (attached) {
     // Case: freeing a detached-only object that still has an owner.
-    ObjectRecord *p = RegisterImpl(fn, parent, HandleType::Value, 0);
+    ObjectRecord *p = RegisterImpl(fn, parent, now.parent_type, 0);
     return ReportFreeOfAttached(fn, arg, h, r, what,
                                 p ? ShortLabel(p) : std::string(container));
   }

@@ -1,9 +1,9 @@
 //===- labels.cpp - How reports name objects ------------------------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// Labels such as `function @f`, `block %entry in @f`, `module 'm'`, from
-// the names snapshotted at registration (LLVM is only asked about live
-// objects).
+// Labels such as `module 'm'`, `context 0x...`, `message "..."`, from
+// the names snapshotted at registration (the library is only asked about
+// live objects); watched objects' labels are the profile's (watched_label).
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,13 +25,13 @@ namespace ownsan {
 // Does SnapshotName ask LLVM (values, types), or is the name the one
 // recorded at registration (modules: see RegisterImpl)?
 bool Runtime::NameComesFromLLVM(const ObjectRecord *r) {
-  return IsValueKind(r->kind) || r->kind == ObjectKind::Type;
+  return IsWatchedKind(r->kind) || r->kind == ObjectKind::Type;
 }
 
 std::string Runtime::SnapshotName(const ObjectRecord *r) {
   void *h = const_cast<void *>(r->addr);
-  if (IsValueKind(r->kind))
-    return ValueName(h);
+  if (IsWatchedKind(r->kind))
+    return ValueName(h, r->kind);
   switch (r->kind) {
   case ObjectKind::Type:
     return kProfile.type_text(h);
@@ -47,7 +47,7 @@ std::string Runtime::ShortLabel(const ObjectRecord *r) {
                          : std::string(r->name);
   // Live values are named as they are now (names change); freed ones as
   // they were when they died.
-  if (r->state == ObjectState::Live && IsValueKind(r->kind))
+  if (r->state == ObjectState::Live && IsWatchedKind(r->kind))
     name = SnapshotName(r);
   // A name is the program's bytes: escaped, so it cannot forge report lines
   // or reach the terminal as an escape sequence (messages: CEscape below).
@@ -55,23 +55,16 @@ std::string Runtime::ShortLabel(const ObjectRecord *r) {
   name = PrintableText(name);
   std::string addr =
       absl::StrCat("0x", absl::Hex(reinterpret_cast<uintptr_t>(r->addr)));
+  // Watched objects (values, operations...) as the library's users know
+  // them: `function @f`, `operation "func.func" @f`.
+  if (IsWatchedKind(r->kind))
+    return kProfile.watched_label(r->kind, name, addr);
   switch (r->kind) {
   case ObjectKind::Context:
     return absl::StrCat("context ", addr,
                         r->is_global_context ? " (global)" : "");
   case ObjectKind::Module:
     return absl::StrCat("module \"", name, "\"");
-  case ObjectKind::Function:
-  case ObjectKind::GlobalVariable:
-  case ObjectKind::GlobalAlias:
-  case ObjectKind::GlobalIFunc:
-    return absl::StrCat(KindNoun(r->kind), " ",
-                        name.empty() ? "<unnamed>" : "@" + name);
-  case ObjectKind::BasicBlock:
-  case ObjectKind::Instruction:
-  case ObjectKind::Argument:
-    return absl::StrCat(KindNoun(r->kind), " ",
-                        name.empty() ? "<unnamed>" : "%" + name);
   case ObjectKind::Type:
     return absl::StrCat("type ", name.empty() ? addr : name);
   case ObjectKind::Opaque:

@@ -39,6 +39,9 @@ struct Container {
   const void *parent = nullptr; ///< null: detached
   const char *what = "";        ///< "instructions": the kind, plural
   const char *noun = "";        ///< "block": what holds such objects
+  /// How to register the container (LLVM's blocks and functions are
+  /// values).
+  HandleType parent_type = HandleType::Value;
 };
 
 struct ProfileHooks {
@@ -52,17 +55,22 @@ struct ProfileHooks {
   Classification (*classify)(const void *h, HandleType type);
   /// The library's global root object (LLVM's global context), or null.
   const void *(*global_root)();
-  /// Does the removable object `h` (a Value handle) have a container now?
-  /// False when the frees' preconditions do not concern its kind.
-  bool (*container_of)(const void *h, Container *out);
+  /// Does the removable object `h` (handed out as `type`) have a container
+  /// now? False when the frees' preconditions do not concern its kind.
+  bool (*container_of)(const void *h, HandleType type, Container *out);
   /// The block a builder inserts into now (null: none).
   const void *(*insert_block)(const void *builder);
 
   /// Names as the library says them now: a value's, a module's identifier,
   /// a type printed.
-  std::string (*value_name)(const void *h);
+  std::string (*value_name)(const void *h, ObjectKind kind);
   std::string (*module_name)(const void *h);
   std::string (*type_text)(const void *h);
+  /// How a report names a watched object of kind `kind` whose name (as
+  /// value_name said it) is `name`, at address `addr` ("0x..."):
+  /// `function @f`, `block %entry`.
+  std::string (*watched_label)(ObjectKind kind, const std::string &name,
+                               const std::string &addr);
   /// The bytes of a memory buffer's contents (it is held whole in the
   /// quarantine).
   size_t (*buffer_size)(const void *h);

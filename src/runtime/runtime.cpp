@@ -157,7 +157,9 @@ void Runtime::OnLibLLVMFound(const std::string &path, int major) {
 }
 #else
 // (The observer's functions are linked in: value_observer.cpp.)
-extern "C" void *ownsan_observer_copy_buffer(void *buffer);
+// (Weak: a profile without memory buffers has no such helper.)
+extern "C" void *ownsan_observer_copy_buffer(void *buffer)
+    __attribute__((weak));
 
 void Runtime::OnLinkedLLVM() {
   RuntimeSection section;
@@ -165,6 +167,11 @@ void Runtime::OnLinkedLLVM() {
     InstallCrashHandler(report_fd_, flags_.log_path.c_str());
   observer_copy_ = &ownsan_observer_copy_buffer;
   AddLinkedLLVMCodeRange();
+#if OWNSAN_LIBRARY_SHARED
+  // The C API is linked in, the library's own code is a shared object.
+  if (void *library_fn = RealDlsym(RTLD_DEFAULT, kProfile.anchor_function))
+    AddCodeRangesOf(library_fn, /*llvm=*/true);
+#endif
   if (flags_.verbosity >= 1) {
     std::string line =
         OwnsanLine(LineLevel::kInfo,

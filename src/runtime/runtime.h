@@ -188,7 +188,7 @@ private:
   /// An object given away again while another object owns it: reported.
   bool CheckSecondOwner(FnId fn, unsigned arg, const void *h);
   bool CheckFreePrecondition(FnId fn, unsigned arg, EffectKind kind,
-                             const void *h);
+                             HandleType type, const void *h);
   bool CheckInsertionPoint(FnId fn, unsigned arg, const void *builder);
   bool CheckContext(FnId fn, unsigned arg, const void *h, ObjectRecord *r,
                     ContextUse *use);
@@ -231,7 +231,7 @@ private:
   void ValueDied(ObjectRecord *r, FreeEvent *ev)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   /// The value's name as LLVM has it now (calls into LLVM: no lock held).
-  static std::string ValueName(const void *h);
+  static std::string ValueName(const void *h, ObjectKind kind);
   /// The module's identifier as LLVM has it now (likewise).
   static std::string ModuleName(const void *h);
   void SetPosition(ObjectRecord *builder, ObjectRecord *block,

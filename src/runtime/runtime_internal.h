@@ -82,8 +82,8 @@ inline StackId Runtime::CurrentCallStack() {
   return call.stack;
 }
 
-inline std::string Runtime::ValueName(const void *h) {
-  return kProfile.value_name(h);
+inline std::string Runtime::ValueName(const void *h, ObjectKind kind) {
+  return kProfile.value_name(h, kind);
 }
 
 inline std::string Runtime::ModuleName(const void *h) {

@@ -127,8 +127,7 @@ void Runtime::Register(FnId fn, const void *h, HandleType type) {
   // (LLVMIsA* results are not registered at all; a cached one is known.)
   ObjectRecord *r = CachedLive(h);
   if (r && type != HandleType::Error &&
-      IsValueKind(r->kind) ==
-          (type == HandleType::Value || type == HandleType::BasicBlock)) {
+      IsWatchedKind(r->kind) == IsWatchedType(type)) {
     // (See CallScope::Returned.) The handle goes last: a signal handler's
     // call that finds it finds its record and type too.
     LastReturned &last = tls_last_returned;
@@ -151,13 +150,13 @@ void Runtime::RegisterSlow(FnId fn, const void *h, HandleType type) {
     RegisterOpaque(fn, h, HandleTypeCType(HandleType::Error), nullptr);
     return;
   }
-  bool want_value = type == HandleType::Value || type == HandleType::BasicBlock;
+  bool want_value = IsWatchedType(type);
   // Case: a value at an address that never held a live value (its filter
   // bit is clear): new, no need to look it up. Otherwise it may be one we
   // know, though this thread has not seen it lately.
   if (!want_value || live_values_.MaybeContains(h)) {
     ObjectRecord *r = LookupLive(h);
-    if (r && IsValueKind(r->kind) == want_value)
+    if (r && IsWatchedKind(r->kind) == want_value)
       return;
   }
   RuntimeSection section;
@@ -171,9 +170,8 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
   // (Register has just looked; the locked check below catches a thread
   // that registered the object since.)
   if (ObjectRecord *r = looked_up ? nullptr : LookupLive(h)) {
-    bool want_value =
-        type == HandleType::Value || type == HandleType::BasicBlock;
-    if (type == HandleType::Other || IsValueKind(r->kind) == want_value)
+    bool want_value = IsWatchedType(type);
+    if (type == HandleType::Other || IsWatchedKind(r->kind) == want_value)
       return r;
   }
   if (type == HandleType::Other)
@@ -202,7 +200,7 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
   if (OwnershipGraph::IsWatched(c.kind)) {
     // The name a report gives the value once it is freed (its memory is
     // gone by the time ownsan learns of the death); renames update it.
-    name = ValueName(h);
+    name = ValueName(h, c.kind);
   } else if (c.kind == ObjectKind::Module) {
     // Kept from now on (and after LLVMSetModuleIdentifier): never read when
     // the module dies, since C++ code may have freed it by then.
@@ -215,7 +213,7 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
   {
     MutexLock lock(&mu_);
     if (ObjectRecord *existing = MaybeLive(h) ? graph_.Find(h) : nullptr) {
-      if (IsValueKind(existing->kind) == IsValueKind(c.kind))
+      if (IsWatchedKind(existing->kind) == IsWatchedKind(c.kind))
         return existing; // another thread registered it meanwhile
       // Case: a stale unwatched record at an address LLVM now hands out as
       // another kind of object: the old one died unseen.

@@ -9,6 +9,8 @@
 
 #include "runtime/profile.h"
 
+#include "absl/strings/str_cat.h"
+
 #include "fn_ids.h"
 #include "real_fns.h"
 
@@ -97,7 +99,7 @@ Classification Classify(const void *h, HandleType type) {
 
 const void *GlobalRoot() { return real::LLVMGetGlobalContext(); }
 
-bool ContainerOf(const void *h, Container *out) {
+bool ContainerOf(const void *h, HandleType, Container *out) {
   // LLVMDeleteInstruction / LLVMDeleteBasicBlock / the ifunc erasers
   // require a detached or an attached object (the spec's free_detached,
   // free_attached): the others have no such precondition.
@@ -123,7 +125,7 @@ const void *InsertBlock(const void *builder) {
       static_cast<LLVMBuilderRef>(const_cast<void *>(builder)));
 }
 
-std::string ValueName(const void *h) {
+std::string ValueName(const void *h, ObjectKind) {
   size_t len = 0;
   const char *s = real::LLVMGetValueName2(AsValue(h), &len);
   return std::string(s ? s : "", s ? len : 0);
@@ -142,6 +144,25 @@ std::string TypeText(const void *h) {
   std::string out = s ? s : "";
   real::LLVMDisposeMessage(s);
   return out;
+}
+
+std::string WatchedLabel(ObjectKind kind, const std::string &name,
+                         const std::string &addr) {
+  switch (kind) {
+  case ObjectKind::Function:
+  case ObjectKind::GlobalVariable:
+  case ObjectKind::GlobalAlias:
+  case ObjectKind::GlobalIFunc:
+    return absl::StrCat(KindNoun(kind), " ",
+                        name.empty() ? "<unnamed>" : "@" + name);
+  case ObjectKind::BasicBlock:
+  case ObjectKind::Instruction:
+  case ObjectKind::Argument:
+    return absl::StrCat(KindNoun(kind), " ",
+                        name.empty() ? "<unnamed>" : "%" + name);
+  default:
+    return absl::StrCat(KindNoun(kind), " ", addr);
+  }
 }
 
 size_t BufferSize(const void *h) {
@@ -178,6 +199,7 @@ const ProfileHooks kProfile = {
     &ValueName,
     &ModuleName,
     &TypeText,
+    &WatchedLabel,
     &BufferSize,
     &DisposeHeld,
     /*context_creator=*/kFn_LLVMContextCreate,
