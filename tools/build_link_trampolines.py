@@ -98,13 +98,15 @@ def trampoline_object(name: str) -> bytes:
 
 
 def wrapped_llvm_functions(wrap_list: str) -> List[str]:
-    """The LLVM-C names of an ownsan.wrap file (operator new/delete have
-    their hooks in the runtime object and need no trampoline)."""
+    """The C API's names of an ownsan.wrap file (LLVM-C's, MLIR-C's...):
+    every name but the C++ ones, operator new/delete (`_Znwm`, `_ZdlPv`),
+    which have their hooks in the runtime object and need no trampoline."""
     names = []
     with open(wrap_list, encoding="utf-8") as f:
         for line in f:
             line = line.strip()
-            if line.startswith("--wrap=LLVM"):
+            if line.startswith("--wrap=") and not line.startswith(
+                    "--wrap=_Z"):
                 names.append(line[len("--wrap="):])
     return names
 
@@ -152,7 +154,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     names = wrapped_llvm_functions(args.wrap_list)
     if not names:
-        print(f"build_link_trampolines.py: no LLVM-C function in "
+        print(f"build_link_trampolines.py: no C API function in "
               f"{args.wrap_list}", file=sys.stderr)
         return 1
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
