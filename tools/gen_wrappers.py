@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""Generate ownsan's LLVM-C wrappers from the llvm-c headers and the spec.
+"""Generate ownsan's wrappers of a C API from its headers and the spec.
 
-Reads every llvm-c header of one LLVM version (with libclang), the exported
-symbols of the matching libLLVM (with `nm -D`) and the ownership spec
+Reads the headers of one LLVM version (with libclang; LLVM-C's llvm-c/*.h
+by default), the functions the matching libraries export (`nm -D` of a
+shared library, `nm` of a static archive) and the profile's ownership spec
 (src/profiles/llvm_c/ownership.spec), and writes into --out-dir:
 
   fn_ids.h            one FnId per wrapped function (kFn_LLVMFoo)
@@ -26,6 +27,10 @@ Usage:
       --lib /usr/lib/llvm-19/lib/libLLVM.so.19.1 --llvm-major 19 \\
       --spec src/profiles/llvm_c/ownership.spec --out-dir build/gen [--libclang PATH]
 
+The API's conventions (function prefix, headers, handles passed as structs,
+where an array's count is) are LLVM-C's unless options say otherwise:
+tools/gen_conventions.py has them, and MLIR-C's.
+
 Nothing in this file depends on the LLVM version: version differences belong
 in the spec (since=/until=).
 """
@@ -37,14 +42,17 @@ import os
 import re
 import subprocess
 import sys
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_conventions  # noqa: E402
 
 DEFAULT_LIBCLANG = "/usr/lib/llvm-19/lib/libclang-19.so.1"
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# Headers under llvm-c/ that are not part of libLLVM's C API.
-EXCLUDED_HEADERS = {"llvm-c/lto.h"}
+# The API's conventions (LLVM-C's unless main() is told otherwise).
+CONVENTIONS = gen_conventions.Conventions()
 
 # The table of handle types and object kinds, shared with the runtime.
 # The LLVM-C profile's table (src/profiles/llvm_c/profile.cmake names it and
@@ -80,9 +88,10 @@ def read_handle_types(path: str = HANDLE_TYPES_DEF
 
 
 # Handle typedefs with their own HandleType; every other typedef named
-# LLVM*Ref whose canonical type is a (non-function) pointer is `Other`.
+# as CONVENTIONS.pointer_handles says (LLVM*Ref) whose canonical type is a
+# (non-function) pointer is `Other`, and so is every other struct handle
+# (CONVENTIONS.struct_handles).
 NAMED_HANDLE_TYPES, OBJECT_KINDS = read_handle_types()
-HANDLE_TYPEDEF_RE = re.compile(r"^LLVM\w*Ref$")
 # Plain structs that LLVM hands out as malloc'ed arrays the caller releases
 # with a disposer (Core.cpp: LLVMCopyModuleFlagsMetadata /
 # LLVMDisposeModuleFlagsMetadata, LLVMGlobalCopyAllMetadata /
@@ -97,17 +106,15 @@ OWNED_ARRAY_TYPEDEFS = {"LLVMModuleFlagEntry", "LLVMValueMetadataEntry"}
 OWNED_ARRAY_POINTER_TYPEDEFS = {"LLVMOrcCSymbolFlagsMapPairs"}
 OWNED_ARRAY_OF_HANDLES = {"LLVMOrcSymbolStringPoolEntryRef"}
 
-# An input handle array `LLVMXRef *Foo` must be followed by one of these...
-COUNT_INT_TYPES = {"unsigned", "unsigned int", "size_t", "uint64_t", "int"}
-# ...whose name looks like an element count.
-COUNT_NAME_RE = re.compile(r"^(Num|Count)|(Count|Num|Len|Length|Size)$")
+# An input handle array `LLVMXRef *Foo` must be followed (or, as
+# CONVENTIONS says, preceded) by one of these whose name looks like an
+# element count (CONVENTIONS.count_after, count_before).
+COUNT_INT_TYPES = {"unsigned", "unsigned int", "size_t", "uint64_t", "int",
+                   "intptr_t"}
 
 # Return types after which a single `Out*` handle parameter is registered,
-# with the condition meaning "the call succeeded".
-OUT_SUCCESS_CONDITIONS = {
-    "LLVMBool": "r == 0",
-    "LLVMErrorRef": "r == nullptr",
-}
+# with the condition meaning "the call succeeded": CONVENTIONS.out_success
+# (LLVMBool: r == 0, LLVMErrorRef: r == nullptr).
 
 # Spec keyword -> ownsan::EffectKind enumerator.
 EFFECT_KINDS = {
@@ -224,13 +231,17 @@ class SpecError(GenError):
 
 @dataclasses.dataclass
 class Param:
-    """One parameter of a declared LLVM-C function."""
+    """One parameter of a declared function."""
 
     index: int
     name: str  # as written in the header ("" when unnamed)
     spelling: str  # the type as written (typedef names kept)
     handle: Optional[str] = None  # HandleType if the param is a handle
     elem_handle: Optional[str] = None  # HandleType X if the type is LLVMXRef *
+    # The handle (or, for elem_handle, each element) is a struct of one
+    # pointer, `ptr`, passed by value (CONVENTIONS.struct_handles).
+    struct_handle: bool = False
+    elem_struct: bool = False
     is_integer: bool = False  # spelled as one of COUNT_INT_TYPES
     owned_array: bool = False  # a malloc'ed array (see is_owned_array)
     # Pointer to a struct: its C spelling and its fields (name -> HandleType
@@ -239,11 +250,12 @@ class Param:
     fields: Dict[str, Optional[str]] = dataclasses.field(
         default_factory=dict)
     field_types: Dict[str, str] = dataclasses.field(default_factory=dict)
+    field_structs: Set[str] = dataclasses.field(default_factory=set)
 
 
 @dataclasses.dataclass
 class Function:
-    """One LLVM-C function declared in the headers."""
+    """One function of the API declared in the headers."""
 
     name: str
     ret: str  # return type as written ("void" for none)
@@ -251,6 +263,7 @@ class Function:
     ret_handle: Optional[str] = None  # HandleType if a handle is returned
     ret_typedef: str = ""  # typedef name of the return type, if any
     header: str = ""  # llvm-c/Foo.h that declares it
+    ret_struct: bool = False  # the handle returned is a struct (`r.ptr`)
 
     @property
     def returns_void(self) -> bool:
@@ -406,16 +419,21 @@ def load_libclang(path: str):
     return cindex
 
 
-def list_headers(include_dir: str) -> List[str]:
-    """Returns the llvm-c headers to parse, as "llvm-c/Foo.h", sorted."""
-    found = []
-    for pattern in ("llvm-c/*.h", "llvm-c/Transforms/*.h"):
-        for path in sorted(glob.glob(os.path.join(include_dir, pattern))):
+def list_headers(include_dir: str,
+                 conventions: Optional[gen_conventions.Conventions] = None
+                 ) -> List[str]:
+    """Returns the headers to parse, as "llvm-c/Foo.h": those of each glob
+    of the conventions (sorted), in the globs' order, but the excluded."""
+    conv = conventions or CONVENTIONS
+    found: List[str] = []
+    for pattern in conv.header_globs:
+        for path in sorted(glob.glob(os.path.join(include_dir, pattern),
+                                     recursive=True)):
             rel = os.path.relpath(path, include_dir).replace(os.sep, "/")
-            if rel not in EXCLUDED_HEADERS:
+            if rel not in conv.excluded_headers and rel not in found:
                 found.append(rel)
     if not found:
-        raise GenError(f"no llvm-c headers under {include_dir}")
+        raise GenError(f"no {conv.header_dir} headers under {include_dir}")
     return found
 
 
@@ -451,16 +469,40 @@ def is_owned_array(cindex, clang_type) -> bool:
     return typedef_name(cindex, clang_type) in OWNED_ARRAY_POINTER_TYPEDEFS
 
 
+def struct_handle_name(cindex, clang_type) -> str:
+    """For a struct handle (Conventions.is_struct_handle: MLIR-C's
+    `struct MlirValue {const void *ptr;}`), its name (typedef, else tag);
+    "" for any other type."""
+    if not CONVENTIONS.is_struct_handle(cindex, clang_type):
+        return ""
+    return (typedef_name(cindex, clang_type)
+            or clang_type.get_canonical().get_declaration().spelling)
+
+
+def element_type_of(cindex, clang_type):
+    """The element type of a pointer or array type, else None."""
+    if clang_type.kind == cindex.TypeKind.POINTER:
+        return clang_type.get_pointee()
+    if clang_type.kind in (cindex.TypeKind.INCOMPLETEARRAY,
+                           cindex.TypeKind.CONSTANTARRAY):
+        return clang_type.element_type
+    return None
+
+
 def handle_type_of(cindex, clang_type) -> Optional[str]:
     """The HandleType name of a type spelled as a handle typedef, else None."""
     if is_owned_array(cindex, clang_type):
         return "Other"
+    struct_name = struct_handle_name(cindex, clang_type)
+    if struct_name:
+        return NAMED_HANDLE_TYPES.get(struct_name, "Other")
     name = typedef_name(cindex, clang_type)
     if not name:
         return None
     if name in NAMED_HANDLE_TYPES:
         return NAMED_HANDLE_TYPES[name]
-    if not HANDLE_TYPEDEF_RE.match(name):
+    pointer_handles = CONVENTIONS.pointer_handle_re()
+    if pointer_handles is None or not pointer_handles.match(name):
         return None
     canonical = clang_type.get_canonical()
     if canonical.kind != cindex.TypeKind.POINTER:
@@ -482,19 +524,33 @@ def record_fields_of(cindex, clang_type):
         return "", {}, {}
     fields = {f.spelling: handle_type_of(cindex, f.type)
               for f in pointee.get_fields()}
-    types = {f.spelling: f.type.spelling for f in pointee.get_fields()}
+    types = {f.spelling: type_spelling(f.type) for f in pointee.get_fields()}
     spelling = pointee.spelling.replace("const ", "").strip()
     return spelling, fields, types
 
 
+def struct_fields_of(cindex, clang_type) -> Set[str]:
+    """For a pointer to a struct: its fields that are struct handles."""
+    if clang_type.get_canonical().kind != cindex.TypeKind.POINTER:
+        return set()
+    pointee = clang_type.get_canonical().get_pointee()
+    if pointee.kind != cindex.TypeKind.RECORD:
+        return set()
+    return {f.spelling for f in pointee.get_fields()
+            if struct_handle_name(cindex, f.type)}
+
+
 def element_handle_type_of(cindex, clang_type) -> Optional[str]:
     """HandleType X if the type is `LLVMXRef *` or `LLVMXRef[]`, else None."""
-    if clang_type.kind == cindex.TypeKind.POINTER:
-        return handle_type_of(cindex, clang_type.get_pointee())
-    if clang_type.kind in (cindex.TypeKind.INCOMPLETEARRAY,
-                           cindex.TypeKind.CONSTANTARRAY):
-        return handle_type_of(cindex, clang_type.element_type)
-    return None
+    element = element_type_of(cindex, clang_type)
+    return handle_type_of(cindex, element) if element is not None else None
+
+
+def type_spelling(clang_type) -> str:
+    """A type as the headers write it, in a form C++ takes too: C's `bool`
+    (stdbool.h: `_Bool`, which only g++ accepts) becomes `bool`, the same
+    type for the ABI."""
+    return re.sub(r"\b_Bool\b", "bool", clang_type.spelling)
 
 
 def check_spelling(function: str, spelling: str) -> None:
@@ -511,33 +567,40 @@ def function_from_cursor(cindex, cursor, include_dir: str) -> Function:
             raise GenError(f"{name} is variadic; wrappers cannot forward it")
     params = []
     for i, arg in enumerate(cursor.get_arguments()):
-        spelling = arg.type.spelling
+        spelling = type_spelling(arg.type)
         check_spelling(name, spelling)
         record, fields, field_types = record_fields_of(cindex, arg.type)
+        element = element_type_of(cindex, arg.type)
         params.append(Param(
             index=i,
             name=arg.spelling,
             spelling=spelling,
             handle=handle_type_of(cindex, arg.type),
             elem_handle=element_handle_type_of(cindex, arg.type),
+            struct_handle=bool(struct_handle_name(cindex, arg.type)),
+            elem_struct=element is not None and bool(
+                struct_handle_name(cindex, element)),
             is_integer=spelling in COUNT_INT_TYPES,
             owned_array=is_owned_array(cindex, arg.type),
             record=record,
             fields=fields,
             field_types=field_types,
+            field_structs=struct_fields_of(cindex, arg.type),
         ))
     ret_type = cursor.result_type
-    check_spelling(name, ret_type.spelling)
+    ret_spelling = type_spelling(ret_type)
+    check_spelling(name, ret_spelling)
     header = ""
     if cursor.location.file is not None:
         header = os.path.relpath(cursor.location.file.name, include_dir)
     return Function(
         name=name,
-        ret=ret_type.spelling,
+        ret=ret_spelling,
         params=params,
         ret_handle=handle_type_of(cindex, ret_type),
         ret_typedef=typedef_name(cindex, ret_type),
         header=header.replace(os.sep, "/"),
+        ret_struct=bool(struct_handle_name(cindex, ret_type)),
     )
 
 
@@ -552,30 +615,32 @@ def parse_headers(include_dir: str, headers: Sequence[str],
                   libclang: str = DEFAULT_LIBCLANG) -> Dict[str, Function]:
     """Parses the headers as one C translation unit.
 
-    Returns every function with external linkage whose name starts with LLVM
-    (static inline helpers such as LLVMInitializeAllTargets are skipped).
+    Returns every function with external linkage whose name starts with
+    the prefix (LLVM; static inline helpers such as LLVMInitializeAllTargets
+    are skipped).
     """
     cindex = load_libclang(libclang)
     source = "".join(f'#include "{h}"\n' for h in headers)
     unit_name = "ownsan_all_llvm_c.c"
+    what = f"the {CONVENTIONS.header_dir} headers"
     index = cindex.Index.create()
     try:
         tu = index.parse(unit_name,
                          args=["-x", "c", "-std=c11", f"-I{include_dir}"],
                          unsaved_files=[(unit_name, source)])
     except cindex.TranslationUnitLoadError as e:
-        raise GenError(f"libclang failed to parse the llvm-c headers: {e}")
+        raise GenError(f"libclang failed to parse {what}: {e}")
     errors = [d for d in tu.diagnostics
               if d.severity >= cindex.Diagnostic.Error]
     if errors:
-        raise GenError(f"errors parsing the llvm-c headers: {errors[0]}"
+        raise GenError(f"errors parsing {what}: {errors[0]}"
                        f" (and {len(errors) - 1} more)")
 
     functions: Dict[str, Function] = {}
     for cursor in tu.cursor.get_children():
         if cursor.kind != cindex.CursorKind.FUNCTION_DECL:
             continue
-        if not cursor.spelling.startswith("LLVM"):
+        if not cursor.spelling.startswith(CONVENTIONS.prefix):
             continue
         if cursor.linkage != cindex.LinkageKind.EXTERNAL:
             continue  # static inline definitions
@@ -596,7 +661,8 @@ def parse_headers(include_dir: str, headers: Sequence[str],
 
 
 def parse_nm_output(text: str) -> Set[str]:
-    """Exported LLVM* function names from `nm -D --defined-only` output.
+    """Exported LLVM* function names (CONVENTIONS.prefix) from `nm -D
+    --defined-only` output, or `nm --defined-only` of a static archive.
 
     Symbol versions (`@@LLVM_19.1`, `@LLVM_14`) are stripped.
     """
@@ -609,7 +675,7 @@ def parse_nm_output(text: str) -> Set[str]:
         if sym_type not in ("T", "W", "i"):
             continue  # not a function (or the version node itself)
         name = name.split("@", 1)[0]
-        if name.startswith("LLVM"):
+        if name.startswith(CONVENTIONS.prefix):
             names.add(name)
     return names
 
@@ -628,7 +694,7 @@ def parse_nm_version_node(text: str) -> Optional[str]:
         if len(fields) < 2 or fields[-2] not in ("T", "W", "i"):
             continue
         name, sep, version = fields[-1].partition("@@")
-        if sep and name.startswith("LLVM"):
+        if sep and name.startswith(CONVENTIONS.prefix):
             nodes.add(version)
     if len(nodes) > 1:
         raise GenError(f"LLVM* functions with several default symbol"
@@ -636,21 +702,51 @@ def parse_nm_version_node(text: str) -> Optional[str]:
     return nodes.pop() if nodes else None
 
 
-def run_nm(lib: str) -> str:
-    """`nm -D --defined-only` of the library."""
-    if not os.path.exists(lib):
-        raise GenError(f"library not found: {lib}")
+def is_archive(lib: str) -> bool:
+    """A static archive (its members' symbols), not a shared library."""
+    return lib.endswith(".a")
+
+
+def nm_command(libs: Sequence[str]) -> List[str]:
+    """`nm -D --defined-only` of a shared library (its dynamic symbols);
+    `nm --defined-only` of static archives (every member's symbol table,
+    all archives in one run: nm takes a second to start)."""
+    return ["nm"] + ([] if is_archive(libs[0]) else ["-D"]) + [
+        "--defined-only"] + list(libs)
+
+
+def run_nm(lib: Union[str, Sequence[str]]) -> str:
+    """The defined symbols of the library, or of the archives
+    (nm_command)."""
+    libs = [lib] if isinstance(lib, str) else list(lib)
+    for path in libs:
+        if not os.path.exists(path):
+            raise GenError(f"library not found: {path}")
+    command = nm_command(libs)
     try:
-        result = subprocess.run(["nm", "-D", "--defined-only", lib],
-                                check=True, capture_output=True, text=True)
+        result = subprocess.run(command, check=True, capture_output=True,
+                                text=True)
     except (OSError, subprocess.CalledProcessError) as e:
-        raise GenError(f"nm -D failed on {lib}: {e}")
+        raise GenError(f"{' '.join(command[:-len(libs) - 1])} failed on"
+                       f" {' '.join(libs)}: {e}")
     return result.stdout
 
 
-def read_exported_functions(lib: str) -> Set[str]:
-    """The LLVM* functions the library exports."""
-    return parse_nm_output(run_nm(lib))
+def read_exports(libs: Sequence[str]) -> Tuple[Set[str], Optional[str]]:
+    """The LLVM* functions the libraries export (a function several
+    archives define counts once) and the shared libraries' default symbol
+    version (parse_nm_version_node; an archive's symbols have none)."""
+    archives = [lib for lib in libs if is_archive(lib)]
+    texts = [run_nm(lib) for lib in libs if not is_archive(lib)]
+    exported: Set[str] = set()
+    for text in texts + ([run_nm(archives)] if archives else []):
+        exported |= parse_nm_output(text)
+    return exported, parse_nm_version_node("".join(texts))
+
+
+def read_exported_functions(lib: Union[str, Sequence[str]]) -> Set[str]:
+    """The LLVM* functions the library (or libraries) export."""
+    return read_exports([lib] if isinstance(lib, str) else lib)[0]
 
 
 # --------------------------------------------------------------------------
@@ -660,8 +756,6 @@ def read_exported_functions(lib: str) -> Set[str]:
 _INDEX_EFFECT_RE = re.compile(
     r"^(free|free_attached|free_detached|detach)\((\d+)\)$")
 _ATTACH_RE = re.compile(r"^attach\((\d+),(parent|builder)=(\d+)\)$")
-_OUT_ARRAY_FN_RE = re.compile(
-    r"^out_array\((\d+),count=(LLVM\w+)\((\d+(?:,\d+)*)\)\)$")
 _OUT_ARRAY_ARG_RE = re.compile(r"^out_array\((\d+),count=arg\((\d+)\)\)$")
 _POSITION_RE = re.compile(
     r"^position\((\d+)(?:,block=(\d+))?(?:,before=(\d+))?\)$")
@@ -693,7 +787,13 @@ _ARG_EFFECT_RE = re.compile(
     r"^(consume|consume_if_ok|consume_if_failed|free_message|"
     r"free_error_message|forget)\((\d+)(?:\.(\w+))?\)$")
 _VERSION_RE = re.compile(r"^(since|until)=(\d+)$")
-_FUNCTION_NAME_RE = re.compile(r"^LLVM\w+$")
+
+
+def _out_array_fn_re() -> "re.Pattern[str]":
+    """out_array(i,count=LLVMFn(j[,k])): the count function is the API's."""
+    return re.compile(r"^out_array\((\d+),count=(" +
+                      re.escape(CONVENTIONS.prefix) +
+                      r"\w+)\((\d+(?:,\d+)*)\)\)$")
 
 
 def parse_effect(token: str) -> Optional[Effect]:
@@ -705,7 +805,7 @@ def parse_effect(token: str) -> Optional[Effect]:
     if m:
         kind = "attach" if m.group(2) == "parent" else "attach_at_builder"
         return Effect(kind=kind, arg=int(m.group(1)), other=int(m.group(3)))
-    m = _OUT_ARRAY_FN_RE.match(token)
+    m = _out_array_fn_re().match(token)
     if m:
         args = tuple(int(a) for a in m.group(3).split(","))
         return Effect(kind="out_array", arg=int(m.group(1)),
@@ -774,7 +874,7 @@ def parse_spec_line(line: str, path: str, line_no: int) -> Optional[SpecEntry]:
         return None
     tokens = text.split()
     function = tokens[0]
-    if not _FUNCTION_NAME_RE.match(function):
+    if not CONVENTIONS.function_name_re().match(function):
         raise SpecError(path, line_no,
                         f"expected a function name, got '{function}'")
     effects: List[Effect] = []
@@ -1090,7 +1190,8 @@ def field_value_expr(fn: Function, e: Effect) -> str:
     `SizeOf*` parameter, as LLVMCreateMCJITCompilerForModule's) is read only
     where the size the caller passed covers the field, as LLVM does."""
     p = fn.params[e.field_param]
-    value = f"(const void *)p{p.index}->{e.field}"
+    value = "(const void *)" + handle_value(f"p{p.index}->{e.field}",
+                                            e.field in p.field_structs)
     cond = f"p{p.index}"
     following = (fn.params[p.index + 1]
                  if p.index + 1 < len(fn.params) else None)
@@ -1218,7 +1319,7 @@ def parse_kinds_text(text: str, path: str = "<kinds>") -> KindsSpec:
             continue
         tokens = body.split()
         function = tokens[0]
-        if not _FUNCTION_NAME_RE.match(function):
+        if not CONVENTIONS.function_name_re().match(function):
             raise SpecError(path, line_no,
                             f"expected a function name, got '{function}'")
         entry = KindsEntry(function, {}, None, None, path, line_no, reason)
@@ -1327,19 +1428,18 @@ def render_kind_expectations(table: Sequence[KindSet]) -> str:
 def classify(fn: Function, effects: Sequence[Effect]) -> Classification:
     """Decides which handle-pointer params are arrays, outs, or neither."""
     out_array_params = {e.arg for e in effects if e.kind == "out_array"}
-    out_condition = OUT_SUCCESS_CONDITIONS.get(fn.ret_typedef, "")
+    out_condition = CONVENTIONS.out_success_conditions.get(fn.ret_typedef,
+                                                           "")
     cls = Classification(arrays=[], outs=[], out_condition=out_condition,
                          out_unregistered=[], unchecked_ptrs=[],
                          effects=list(effects))
     for param in fn.params:
         if param.elem_handle is None or param.index in out_array_params:
             continue
-        following = (fn.params[param.index + 1]
-                     if param.index + 1 < len(fn.params) else None)
-        if (following is not None and following.is_integer
-                and COUNT_NAME_RE.search(following.name)):
+        count = CONVENTIONS.count_param(fn.params, param.index)
+        if count is not None:
             cls.arrays.append(HandleArray(param.index, param.elem_handle,
-                                          following.index))
+                                          count))
         elif param.name.startswith("Out") and out_condition:
             cls.outs.append(HandleOut(param.index, param.elem_handle))
         elif param.name.startswith("Out"):
@@ -1425,6 +1525,17 @@ def handle_enum(handle: str) -> str:
     return f"ownsan::HandleType::{handle}"
 
 
+def handle_value(expr: str, is_struct: bool) -> str:
+    """The pointer a handle expression holds: `p0`, or `p0.ptr` for a
+    struct handle (CONVENTIONS.struct_handles)."""
+    return f"{expr}.ptr" if is_struct else expr
+
+
+def param_value(p: Param) -> str:
+    """The pointer handle parameter p holds."""
+    return handle_value(f"p{p.index}", p.struct_handle)
+
+
 def render_count_expr(fn: Function, effect: Effect,
                       declared: Dict[str, Function]) -> str:
     """The element count of an out_array effect, as a C++ expression."""
@@ -1444,11 +1555,11 @@ def _checks_before_call(fn: Function, cls: Classification,
     for param in fn.params:
         i = param.index
         if param.handle is not None and i in cls.expects:
-            lines.append(f"call.CheckHandle({i}, p{i}, "
+            lines.append(f"call.CheckHandle({i}, {param_value(param)}, "
                          f"{handle_enum(param.handle)}, "
                          f"{cls.expects[i][0]});")
         elif param.handle is not None:
-            lines.append(f"call.CheckHandle({i}, p{i}, "
+            lines.append(f"call.CheckHandle({i}, {param_value(param)}, "
                          f"{handle_enum(param.handle)});")
         elif i in arrays:
             array = arrays[i]
@@ -1469,13 +1580,14 @@ def _checks_after_call(fn: Function, cls: Classification, hook_args: str,
     returned handles, out-handles."""
     lines = []
     if cls.has_hooks:
-        ret = ("(const void *)r"
+        r = handle_value("r", fn.ret_struct)
+        ret = (f"(const void *){r}"
                if fn.ret_handle is not None or fn.ret.replace(" ", "") in
                ("char*", "constchar*") else "nullptr")
         # Success: 0 / no error; a function returning an object fails with
         # NULL (LLVMCreateBinary); anything else cannot tell.
-        ok = OUT_SUCCESS_CONDITIONS.get(
-            fn.ret_typedef, "r != nullptr" if fn.ret_handle is not None
+        ok = CONVENTIONS.out_success_conditions.get(
+            fn.ret_typedef, f"{r} != nullptr" if fn.ret_handle is not None
             else "true")
         lines.append(f"call.After({hook_args}, {ret}, {ok});")
     for effect in cls.effects:
@@ -1493,14 +1605,17 @@ def _checks_after_call(fn: Function, cls: Classification, hook_args: str,
             lines.append(f"call.OutArray({i}, (const void *const *)p{i}, "
                          f"{count}, {elem});")
     if fn.ret_handle is not None:
-        lines.append(f"call.Returned(r, {handle_enum(fn.ret_handle)});")
+        lines.append(f"call.Returned({handle_value('r', fn.ret_struct)}, "
+                     f"{handle_enum(fn.ret_handle)});")
     for out in cls.outs:
-        lines.append(f"if ({cls.out_condition} && p{out.param})")
-        lines.append(f"  call.Returned(*p{out.param}, "
+        i = out.param
+        value = f"p{i}->ptr" if fn.params[i].elem_struct else f"*p{i}"
+        lines.append(f"if ({cls.out_condition} && p{i})")
+        lines.append(f"  call.Returned({value}, "
                      f"{handle_enum(out.handle)});")
     if lends_string(fn, cls):
-        handles = [f"(const void *)p{p.index}" if p.handle else "nullptr"
-                   for p in fn.params]
+        handles = [f"(const void *){param_value(p)}" if p.handle
+                   else "nullptr" for p in fn.params]
         handles += ["nullptr"] * (3 - len(handles))
         lines.append(f"call.BorrowedString(r, {', '.join(handles)}, "
                      f"&ownsan_reget_{fn.name});")
@@ -1535,7 +1650,10 @@ def render_reget(fn: Function) -> str:
     call_args = []
     for p in fn.params:
         t = cxx_param_type(fn, p)
-        if p.handle:
+        if p.handle and p.struct_handle:
+            # (Its `ptr` is `void *` or `const void *`: both take this.)
+            call_args.append(f"{t}{{const_cast<void *>(a[{p.index}])}}")
+        elif p.handle:
             call_args.append(f"reinterpret_cast<{t}>(const_cast<void *>("
                              f"a[{p.index}]))")
         else:
@@ -1583,8 +1701,9 @@ def render_wrapper(fn: Function, cls: Classification,
                  or e.kind == "own_by_out"}
         texts |= {e.other for e in cls.effects if e.kind == "own_by_out"}
         values = [
-            f"(const void *)p{p.index}"
-            if p.handle or p.index in texts else "nullptr"
+            f"(const void *){param_value(p)}" if p.handle
+            else f"(const void *)p{p.index}" if p.index in texts
+            else "nullptr"
             for p in fn.params]
         # Struct fields the effects name, after the real arguments.
         values += [field_value_expr(fn, e) for e in field_args(fn, cls)]
@@ -1622,8 +1741,9 @@ def render_wrapper(fn: Function, cls: Classification,
 
 def generated_banner(major: int, spec_label: str, comment: str) -> str:
     """The DO-NOT-EDIT line at the top of every generated file."""
-    return (f"{comment} GENERATED by tools/gen_wrappers.py from the llvm-c"
-            f" headers of LLVM {major} and {spec_label} - DO NOT EDIT\n")
+    return (f"{comment} GENERATED by tools/gen_wrappers.py from the"
+            f" {CONVENTIONS.header_dir} headers of LLVM {major} and"
+            f" {spec_label} - DO NOT EDIT\n")
 
 
 def render_fn_ids(functions: Sequence[Function], major: int,
@@ -1725,12 +1845,15 @@ def render_wrappers_cpp(functions: Sequence[Function], headers: Sequence[str],
                         classes: Dict[str, Classification],
                         declared: Dict[str, Function], major: int,
                         spec_label: str,
-                        kind_sets: Sequence["KindSet"] = ()) -> str:
+                        kind_sets: Sequence["KindSet"] = (),
+                        library: str = "libLLVM") -> str:
     """The whole of wrappers.cpp."""
     parts = [generated_banner(major, spec_label, "//"),
              "//\n"
-             "// One wrapper per LLVM-C function that the headers declare\n"
-             "// and libLLVM exports; see interpose/wrapper_api.h for their\n"
+             f"// One wrapper per {CONVENTIONS.api_name} function that the"
+             " headers declare\n"
+             f"// and {library} exports; see interpose/wrapper_api.h for"
+             " their\n"
              "// shape.\n\n"]
     parts.append("".join(f"#include <{h}>\n" for h in headers))
     parts.append('\n#include "fn_ids.h"\n\n'
@@ -1807,7 +1930,8 @@ def render_link_wrap_list(functions: Sequence[Function]) -> str:
 
 
 def render_real_fns(functions: Sequence[Function], headers: Sequence[str],
-                    major: int, spec_label: str) -> str:
+                    major: int, spec_label: str,
+                    library: str = "libLLVM") -> str:
     """real_fns.h: a typed entry point into the loaded libLLVM per wrapped
     function, for the runtime's own calls (ownsan::real::LLVMGetValueKind(v)
     instead of a Real<signature> cast written by hand). Only the functions
@@ -1815,7 +1939,8 @@ def render_real_fns(functions: Sequence[Function], headers: Sequence[str],
     version has."""
     lines = [generated_banner(major, spec_label, "//")[:-1],
              "//",
-             "// The runtime's calls into the real libLLVM, with the C types of",
+             f"// The runtime's calls into the real {library}, with the C"
+             " types of",
              "// the headers (never the wrappers: no check, no registration).",
              "#ifndef OWNSAN_GEN_REAL_FNS_H",
              "#define OWNSAN_GEN_REAL_FNS_H",
@@ -1861,7 +1986,8 @@ def render_symbols_c(functions: Sequence[Function], major: int,
     lines = [generated_banner(major, spec_label, "/*")[:-1] + " */",
              "/* Name -> wrapper table for the dlsym interposer, sorted by",
              "   strcmp order of name. Plain C so that it is statically",
-             "   initialized; the llvm-c headers are deliberately not",
+             f"   initialized; the {CONVENTIONS.header_dir} headers are"
+             " deliberately not",
              "   included. */",
              "",
              "struct ownsan_symbol {",
@@ -1891,7 +2017,8 @@ VERSION_SCRIPT_LOCAL = ("_ZN*", "_ZS*", "_ZT*", "_ZGV*", "_ZZ*")
 
 
 def render_version_script(major: int, spec_label: str,
-                          version_node: Optional[str]) -> str:
+                          version_node: Optional[str],
+                          library: str = "libLLVM") -> str:
     """ownsan.map: the version script libownsan.so is linked with.
 
     The wrappers get the symbol version of the libLLVM they wrap. ld.so
@@ -1907,19 +2034,22 @@ def render_version_script(major: int, spec_label: str,
     have an anonymous one, nor `local: *` (that would hide those), so what
     is exported besides LLVM* is decided by visibility: the sources mark it
     (-fvisibility=hidden, static libraries linked with --exclude-libs), and
-    the C++ names in VERSION_SCRIPT_LOCAL are kept local here.
+    the C++ names in VERSION_SCRIPT_LOCAL are kept local here. (Static
+    archives, MLIR-C's, have no symbol versions: the script has none.)
     """
     local = "".join(f"    {pattern};\n" for pattern in VERSION_SCRIPT_LOCAL)
     node = f"{version_node} " if version_node else ""
-    why = ("the symbol version of the libLLVM's own LLVM-C functions"
+    why = (f"the symbol version of the {library}'s own"
+           f" {CONVENTIONS.api_name} functions"
            if version_node else
-           "no version: the libLLVM it wraps has no symbol versions")
+           f"no version: the {library} it wraps has no symbol versions")
+    prefix = CONVENTIONS.prefix
     return (generated_banner(major, spec_label, "/*")[:-1] + " */\n"
-            f"/* The wrappers (LLVM*) carry {why}; see\n"
+            f"/* The wrappers ({prefix}*) carry {why}; see\n"
             f"   render_version_script in tools/gen_wrappers.py. */\n"
             f"{node}{{\n"
             f"  global:\n"
-            f"    LLVM*;\n"
+            f"    {prefix}*;\n"
             f"  local:\n"
             f"{local}"
             f"}};\n")
@@ -1928,8 +2058,10 @@ def render_version_script(major: int, spec_label: str,
 def render_coverage(major: int, exported: Set[str],
                     declared: Dict[str, Function],
                     functions: Sequence[Function],
-                    spec_not_wrapped: Sequence[str]) -> str:
+                    spec_not_wrapped: Sequence[str],
+                    library: str = "libLLVM") -> str:
     """coverage.txt: counts and the names on either side of the gap."""
+    headers = f"the {CONVENTIONS.header_dir} headers"
     exported_only = sorted(exported - set(declared))
     declared_only = sorted(set(declared) - exported)
     lines = [f"# ownsan wrapper coverage for LLVM {major}"
@@ -1939,11 +2071,11 @@ def render_coverage(major: int, exported: Set[str],
              f"declared {len(declared)}",
              f"wrapped {len(functions)}",
              "",
-             f"# exported by libLLVM but not declared in the llvm-c headers"
+             f"# exported by {library} but not declared in {headers}"
              f" ({len(exported_only)}): not wrapped"]
     lines += [f"exported_not_declared {name}" for name in exported_only]
     lines += ["",
-              f"# declared in the llvm-c headers but not exported"
+              f"# declared in {headers} but not exported"
               f" ({len(declared_only)}): not wrapped"]
     lines += [f"declared_not_exported {name}" for name in declared_only]
     lines += ["",
@@ -1979,8 +2111,15 @@ def classification_line(fn: Function, cls: Classification) -> str:
 
 def render_classification(functions: Sequence[Function],
                           classes: Dict[str, Classification],
-                          major: int) -> str:
+                          major: int,
+                          spec_label: str = "src/profiles/llvm_c/"
+                          "ownership.spec",
+                          kinds_label: str = "src/profiles/llvm_c/"
+                          "handle_kinds.spec") -> str:
     """classification.txt: the golden dump, one line per wrapped function."""
+    success_types = "/".join(CONVENTIONS.out_success_conditions)
+    pointers = ("pointer-to-handle" if CONVENTIONS.struct_handles
+                else "LLVMXRef *")
     lines = [
         f"# ownsan wrapper classification for LLVM {major}"
         " (GENERATED by tools/gen_wrappers.py)",
@@ -1989,12 +2128,12 @@ def render_classification(functions: Sequence[Function],
         "# arrays=[i:H[n]]  input handle array in arg i, length in arg n",
         "# out=[i:H]    *arg i registered as H when the call succeeds",
         "# out_unregistered=[i:H]  Out* handle pointer not registered"
-        " (return type is not LLVMBool/LLVMErrorRef)",
-        "# unchecked_ptrs=[i:H]  other LLVMXRef * arguments: neither checked"
-        " nor registered",
-        "# effects=[...]  spec effects (src/profiles/llvm_c/ownership.spec)",
+        f" (return type is not {success_types})",
+        f"# unchecked_ptrs=[i:H]  other {pointers} arguments: neither"
+        " checked nor registered",
+        f"# effects=[...]  spec effects ({spec_label})",
         "# kinds=[i:K]  argument i must name a value of kinds K"
-        " (src/profiles/llvm_c/handle_kinds.spec; only listed when there are some)",
+        f" ({kinds_label}; only listed when there are some)",
     ]
     lines += [classification_line(fn, classes[fn.name]) for fn in functions]
     return "\n".join(lines) + "\n"
@@ -2039,14 +2178,18 @@ class Result:
     def summary(self, major: int) -> str:
         """The one line printed to stdout."""
         return (f"ownsan: wrapped {len(self.functions)} of"
-                f" {len(self.exported)} exported LLVM-C functions"
+                f" {len(self.exported)} exported"
+                f" {CONVENTIONS.api_name} functions"
                 f" ({len(self.declared)} declared in headers), LLVM {major}")
 
 
-def generate(include_dir: str, lib: str, major: int, spec_path: str,
-             out_dir: str, libclang: str = DEFAULT_LIBCLANG,
+def generate(include_dir: str, lib: Union[str, Sequence[str]], major: int,
+             spec_path: str, out_dir: str, libclang: str = DEFAULT_LIBCLANG,
              kinds_path: Optional[str] = None) -> Result:
-    """Runs all steps and writes the eight output files."""
+    """Runs all steps and writes the eight output files. `lib`: the
+    library, or the libraries (shared or static archives) whose exports
+    together make the API."""
+    libs = [lib] if isinstance(lib, str) else list(lib)
     header_major = header_llvm_major(include_dir)
     if header_major is not None and header_major != major:
         raise GenError(f"--llvm-major {major} but {include_dir} holds the"
@@ -2057,9 +2200,7 @@ def generate(include_dir: str, lib: str, major: int, spec_path: str,
                             entries=[]))
     headers = list_headers(include_dir)
     declared = parse_headers(include_dir, headers, libclang)
-    nm_text = run_nm(lib)
-    exported = parse_nm_output(nm_text)
-    version_node = parse_nm_version_node(nm_text)
+    exported, version_node = read_exports(libs)
     wrapped_names = sorted(set(declared) & exported)
     if len(wrapped_names) > 0xFFFF:
         raise GenError("more functions than FnId can number")
@@ -2078,18 +2219,23 @@ def generate(include_dir: str, lib: str, major: int, spec_path: str,
     spec_not_wrapped = sorted(set(effects) - set(wrapped_names))
 
     label = spec_label_for(spec_path)
+    kinds_label = spec_label_for(kinds_path) if kinds_path else "none given"
+    library = gen_conventions.library_label(libs)
     os.makedirs(out_dir, exist_ok=True)
     outputs = {
         "fn_ids.h": render_fn_ids(functions, major, label),
-        "real_fns.h": render_real_fns(functions, headers, major, label),
+        "real_fns.h": render_real_fns(functions, headers, major, label,
+                                      library),
         "wrappers.cpp": render_wrappers_cpp(functions, headers, classes,
                                             declared, major, label,
-                                            kind_sets),
+                                            kind_sets, library),
         "symbols.c": render_symbols_c(functions, major, label),
         "coverage.txt": render_coverage(major, exported, declared, functions,
-                                        spec_not_wrapped),
-        "classification.txt": render_classification(functions, classes, major),
-        "ownsan.map": render_version_script(major, label, version_node),
+                                        spec_not_wrapped, library),
+        "classification.txt": render_classification(
+            functions, classes, major, label, kinds_label),
+        "ownsan.map": render_version_script(major, label, version_node,
+                                            library),
         "ownsan.wrap": render_link_wrap_list(functions),
     }
     for name, text in outputs.items():
@@ -2101,12 +2247,15 @@ def generate(include_dir: str, lib: str, major: int, spec_path: str,
 def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     """Command line of the generator."""
     parser = argparse.ArgumentParser(
-        description="Generate ownsan's LLVM-C wrappers.")
+        description="Generate ownsan's wrappers of a C API (LLVM-C by"
+        " default).")
     parser.add_argument("--include-dir", required=True,
                         help="directory holding llvm-c/ (e.g."
                         " /usr/lib/llvm-19/include)")
-    parser.add_argument("--lib", required=True,
-                        help="the libLLVM shared library of the same version")
+    parser.add_argument("--lib", required=True, action="append",
+                        help="the libLLVM shared library of the same version;"
+                        " repeatable: the exports of every one (a static"
+                        " archive: its members') make the API")
     parser.add_argument("--llvm-major", required=True, type=int,
                         help="LLVM major version of the headers and library")
     parser.add_argument("--spec", required=True,
@@ -2125,14 +2274,19 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser.add_argument("--libclang", default=DEFAULT_LIBCLANG,
                         help=f"libclang shared library (default:"
                         f" {DEFAULT_LIBCLANG})")
+    gen_conventions.add_arguments(parser)
     return parser.parse_args(argv)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point: generate, print the summary line, return the exit code."""
     args = parse_args(argv)
-    global NAMED_HANDLE_TYPES, OBJECT_KINDS, FN_FLAG_RULES
+    global NAMED_HANDLE_TYPES, OBJECT_KINDS, FN_FLAG_RULES, CONVENTIONS
     try:
+        try:
+            CONVENTIONS = gen_conventions.from_args(args)
+        except ValueError as e:
+            raise GenError(str(e))
         NAMED_HANDLE_TYPES, OBJECT_KINDS = read_handle_types(args.handle_types)
         FN_FLAG_RULES = read_fn_flags(args.fn_flags)
         result = generate(args.include_dir, args.lib, args.llvm_major,

@@ -12,6 +12,9 @@ python3-clang-19; the end-to-end tests also need the LLVM 14/19 headers and
 libraries, g++ and gcc, and are skipped when those are missing.
 """
 
+import argparse
+import contextlib
+import glob
 import importlib.util
 import os
 import re
@@ -1009,6 +1012,622 @@ class RealLLVM14Test(RealLLVMEndToEndBase, unittest.TestCase):
         self.assertIn("declared_not_exported"
                       " LLVMOrcObjectLayerAddObjectFileWithRT\n",
                       self.files["coverage.txt"])
+
+
+
+# --------------------------------------------------------------------------
+# Another API's conventions (tools/gen_conventions.py): MLIR-C's
+# --------------------------------------------------------------------------
+
+gc = gw.gen_conventions
+# MLIR-C's options, as src/profiles/mlir_c/profile.cmake passes them.
+MLIR_OPTIONS = [
+    "--prefix", "mlir", "--header-glob", "mlir-c/**/*.h",
+    "--exclude-header", "mlir-c/Bindings/Python/Interop.h",
+    "--struct-handles", "--pointer-handles", "",
+    "--count-before", r"^(n|num)([A-Z]\w*)?$", "--count-after", "^size$",
+    "--out-success", "MlirLogicalResult=r.value != 0"]
+MLIR_HANDLE_TYPES = os.path.join(REPO_ROOT, "src", "profiles", "mlir_c",
+                                 "handle_types.def")
+
+
+def conventions_from(options):
+    """The Conventions a command line's options choose."""
+    parser = argparse.ArgumentParser()
+    gc.add_arguments(parser)
+    return gc.from_args(parser.parse_args(options))
+
+
+@contextlib.contextmanager
+def using(conventions, named_handle_types=None):
+    """Runs the generator's functions with these conventions (and handle
+    typedefs), as main() would set them."""
+    saved = gw.CONVENTIONS, gw.NAMED_HANDLE_TYPES
+    gw.CONVENTIONS = conventions
+    if named_handle_types is not None:
+        gw.NAMED_HANDLE_TYPES = named_handle_types
+    try:
+        yield
+    finally:
+        gw.CONVENTIONS, gw.NAMED_HANDLE_TYPES = saved
+
+
+class ConventionsTest(unittest.TestCase):
+    """gen_conventions: the options, and what they change."""
+
+    def test_defaults_are_llvm_c(self):
+        conv = conventions_from([])
+        self.assertEqual(conv, gc.Conventions())
+        self.assertEqual(conv.prefix, "LLVM")
+        self.assertEqual(conv.header_globs,
+                         ("llvm-c/*.h", "llvm-c/Transforms/*.h"))
+        self.assertEqual(conv.excluded_headers, ("llvm-c/lto.h",))
+        self.assertFalse(conv.struct_handles)
+        self.assertEqual(conv.out_success_conditions,
+                         {"LLVMBool": "r == 0", "LLVMErrorRef": "r == nullptr"})
+        self.assertEqual((conv.header_dir, conv.api_name),
+                         ("llvm-c", "LLVM-C"))
+
+    def test_mlir_options(self):
+        conv = conventions_from(MLIR_OPTIONS)
+        self.assertEqual(conv.prefix, "mlir")
+        self.assertEqual(conv.header_globs, ("mlir-c/**/*.h",))
+        self.assertEqual(conv.excluded_headers,
+                         ("mlir-c/Bindings/Python/Interop.h",))
+        self.assertTrue(conv.struct_handles)
+        self.assertIsNone(conv.pointer_handle_re())
+        self.assertEqual(conv.out_success_conditions,
+                         {"MlirLogicalResult": "r.value != 0"})
+        self.assertEqual((conv.header_dir, conv.api_name),
+                         ("mlir-c", "MLIR-C"))
+        # Globs of its own: no llvm-c exclusion is kept.
+        self.assertEqual(conventions_from(
+            ["--header-glob", "x/*.h"]).excluded_headers, ())
+
+    def test_bad_options(self):
+        for options in (["--out-success", "MlirLogicalResult"],
+                        ["--out-success", "=r"],
+                        ["--count-before", "("],
+                        ["--prefix", "ml-ir"]):
+            with self.subTest(options=options):
+                with self.assertRaises(ValueError):
+                    conventions_from(options)
+
+    def test_library_label(self):
+        self.assertEqual(gc.library_label(
+            ["/usr/lib/llvm-19/lib/libLLVM.so.19.1"]), "libLLVM")
+        self.assertEqual(gc.library_label(
+            ["/usr/lib/llvm-14/lib/libLLVM-14.so.1"]), "libLLVM")
+        self.assertEqual(gc.library_label(
+            ["/l/libMLIRCAPIIR.a", "/l/libMLIRCAPIArith.a"]), "libMLIRCAPI*")
+
+    def test_spec_names_take_the_prefix(self):
+        with using(conventions_from(MLIR_OPTIONS)):
+            entries = gw.parse_spec_text(
+                "mlirContextDestroy free(0)\n"
+                "mlirGetThings out_array(1,count=mlirCountThings(0))\n")
+            self.assertEqual([e.function for e in entries],
+                             ["mlirContextDestroy", "mlirGetThings"])
+            self.assertEqual(entries[1].effects[0].count_fn,
+                             "mlirCountThings")
+            with self.assertRaises(gw.SpecError) as ctx:
+                gw.parse_spec_text("LLVMContextDispose free(0)\n", "m.spec")
+            self.assertIn("expected a function name", str(ctx.exception))
+            with self.assertRaises(gw.SpecError):
+                gw.parse_spec_text(
+                    "mlirGet out_array(1,count=LLVMCount(0))\n")
+            with self.assertRaises(gw.SpecError):
+                gw.parse_kinds_text("LLVMFirst 0=function  # w\n")
+        with self.assertRaises(gw.SpecError):
+            gw.parse_spec_text("mlirContextDestroy free(0)\n")
+
+    def test_texts_name_the_api(self):
+        with using(conventions_from(MLIR_OPTIONS)):
+            self.assertTrue(gw.generated_banner(19, "s.spec", "//").startswith(
+                "// GENERATED by tools/gen_wrappers.py from the mlir-c"
+                " headers of LLVM 19 and s.spec"))
+            script = gw.render_version_script(19, "s", None, "libMLIRCAPI*")
+            self.assertIn("\n    mlir*;\n", script)
+            self.assertNotIn("LLVM*", script)
+            coverage = gw.render_coverage(19, {"mlirA"}, {}, [], [],
+                                          "libMLIRCAPI*")
+            self.assertIn("# exported by libMLIRCAPI* but not declared in the"
+                          " mlir-c headers (1)", coverage)
+            self.assertEqual(gw.Result(set(), {}, [], {}).summary(19),
+                             "ownsan: wrapped 0 of 0 exported MLIR-C functions"
+                             " (0 declared in headers), LLVM 19")
+
+    def test_handle_types_table_rows_of_every_profile(self):
+        """The MLIR-C table's OWNSAN_WATCHED_* and OWNSAN_KIND_ALSO_NAMED
+        rows are not handle types or kinds."""
+        named, kinds = gw.read_handle_types(MLIR_HANDLE_TYPES)
+        self.assertEqual(named["MlirOperation"], "Operation")
+        self.assertEqual(named["MlirBlock"], "BasicBlock")
+        self.assertEqual(len(named), 9)
+        self.assertEqual(kinds[:3], ["Unknown", "Context", "Module"])
+        self.assertEqual(len(kinds), len(set(kinds)))
+
+
+class ArchiveNmTest(unittest.TestCase):
+    """Exports of static archives: `nm --defined-only`, no versions."""
+
+    NM_ARCHIVE = textwrap.dedent("""\
+
+        IR.cpp.o:
+        0000000000000000 t _ZL5helperv
+        0000000000000010 T mlirContextCreate
+        0000000000000020 T mlirContextDestroy
+        0000000000000000 W _ZN4mlir6detail15CallbackOstreamD2Ev
+        0000000000000000 V _ZTVN4mlir6detail15CallbackOstreamE
+        0000000000000000 r .L.str
+
+        Arith.cpp.o:
+        0000000000000000 T mlirGetDialectHandle__arith__
+        0000000000000008 W mlirInlineDefinedTwice
+        0000000000000008 W mlirInlineDefinedTwice
+        0000000000000000 D mlirSomeData
+        0000000000000000 T LLVMNotOurs
+        """)
+
+    def test_parse_archive_output(self):
+        with using(conventions_from(MLIR_OPTIONS)):
+            self.assertEqual(gw.parse_nm_output(self.NM_ARCHIVE),
+                             {"mlirContextCreate", "mlirContextDestroy",
+                              "mlirGetDialectHandle__arith__",
+                              "mlirInlineDefinedTwice"})
+            self.assertIsNone(gw.parse_nm_version_node(self.NM_ARCHIVE))
+        # The LLVM-C prefix picks the other one.
+        self.assertEqual(gw.parse_nm_output(self.NM_ARCHIVE), {"LLVMNotOurs"})
+
+    def test_nm_command(self):
+        self.assertEqual(gw.nm_command(["/l/libLLVM.so.19.1"]),
+                         ["nm", "-D", "--defined-only", "/l/libLLVM.so.19.1"])
+        # Archives: their members' symbol tables, every archive in one run.
+        self.assertEqual(gw.nm_command(["/l/libA.a", "/l/libB.a"]),
+                         ["nm", "--defined-only", "/l/libA.a", "/l/libB.a"])
+
+    @unittest.skipUnless(shutil.which("gcc") and shutil.which("ar")
+                         and shutil.which("nm"), "needs gcc, ar and nm")
+    def test_read_exports_of_archives(self):
+        tmp = tempfile.mkdtemp(prefix="ownsan-gw-ar-")
+        self.addCleanup(shutil.rmtree, tmp)
+        archives = []
+        for name, source in (("A", "void mlirA(void) {}\n"
+                              "void mlirBoth(void) {}\n"
+                              "static void mlirLocal(void) {}\n"
+                              "void (*keep)(void) = mlirLocal;\n"),
+                             ("B", "void mlirB(void) {}\n"
+                              "void mlirBoth(void) {}\n"
+                              "int mlirData = 1;\n")):
+            c_file = os.path.join(tmp, f"{name}.c")
+            with open(c_file, "w", encoding="utf-8") as f:
+                f.write(source)
+            obj = os.path.join(tmp, f"{name}.o")
+            subprocess.run(["gcc", "-c", "-o", obj, c_file], check=True)
+            archive = os.path.join(tmp, f"libMLIRCAPI{name}.a")
+            subprocess.run(["ar", "rcs", archive, obj], check=True)
+            archives.append(archive)
+        with using(conventions_from(MLIR_OPTIONS)):
+            exported, version = gw.read_exports(archives)
+        self.assertEqual(exported, {"mlirA", "mlirB", "mlirBoth"})
+        self.assertIsNone(version)
+        with self.assertRaises(gw.GenError):
+            gw.read_exports(archives + [os.path.join(tmp, "libNone.a")])
+
+
+FAKE_MLIR_HEADER = textwrap.dedent("""\
+    #ifndef FAKE_MLIR_H
+    #define FAKE_MLIR_H
+    #include <stdbool.h>
+    #include <stddef.h>
+    #include <stdint.h>
+    #ifdef __cplusplus
+    extern "C" {
+    #endif
+    #define DEFINE_C_API_STRUCT(name, storage) \\
+      struct name { storage *ptr; };           \\
+      typedef struct name name
+    DEFINE_C_API_STRUCT(MlirContext, void);
+    DEFINE_C_API_STRUCT(MlirOperation, void);
+    DEFINE_C_API_STRUCT(MlirBlock, void);
+    DEFINE_C_API_STRUCT(MlirModule, const void);
+    DEFINE_C_API_STRUCT(MlirType, const void);
+    DEFINE_C_API_STRUCT(MlirValue, const void);
+    DEFINE_C_API_STRUCT(MlirAffineMap, const void);
+    #undef DEFINE_C_API_STRUCT
+    struct MlirDialectHandle { const void *ptr; };
+    typedef struct MlirDialectHandle MlirDialectHandle;
+    typedef struct { const char *data; size_t length; } MlirStringRef;
+    typedef struct { int8_t value; } MlirLogicalResult;
+    typedef struct { void (*ptr)(void); } MlirCallbackBox;
+    typedef struct { void *data; } MlirNotPtr;
+    typedef void *MlirVoidRef;
+    typedef struct {
+      MlirOperation op;
+      unsigned count;
+    } MlirOpHolder;
+    typedef struct { MlirContext ctx; intptr_t nResults; } MlirOpState;
+
+    #define DECLARE_DIALECT(Namespace) \\
+      MlirDialectHandle mlirGetDialectHandle__##Namespace##__(void)
+
+    MlirContext mlirContextCreate(void);
+    void mlirContextDestroy(MlirContext context);
+    MlirModule mlirModuleCreateEmpty(MlirContext context);
+    bool mlirValueIsNull(MlirValue value);
+    void mlirAddOperands(MlirOpState *state, intptr_t n,
+                         MlirValue const *operands);
+    MlirBlock mlirBlockCreate(intptr_t nArgs, MlirType const *args,
+                              MlirValue const *locs);
+    void mlirCompress(MlirAffineMap *affineMaps, intptr_t size,
+                      void *result);
+    MlirType mlirReplace(MlirType t, MlirType const *dims,
+                         intptr_t numResultDims);
+    MlirLogicalResult mlirMakeOp(MlirContext ctx, MlirOperation *OutOp);
+    MlirLogicalResult mlirAbsorb(MlirOperation into, MlirOperation op);
+    const char *mlirOperationName(MlirOperation op);
+    void mlirHolderTake(MlirOpHolder *holder);
+    void mlirUseOthers(MlirStringRef s, MlirLogicalResult r,
+                       MlirCallbackBox b, MlirVoidRef v, MlirNotPtr d);
+    void LLVMNotMlir(void);
+    static inline bool mlirContextIsNull(MlirContext c) { return !c.ptr; }
+    #ifdef __cplusplus
+    }
+    #endif
+    #endif
+    """)
+FAKE_MLIR_DIALECT_HEADER = textwrap.dedent("""\
+    #include "mlir-c/Fake.h"
+    #ifdef __cplusplus
+    extern "C" {
+    #endif
+    DECLARE_DIALECT(func);
+    #ifdef __cplusplus
+    }
+    #endif
+    """)
+FAKE_MLIR_SPEC = textwrap.dedent("""\
+    mlirContextDestroy free(0)
+    mlirModuleCreateEmpty new(ret)
+    mlirAbsorb consume_if_ok(1)
+    mlirHolderTake forget(0.op)
+    """)
+# A table for the fake header whose handle types llvm_c's has too (the
+# wrappers compile with that one).
+FAKE_MLIR_HANDLE_TYPES = textwrap.dedent("""\
+    OWNSAN_HANDLE_TYPE(Other,        "")
+    OWNSAN_HANDLE_TYPE(Context,      "MlirContext")
+    OWNSAN_HANDLE_TYPE(Module,       "MlirModule")
+    OWNSAN_HANDLE_TYPE(BasicBlock,   "MlirBlock")
+    OWNSAN_HANDLE_TYPE(Value,        "MlirValue")
+    OWNSAN_HANDLE_TYPE(Type,         "MlirType")
+    OWNSAN_WATCHED_HANDLE_TYPE(Value)
+    OWNSAN_OBJECT_KIND(Unknown,  Other,  "handle", "object",  false)
+    OWNSAN_OBJECT_KIND(Context,  Context, "",      "context", true)
+    OWNSAN_WATCHED_KINDS(Context, Context)
+    OWNSAN_KIND_ALSO_NAMED(Context, Module)
+    """)
+
+
+def write_fake_mlir_include(root):
+    """root/mlir-c/Fake.h and root/mlir-c/Dialect/Func.h (a subdirectory:
+    the recursive glob)."""
+    os.makedirs(os.path.join(root, "mlir-c", "Dialect"))
+    for rel, text in (("Fake.h", FAKE_MLIR_HEADER),
+                      ("Dialect/Func.h", FAKE_MLIR_DIALECT_HEADER)):
+        with open(os.path.join(root, "mlir-c", rel), "w",
+                  encoding="utf-8") as f:
+            f.write(text)
+
+
+@unittest.skipUnless(have_libclang(), "needs python3-clang-19 and libclang")
+class StructHandlesTest(unittest.TestCase):
+    """MLIR-C's conventions on a small fake mlir-c header: handles that are
+    structs of one pointer, counts before their arrays, `mlir` names."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="ownsan-gw-mlir-")
+        write_fake_mlir_include(cls.tmp)
+        def_path = os.path.join(cls.tmp, "handle_types.def")
+        with open(def_path, "w", encoding="utf-8") as f:
+            f.write(FAKE_MLIR_HANDLE_TYPES)
+        cls.conventions = conventions_from(MLIR_OPTIONS)
+        cls.named, _ = gw.read_handle_types(def_path)
+        with using(cls.conventions, cls.named):
+            cls.headers = gw.list_headers(cls.tmp)
+            cls.declared = gw.parse_headers(cls.tmp, cls.headers)
+            entries = gw.parse_spec_text(FAKE_MLIR_SPEC, "fake.spec")
+            cls.effects = gw.resolve_spec(entries, 19, cls.declared,
+                                          set(cls.declared))
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def setUp(self):
+        scope = using(self.conventions, self.named)
+        scope.__enter__()
+        self.addCleanup(scope.__exit__, None, None, None)
+
+    def classify(self, name):
+        return gw.classify(self.declared[name], self.effects.get(name, ()))
+
+    def render(self, name):
+        return gw.render_wrapper(self.declared[name], self.classify(name),
+                                 self.declared)
+
+    def test_headers_and_names(self):
+        self.assertEqual(self.headers, ["mlir-c/Dialect/Func.h",
+                                        "mlir-c/Fake.h"])
+        # The dialect registration macro declares a function too.
+        self.assertIn("mlirGetDialectHandle__func__", self.declared)
+        self.assertNotIn("LLVMNotMlir", self.declared)
+        self.assertNotIn("mlirContextIsNull", self.declared)  # static inline
+        self.assertEqual(self.declared["mlirValueIsNull"].ret, "bool")
+
+    def test_struct_handles(self):
+        d = self.declared
+        self.assertEqual(d["mlirContextCreate"].ret_handle, "Context")
+        self.assertTrue(d["mlirContextCreate"].ret_struct)
+        destroy = d["mlirContextDestroy"].params[0]
+        self.assertEqual((destroy.handle, destroy.struct_handle),
+                         ("Context", True))
+        # Unnamed in the table: Other (void * and const void * both).
+        self.assertEqual(d["mlirAbsorb"].params[0].handle, "Other")
+        self.assertEqual(d["mlirGetDialectHandle__func__"].ret_handle, "Other")
+        self.assertEqual(d["mlirModuleCreateEmpty"].ret_handle, "Module")
+        # Not handles: two fields, a field not named ptr, a function
+        # pointer, a void * typedef (no pointer handles in MLIR-C), a
+        # pointer not named ptr.
+        self.assertEqual(len(d["mlirUseOthers"].params), 5)
+        for p in d["mlirUseOthers"].params:
+            with self.subTest(param=p.spelling):
+                self.assertIsNone(p.handle)
+                self.assertFalse(p.struct_handle)
+        self.assertIsNone(d["mlirAbsorb"].ret_handle)
+        self.assertEqual(d["mlirHolderTake"].params[0].field_structs, {"op"})
+
+    def test_counts_before_their_arrays(self):
+        expected = {
+            "mlirAddOperands": [gw.HandleArray(2, "Value", 1)],
+            # Both arrays after the count.
+            "mlirBlockCreate": [gw.HandleArray(1, "Type", 0),
+                                gw.HandleArray(2, "Value", 0)],
+            # A count after the array, as --count-after names it.
+            "mlirCompress": [gw.HandleArray(0, "Other", 1)],
+            # numResultDims follows, but --count-after does not name it.
+            "mlirReplace": [],
+        }
+        for name, arrays in expected.items():
+            with self.subTest(name=name):
+                self.assertEqual(self.classify(name).arrays, arrays)
+        self.assertEqual(self.classify("mlirReplace").unchecked_ptrs,
+                         [gw.HandleOut(1, "Type")])
+        self.assertIn("call.CheckArray(2, (const void *const *)p2, "
+                      "(size_t)p1, ownsan::HandleType::Value);",
+                      self.render("mlirAddOperands"))
+
+    def test_checks_and_results_use_ptr(self):
+        text = self.render("mlirContextDestroy")
+        self.assertIn("const void *args[] = {(const void *)p0.ptr};", text)
+        self.assertIn("call.CheckHandle(0, p0.ptr, "
+                      "ownsan::HandleType::Context);", text)
+        self.assertIn("OWNSAN_REAL(mlirContextDestroy, "
+                      "void (*)(MlirContext))(p0);", text)
+        text = self.render("mlirModuleCreateEmpty")
+        self.assertIn("call.After(args, (const void *)r.ptr, "
+                      "r.ptr != nullptr);", text)
+        self.assertIn("call.Returned(r.ptr, ownsan::HandleType::Module);",
+                      text)
+        self.assertIn("return std::remove_cv_t<MlirModule>{};", text)
+
+    def test_logical_result_is_success(self):
+        make = self.classify("mlirMakeOp")
+        self.assertEqual(make.outs, [gw.HandleOut(1, "Other")])
+        self.assertIn("if (r.value != 0 && p1)\n"
+                      "      call.Returned(p1->ptr, "
+                      "ownsan::HandleType::Other);", self.render("mlirMakeOp"))
+        text = self.render("mlirAbsorb")
+        self.assertIn("call.After(args, nullptr, r.value != 0);", text)
+        self.assertIn("void *const slots[] = {(void *)&p0, (void *)&p1};",
+                      text)
+
+    def test_struct_field_of_a_struct_handle(self):
+        self.assertIn("const void *args[] = {nullptr, (p0) ? "
+                      "(const void *)p0->op.ptr : nullptr};",
+                      self.render("mlirHolderTake"))
+
+    def test_borrowed_string_reget_builds_the_struct(self):
+        fn = self.declared["mlirOperationName"]
+        self.assertTrue(gw.lends_string(fn, self.classify(fn.name)))
+        self.assertIn("MlirOperation{const_cast<void *>(a[0])}",
+                      gw.render_reget(fn))
+        self.assertIn("call.BorrowedString(r, (const void *)p0.ptr, nullptr,"
+                      " nullptr, &ownsan_reget_mlirOperationName);",
+                      self.render(fn.name))
+
+    def test_classification_header(self):
+        text = gw.render_classification([], {}, 19, "m.spec", "k.spec")
+        self.assertIn("(return type is not MlirLogicalResult)", text)
+        self.assertIn("other pointer-to-handle arguments", text)
+        self.assertIn("spec effects (m.spec)", text)
+
+
+@unittest.skipUnless(have_libclang() and shutil.which("gcc")
+                     and shutil.which("g++") and shutil.which("ar")
+                     and shutil.which("nm"),
+                     "needs libclang, gcc, g++, ar and nm")
+class FakeMlirEndToEndTest(unittest.TestCase):
+    """The whole generator, MLIR-C's options, on the fake mlir-c header
+    and two static archives defining its functions."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="ownsan-gw-mlir-lib-")
+        include = os.path.join(cls.tmp, "include")
+        write_fake_mlir_include(include)
+        names = sorted(set(re.findall(r"\b(mlir\w+)\(", FAKE_MLIR_HEADER))
+                       - {"mlirContextIsNull", "mlirGetDialectHandle__"})
+        names.append("mlirGetDialectHandle__func__")
+        cls.libs = []
+        for i, part in enumerate((names[::2], names[1::2])):
+            c_file = os.path.join(cls.tmp, f"part{i}.c")
+            with open(c_file, "w", encoding="utf-8") as f:
+                f.write("".join(f"void {n}(void) {{}}\n" for n in part))
+            obj = os.path.join(cls.tmp, f"part{i}.o")
+            subprocess.run(["gcc", "-c", "-o", obj, c_file], check=True)
+            lib = os.path.join(cls.tmp, f"libMLIRCAPIPart{i}.a")
+            subprocess.run(["ar", "rcs", lib, obj], check=True)
+            cls.libs.append(lib)
+        cls.spec = os.path.join(cls.tmp, "fake.spec")
+        with open(cls.spec, "w", encoding="utf-8") as f:
+            f.write(FAKE_MLIR_SPEC)
+        cls.handle_types = os.path.join(cls.tmp, "handle_types.def")
+        with open(cls.handle_types, "w", encoding="utf-8") as f:
+            f.write(FAKE_MLIR_HANDLE_TYPES)
+        cls.include = include
+        cls.out = os.path.join(cls.tmp, "gen")
+        command = [PYTHON, GENERATOR, "--include-dir", include]
+        for lib in cls.libs:
+            command += ["--lib", lib]
+        command += ["--llvm-major", "19", "--spec", cls.spec,
+                    "--handle-types", cls.handle_types,
+                    "--out-dir", cls.out] + MLIR_OPTIONS
+        cls.result = subprocess.run(command, capture_output=True, text=True,
+                                    check=False)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def read(self, name):
+        with open(os.path.join(self.out, name), encoding="utf-8") as f:
+            return f.read()
+
+    def test_generates(self):
+        self.assertEqual(self.result.returncode, 0, self.result.stderr)
+        self.assertEqual(self.result.stdout.strip(),
+                         "ownsan: wrapped 14 of 14 exported MLIR-C functions"
+                         " (14 declared in headers), LLVM 19")
+        self.assertIn("--wrap=mlirGetDialectHandle__func__\n",
+                      self.read("ownsan.wrap"))
+        self.assertIn("\n    mlir*;\n", self.read("ownsan.map"))
+
+    def compile(self, compiler):
+        return subprocess.run(
+            [compiler, "-std=c++17", "-fsyntax-only", "-Wall", "-Wextra",
+             "-Werror", HANDLE_TYPES_DEFINE, "-DOWNSAN_LINK_MODE=1",
+             f"-I{self.include}", f"-I{INTERPOSE_DIR}", f"-I{SRC_DIR}",
+             f"-I{self.out}", os.path.join(self.out, "wrappers.cpp")],
+            capture_output=True, text=True, check=False)
+
+    def test_wrappers_compile_with_gcc(self):
+        self.assertEqual(self.result.returncode, 0, self.result.stderr)
+        result = self.compile("g++")
+        self.assertEqual(result.returncode, 0, result.stderr[:4000])
+
+    @unittest.skipUnless(shutil.which("clang++-19"), "needs clang++-19")
+    def test_wrappers_compile_with_clang(self):
+        """(clang++ does not take C's _Bool: the spellings say bool.)"""
+        self.assertEqual(self.result.returncode, 0, self.result.stderr)
+        result = self.compile("clang++-19")
+        self.assertEqual(result.returncode, 0, result.stderr[:4000])
+
+    def test_trampolines_for_mlir_names(self):
+        self.assertEqual(self.result.returncode, 0, self.result.stderr)
+        spec = importlib.util.spec_from_file_location(
+            "build_link_trampolines",
+            os.path.join(REPO_ROOT, "tools", "build_link_trampolines.py"))
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        names = module.wrapped_llvm_functions(
+            os.path.join(self.out, "ownsan.wrap"))
+        self.assertEqual(len(names), 14)
+        self.assertIn("mlirContextDestroy", names)
+        self.assertFalse([n for n in names if n.startswith("_Z")])
+
+
+MLIR19_INCLUDE = "/usr/lib/llvm-19/include"
+MLIR19_LIBS = sorted(glob.glob("/usr/lib/llvm-19/lib/libMLIRCAPI*.a"))
+
+
+@unittest.skipUnless(have_libclang() and shutil.which("nm") and MLIR19_LIBS
+                     and os.path.exists(os.path.join(MLIR19_INCLUDE, "mlir-c",
+                                                     "IR.h")),
+                     "needs libmlir-19-dev and libclang")
+class RealMlir19Test(unittest.TestCase):
+    """MLIR-C of LLVM 19 (libmlir-19-dev) with the MLIR-C profile's files."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="ownsan-gw-mlir19-")
+        profile = os.path.join(REPO_ROOT, "src", "profiles", "mlir_c")
+        command = [PYTHON, GENERATOR, "--include-dir", MLIR19_INCLUDE]
+        for lib in MLIR19_LIBS:
+            command += ["--lib", lib]
+        command += [
+            "--llvm-major", "19",
+            "--spec", os.path.join(profile, "ownership.spec"),
+            "--kinds", os.path.join(profile, "handle_kinds.spec"),
+            "--handle-types", os.path.join(profile, "handle_types.def"),
+            "--fn-flags", os.path.join(profile, "fn_flags.txt"),
+            "--out-dir", cls.tmp] + MLIR_OPTIONS
+        cls.result = subprocess.run(command, capture_output=True, text=True,
+                                    check=False)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def read(self, name):
+        with open(os.path.join(self.tmp, name), encoding="utf-8") as f:
+            return f.read()
+
+    def test_every_export_is_declared_and_wrapped(self):
+        self.assertEqual(self.result.returncode, 0, self.result.stderr)
+        m = re.fullmatch(r"ownsan: wrapped (\d+) of (\d+) exported MLIR-C"
+                         r" functions \((\d+) declared in headers\), LLVM 19",
+                         self.result.stdout.strip())
+        self.assertIsNotNone(m, self.result.stdout)
+        wrapped, exported, declared = map(int, m.groups())
+        self.assertGreater(wrapped, 1000)
+        self.assertEqual(wrapped, exported)
+        self.assertEqual(wrapped, declared)
+
+    def test_classification(self):
+        self.assertEqual(self.result.returncode, 0, self.result.stderr)
+        text = self.read("classification.txt")
+        for line in (
+                "mlirOperationStateAddOperands ret=- args=[] arrays="
+                "[2:Value[1]] out=[] out_unregistered=[] unchecked_ptrs=[]"
+                " effects=[]",
+                "mlirBlockCreate ret=BasicBlock args=[] arrays=[1:Type[0]"
+                " 2:Location[0]] out=[] out_unregistered=[] unchecked_ptrs=[]"
+                " effects=[]",
+                "mlirContextDestroy ret=- args=[0:Context] arrays=[] out=[]"
+                " out_unregistered=[] unchecked_ptrs=[] effects=[free(0)]",
+                "mlirGetDialectHandle__func__ ret=Other args=[] arrays=[]"
+                " out=[] out_unregistered=[] unchecked_ptrs=[] effects=[]"):
+            with self.subTest(line=line):
+                self.assertIn(f"\n{line}\n", text)
+
+    @unittest.skipUnless(
+        shutil.which("g++") and "OWNSAN_WATCHED_KINDS" in open(
+            os.path.join(SRC_DIR, "core", "handle_types.h"),
+            encoding="utf-8").read(),
+        "needs g++ and a runtime that reads the MLIR-C handle-type table")
+    def test_wrappers_compile(self):
+        self.assertEqual(self.result.returncode, 0, self.result.stderr)
+        result = subprocess.run(
+            ["g++", "-std=c++17", "-fsyntax-only", "-Wall", "-Wextra",
+             "-Werror",
+             '-DOWNSAN_HANDLE_TYPES_DEF="profiles/mlir_c/handle_types.def"',
+             "-DOWNSAN_LINK_MODE=1", f"-I{MLIR19_INCLUDE}",
+             f"-I{INTERPOSE_DIR}", f"-I{SRC_DIR}", f"-I{self.tmp}",
+             os.path.join(self.tmp, "wrappers.cpp")],
+            capture_output=True, text=True, check=False)
+        self.assertEqual(result.returncode, 0, result.stderr[:4000])
 
 
 if __name__ == "__main__":
