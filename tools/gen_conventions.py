@@ -4,13 +4,14 @@ its functions, where its headers are, how it passes handles and counts.
 
 The defaults are LLVM-C's; another profile's profile.cmake passes its own
 with the options add_arguments() defines (docs/architecture.md, "A second
-profile"). MLIR-C's, for example:
+profile"). MLIR-C's, for example (each value joined to its option, so
+that an empty one survives a CMake list, and no backslash):
 
   --prefix mlir --header-glob 'mlir-c/**/*.h'
   --exclude-header mlir-c/Bindings/Python/Interop.h
-  --struct-handles --pointer-handles ''
-  --count-before '^(n|num)([A-Z]\\w*)?$' --count-after '^size$'
-  --out-success 'MlirLogicalResult=r.value != 0'
+  --struct-handles --pointer-handles=
+  '--count-before=^(n|num)([A-Z].*)?$' '--count-after=^size$'
+  '--out-success=MlirLogicalResult=r.value != 0'
 
 LLVM-C: functions `LLVM*`; handles are pointer typedefs (`LLVMValueRef`);
 an array's element count follows it (`LLVMValueRef *Args, unsigned

@@ -1024,9 +1024,9 @@ gc = gw.gen_conventions
 MLIR_OPTIONS = [
     "--prefix", "mlir", "--header-glob", "mlir-c/**/*.h",
     "--exclude-header", "mlir-c/Bindings/Python/Interop.h",
-    "--struct-handles", "--pointer-handles", "",
-    "--count-before", r"^(n|num)([A-Z]\w*)?$", "--count-after", "^size$",
-    "--out-success", "MlirLogicalResult=r.value != 0"]
+    "--struct-handles", "--pointer-handles=",
+    "--count-before=^(n|num)([A-Z].*)?$", "--count-after=^size$",
+    "--out-success=MlirLogicalResult=r.value != 0"]
 MLIR_HANDLE_TYPES = os.path.join(REPO_ROOT, "src", "profiles", "mlir_c",
                                  "handle_types.def")
 
