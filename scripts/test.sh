@@ -87,6 +87,16 @@ done
 # The runtime checks itself: built with sanitizers, the C-level tests
 # (label "sanitized": unit tests, seeded programs, lifetime and call-path
 # tests, the thread stress test) run with the runtime instrumented.
+# The MLIR-C profile (docs/mlir.md), link mode over the primary's MLIR: its
+# seeded cases, and MLIR's own C API tests (the source fetched from Debian's
+# llvm-toolchain package, never committed) run natively and checked.
+echo "=== MLIR-C profile, LLVM $primary (build-mlir$primary) [${SECONDS}s] ==="
+scripts/fetch-llvm-source.sh "$primary" >/dev/null || status=1
+cmake -S . -B "build-mlir$primary" -G Ninja -DOWNSAN_PROFILE=mlir_c \
+  -DLLVM_DIR="/usr/lib/llvm-$primary/lib/cmake/llvm" $launcher $werror >/dev/null
+cmake --build "build-mlir$primary"
+ctest --test-dir "build-mlir$primary" --output-on-failure -j2 || status=1
+
 echo "=== sanitized runtime: AddressSanitizer + UndefinedBehaviorSanitizer [${SECONDS}s] ==="
 cmake -S . -B build-asan -G Ninja -DLLVM_DIR=/usr/lib/llvm-19/lib/cmake/llvm \
   -DOWNSAN_SANITIZE=address,undefined -DOWNSAN_REUSE_REPEAT=3 $werror \

@@ -64,7 +64,8 @@ def main(argv=None) -> int:
                     args.script, "-o", merged] +
                    args.objects + group, check=True)
     exports = exported_symbols(args.objects)
-    if not any(name.startswith("ownsan_link_LLVM") for name in exports):
+    # (ownsan_link_LLVMFoo, ownsan_link_mlirFoo: one per wrapped function.)
+    if not any(name.startswith("ownsan_link_") for name in exports):
         print("build_link_runtime.py: no wrapper among the exports",
               file=sys.stderr)
         return 1

@@ -62,6 +62,11 @@ class Conventions:
     count_before: str = ""
     # Return typedef -> C++ condition on `r` meaning success.
     out_success: Tuple[Tuple[str, str], ...] = LLVM_OUT_SUCCESS
+    # Link mode wraps the program's references to operator new and delete
+    # (the library is linked in, its allocations are the program's); False
+    # for a library that is a shared object, whose allocations link mode
+    # sees by defining the allocation functions (libMLIR.so).
+    wrap_allocation: bool = True
 
     @property
     def out_success_conditions(self) -> Dict[str, str]:
@@ -174,6 +179,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="the same for the integer right before the"
                        " array, or before the run of arrays it opens"
                        " (default: none)")
+    group.add_argument("--no-wrap-allocation", action="store_true",
+                       help="link mode defines the allocation functions (the"
+                       " library is a shared object): no --wrap for them")
     group.add_argument("--out-success", action="append",
                        metavar="TYPE=CONDITION",
                        help="a function returning TYPE succeeded when"
@@ -218,4 +226,5 @@ def from_args(args: argparse.Namespace) -> Conventions:
                        pointer_handles=args.pointer_handles,
                        count_after=args.count_after,
                        count_before=args.count_before,
-                       out_success=out_success)
+                       out_success=out_success,
+                       wrap_allocation=not args.no_wrap_allocation)

@@ -1924,8 +1924,11 @@ LINK_MODE_ALLOCATION_SYMBOLS = (
 
 def render_link_wrap_list(functions: Sequence[Function]) -> str:
     """ownsan.wrap: the linker options of link mode (`-Wl,@ownsan.wrap`),
-    one --wrap per wrapped LLVM-C function and allocation function."""
-    names = [fn.name for fn in functions] + list(LINK_MODE_ALLOCATION_SYMBOLS)
+    one --wrap per wrapped function and (unless the library is a shared
+    object) allocation function."""
+    names = [fn.name for fn in functions]
+    if CONVENTIONS.wrap_allocation:
+        names += list(LINK_MODE_ALLOCATION_SYMBOLS)
     return "".join(f"--wrap={name}\n" for name in names)
 
 

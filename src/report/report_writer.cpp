@@ -127,9 +127,10 @@ ResolvedEvent ResolveFree(const ObjectRecord *obj, const ReportContext &ctx,
                 ? ""
                 : absl::StrCat("(\"", PrintableText(ev->detail), "\")"));
     absl::StrAppend(&line, " during ", e.during, " on thread ",
-                    ThreadName(ev->thread), ", by LLVM itself");
+                    ThreadName(ev->thread), ", by ", ctx.library_noun,
+                    " itself");
   } else {
-    absl::StrAppend(&line, " outside any LLVM-C call on thread ",
+    absl::StrAppend(&line, " outside any ", ctx.api_name, " call on thread ",
                     ThreadName(ev->thread));
   }
   e.heading = line;
@@ -332,6 +333,7 @@ namespace {
 
 ResolvedReport ResolveOnce(const ErrorReport &rep, const ReportContext &ctx) {
   ResolvedReport r;
+  r.api_name = ctx.api_name;
   const ObjectRecord *obj = rep.object;
   r.pid = ctx.pid;
   r.fold = ctx.fold_frames;
@@ -399,7 +401,8 @@ ResolvedReport ResolveOnce(const ErrorReport &rep, const ReportContext &ctx) {
     r.other.function = rep.other_fn != kNoFn ? ctx.fn_name(rep.other_fn) : "";
     r.other.heading = absl::StrCat(
         "at the same time thread ", ThreadName(rep.other_thread), " is inside ",
-        r.other.function.empty() ? "an LLVM-C call" : r.other.function,
+        r.other.function.empty() ? absl::StrCat("an ", ctx.api_name, " call")
+                                 : r.other.function,
         " on the same context, which it entered at");
     r.other.stack = ResolveStack(rep.other_stack, ctx);
   }
@@ -464,12 +467,10 @@ std::string RenderText(const ResolvedReport &r) {
   else if (r.history_evicted)
     ; // (the note says why nothing more is known)
   else if (!r.first_seen_in.empty())
-    absl::StrAppend(&out,
-                    "  created outside the LLVM-C API (first seen in a call "
-                    "to ",
-                    r.first_seen_in, ")\n");
+    absl::StrAppend(&out, "  created outside the ", r.api_name,
+                    " API (first seen in a call to ", r.first_seen_in, ")\n");
   else
-    out += "  created outside the LLVM-C API\n";
+    absl::StrAppend(&out, "  created outside the ", r.api_name, " API\n");
   std::string chain;
   for (const auto &link : r.chain)
     absl::StrAppend(&chain, chain.empty() ? "" : " -> ", link.second);

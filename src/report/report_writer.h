@@ -44,6 +44,10 @@ struct ReportContext {
   int symbolizer_timeout_ms = 0;
   /// Text reports fold the runner's frames (fold_frames).
   bool fold_frames = false;
+  /// How reports name the checked library and its C API (the profile's:
+  /// "LLVM", "LLVM-C").
+  const char *library_noun = "LLVM";
+  const char *api_name = "LLVM-C";
 };
 
 struct ResolvedFrame {
@@ -71,6 +75,7 @@ struct ResolvedEvent {
 
 struct ResolvedReport {
   int pid = 0;
+  const char *api_name = "LLVM-C"; ///< ReportContext::api_name
   bool fold = false; ///< fold the runner's frames in text (frame_roles.h)
   ErrorKind kind{};
   std::string kind_name;

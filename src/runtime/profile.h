@@ -47,6 +47,8 @@ struct Container {
 struct ProfileHooks {
   /// "LLVM": how notes name the library ("LLVM owns it").
   const char *library_noun;
+  /// "LLVM-C": how reports name its C API ("outside any LLVM-C call").
+  const char *api_name;
   /// A function every build of the library defines: its code is the
   /// library's, whose frames stacks leave out.
   const char *anchor_function;

@@ -69,6 +69,8 @@ std::string Runtime::DescribeHandle(const void *h) {
   auto short_label = [this](const ObjectRecord *o) { return ShortLabel(o); };
   ReportContext ctx{getpid(), &depot_, SymbolizerPath(), fn_name, short_label};
   ctx.symbolizer_timeout_ms = flags_.symbolizer_timeout_ms;
+  ctx.library_noun = kProfile.library_noun;
+  ctx.api_name = kProfile.api_name;
   ErrorReport rep;
   rep.object = r;
   rep.handle = h;

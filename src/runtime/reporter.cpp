@@ -138,6 +138,10 @@ bool Runtime::Report(ErrorReport rep) {
       ReportContext ctx{getpid(), &depot_, SymbolizerPath(), fn_name,
                         short_label};
       ctx.symbolizer_timeout_ms = flags_.symbolizer_timeout_ms;
+      ctx.library_noun = kProfile.library_noun;
+      ctx.api_name = kProfile.api_name;
+      ctx.library_noun = kProfile.library_noun;
+      ctx.api_name = kProfile.api_name;
       ctx.fold_frames = flags_.fold_frames;
       ResolvedReport resolved = Resolve(rep, ctx);
       // Case: the user's suppression file names this report: say nothing.
@@ -273,6 +277,8 @@ void Runtime::ReportLeaks(std::string *out, size_t *leaked) {
   auto short_label = [this](const ObjectRecord *r) { return ShortLabel(r); };
   ReportContext ctx{getpid(), &depot_, SymbolizerPath(), fn_name, short_label};
   ctx.symbolizer_timeout_ms = flags_.symbolizer_timeout_ms;
+  ctx.library_noun = kProfile.library_noun;
+  ctx.api_name = kProfile.api_name;
   // Largest first; ties in the order their stacks were first seen (depot
   // ids grow), so a run prints its leaks in the same order every time.
   std::sort(groups.begin(), groups.end(), [](const Group &a, const Group &b) {
@@ -302,8 +308,9 @@ void Runtime::ReportLeaks(std::string *out, size_t *leaked) {
   }
   if (shown.empty())
     return;
-  std::string text =
-      OwnsanLine(LineLevel::kError, "detected leaks of owned LLVM objects");
+  std::string text = OwnsanLine(
+      LineLevel::kError, absl::StrCat("detected leaks of owned ",
+                                      kProfile.library_noun, " objects"));
   std::string js =
       absl::StrCat("{\"ownsan_leaks\":1,\"pid\":", getpid(), ",\"groups\":[");
   for (size_t i = 0; i < shown.size(); ++i) {

@@ -39,14 +39,15 @@ namespace {
 
 const char kUsage[] =
     "usage: ownsan run [--llvm N] [--] COMMAND [ARGS...]\n"
-    "       ownsan link-flags [--llvm N]\n"
+    "       ownsan link-flags [--llvm N] [--mlir]\n"
     "       ownsan report [--sarif F] [--junit F] [--html DIR] "
     "[--source-root DIR] PATH...\n"
     "       ownsan --version | --help\n"
     "Runs COMMAND with the ownsan runtime preloaded. Options for the runtime\n"
     "go in OWNSAN_OPTIONS (OWNSAN_OPTIONS=help=1 lists them).\n"
     "`ownsan link-flags` prints the link options that build the runtime into\n"
-    "a program with LLVM linked statically (docs/link-mode.md).\n"
+    "a program with LLVM linked statically (docs/link-mode.md); with --mlir,\n"
+    "the runtime checking MLIR's C API (docs/mlir.md).\n"
     "`ownsan report` merges the JSON reports of many processes "
     "(`ownsan report --help`).\n";
 
@@ -320,31 +321,67 @@ int Run(int argc, char **argv) {
   return errno == ENOENT ? 127 : 126;
 }
 
-// `ownsan link-flags [--llvm N]`: the link-mode files sit beside the
-// runtime of LLVM N (CMakeLists.txt, "Link mode"); ownsan_link.libs holds
-// the link line, with @DIR@ for their directory. The
+// The link-mode files of the MLIR-C profile's runtime for LLVM `major`
+// (no preloaded runtime beside them), in order: this build tree's own when
+// it is that profile's, installed (lib/ownsan/mlir-N), a sibling build
+// tree (build-mlirN); "" (the error said) if none.
+std::string MlirLinkDir(int major) {
+  std::string bin = SelfDir(), n = std::to_string(major);
+  std::vector<std::string> dirs;
+  if (major == OWNSAN_LLVM_MAJOR && std::string(OWNSAN_PROFILE) == "mlir_c")
+    dirs.push_back(bin + "/../lib");
+  dirs.push_back(bin + "/../lib/ownsan/mlir-" + n);
+  dirs.push_back(bin + "/../../build-mlir" + n + "/lib");
+  char resolved[PATH_MAX];
+  for (const std::string &d : dirs)
+    if (Readable(d + "/ownsan_link_runtime.o") && realpath(d.c_str(), resolved))
+      return resolved;
+  fprintf(stderr,
+          "ownsan: no MLIR-C runtime for LLVM %d (looked in %s and beside "
+          "it); build one with -DOWNSAN_PROFILE=mlir_c "
+          "-DLLVM_DIR=/usr/lib/llvm-%d/lib/cmake/llvm\n",
+          major, dirs.front().c_str(), major);
+  return "";
+}
+
+// `ownsan link-flags [--llvm N] [--mlir]`: the link-mode files sit beside
+// the runtime of LLVM N (CMakeLists.txt, "Link mode"), or in the MLIR-C
+// profile's directory; ownsan_link.libs holds the link line, with @DIR@
+// for their directory. The
 // last -lc is for linkers that put these flags after the C library (rustc):
 // the runtime needs libc_nonshared's atexit and pthread_atfork.
 int LinkFlags(int argc, char **argv) {
   int major = OWNSAN_LLVM_MAJOR;
-  for (int i = 0; i < argc; i += 2) {
+  // (A build of the MLIR-C profile means its own runtime.)
+  bool mlir = std::string(OWNSAN_PROFILE) == "mlir_c";
+  for (int i = 0; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--help" || a == "-h") {
       fputs(kUsage, stdout);
       return 0;
     }
+    if (a == "--mlir") {
+      mlir = true;
+      continue;
+    }
     if (a != "--llvm") {
-      fprintf(stderr, "ownsan: usage: ownsan link-flags [--llvm N]\n");
+      fprintf(stderr, "ownsan: usage: ownsan link-flags [--llvm N] [--mlir]\n");
       return 2;
     }
     major = ParseMajor(i + 1 < argc ? argv[i + 1] : nullptr);
     if (!major)
       return 2;
+    ++i;
   }
-  std::string dir = ResolvedRuntime(major);
+  std::string dir;
+  if (mlir) {
+    dir = MlirLinkDir(major);
+  } else {
+    dir = ResolvedRuntime(major);
+    dir = dir.substr(0, dir.rfind('/'));
+  }
   if (dir.empty())
     return 2;
-  dir = dir.substr(0, dir.rfind('/'));
   std::string libs_file = dir + "/ownsan_link.libs";
   FILE *f = fopen(libs_file.c_str(), "r");
   if (!f || !Readable(dir + "/ownsan_link_runtime.o")) {

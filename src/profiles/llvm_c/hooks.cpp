@@ -191,6 +191,7 @@ void DisposeHeld(Quarantine::Chunk::Release how, void *p) {
 
 const ProfileHooks kProfile = {
     /*library_noun=*/"LLVM",
+    /*api_name=*/"LLVM-C",
     /*anchor_function=*/"LLVMContextCreate",
     &Classify,
     &GlobalRoot,
