@@ -4,7 +4,7 @@
 
     check_report.py --lang c|python --case NAME --ownsan PATH_TO_ownsan \\
                     [--checks FILE] --program CMD...
-    check_report.py --list
+    check_report.py --list [--checks FILE]
   Link mode (docs/link-mode.md): --linked says CMD has the runtime linked
   in, so runs 2 and 3 run it directly (no `ownsan run`: its own runtime
   checks it), and --reference CMD0 names the same program linked without
@@ -17,7 +17,14 @@ CMD is the test program (tests/seeded/c/seeded.c built, or
 the program's source, as `CHECK-<case>:` lines next to the line that
 triggers it (seeded.c: `// CHECK-...`, seeded.py: `# CHECK-...`); FILE
 (default: that source) is the check file. `--list` prints the cases: the
-CHECK prefixes of seeded.c, which seeded.py must have too.
+CHECK prefixes of seeded.c, which seeded.py must have too, or with
+`--checks FILE` those of FILE (another program in seeded.c's conventions:
+tests/mlir/seeded/seeded_mlir.c).
+
+A case may say how it runs under ownsan with a `RUN-<case>:` line of the
+check file: `OWNSAN_OPTIONS=...` (e.g. report_leaks=1: the leak cases of
+seeded_mlir.c, whose report comes at exit and has no use section) is then
+the environment of runs 2 and 3.
 
 Three runs:
 
@@ -45,8 +52,8 @@ import re
 import sys
 
 from ownsan_testing import (EXIT_SKIP, ReportFormatError, Run,
-                            check_prefix_cases, filecheck, parse_reports,
-                            report_headers, run)
+                            case_directives, check_prefix_cases, clean_env,
+                            filecheck, parse_reports, report_headers, run)
 
 EXIT_PASS, EXIT_FAIL = 0, 1
 
@@ -57,10 +64,13 @@ SOURCES = {
 }
 
 
-def list_cases():
-    """The cases: the CHECK prefixes of seeded.c. seeded.py must check the
-    same cases (its twin of each); raises SystemExit naming the difference
-    otherwise, which fails CMake's configure step."""
+def list_cases(checks=None):
+    """The cases: the CHECK prefixes of `checks` if given, else of seeded.c.
+    seeded.py must check the same cases as seeded.c (its twin of each);
+    raises SystemExit naming the difference otherwise, which fails CMake's
+    configure step."""
+    if checks:
+        return check_prefix_cases(checks)
     cases = check_prefix_cases(SOURCES["c"])
     python = check_prefix_cases(SOURCES["python"])
     if set(cases) != set(python):
@@ -68,6 +78,18 @@ def list_cases():
                  f"cases: only in seeded.c: {sorted(set(cases) - set(python))}"
                  f", only in seeded.py: {sorted(set(python) - set(cases))}")
     return cases
+
+
+def case_env(checks, case):
+    """The environment of the runs under ownsan: the OWNSAN_OPTIONS of the
+    case's `RUN-<case>:` lines in `checks`, if any (None: clean_env())."""
+    words = " ".join(case_directives(checks, "RUN").get(case, [])).split()
+    options = []
+    for w in words:
+        if not w.startswith("OWNSAN_OPTIONS="):
+            sys.exit(f"{checks}: RUN-{case}: unknown setting {w!r}")
+        options.append(w[len("OWNSAN_OPTIONS="):])
+    return clean_env(OWNSAN_OPTIONS=":".join(options)) if options else None
 
 
 def check_bug_run(bug: Run, case, checks):
@@ -163,7 +185,7 @@ def main(argv=None):
                         help="the test program's command line (last option)")
     args = parser.parse_args(argv)
     if args.list:
-        print("\n".join(list_cases()))
+        print("\n".join(list_cases(args.checks)))
         return EXIT_PASS
     if not (args.lang and args.case and args.ownsan and args.program):
         parser.error("--lang, --case, --ownsan and --program are required")
@@ -172,17 +194,18 @@ def main(argv=None):
     program = args.program
     ownsan = [] if args.linked else [args.ownsan, "run", "--"]
     title = f"{args.case} ({args.lang})"
+    env = case_env(checks, args.case)
 
     reference = run((args.reference or program) +
                     [args.case, "--fixed"], timeout=args.timeout)
     if reference.returncode == EXIT_SKIP:
         print(f"SKIP: {skip_reason(reference)}")
         return EXIT_SKIP
-    bug = run(ownsan + program + [args.case], timeout=args.timeout)
+    bug = run(ownsan + program + [args.case], env=env, timeout=args.timeout)
     if bug.returncode == EXIT_SKIP:
         print(f"SKIP: {skip_reason(bug)}")
         return EXIT_SKIP
-    fixed = run(ownsan + program + [args.case, "--fixed"],
+    fixed = run(ownsan + program + [args.case, "--fixed"], env=env,
                 timeout=args.timeout)
 
     failed = False

@@ -228,6 +228,25 @@ class CaseListTest(unittest.TestCase):
             self.assertEqual(check_prefix_cases(f.name),
                              ["b", "a"])
 
+    def test_another_check_file_lists_its_cases(self):
+        # (tests/mlir/seeded/seeded_mlir.c: --list --checks FILE.)
+        with tempfile.NamedTemporaryFile("w", suffix=".c") as f:
+            f.write("// CHECK-y: x\n// CHECK-x-NEXT: y\n")
+            f.flush()
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                status = check_report.main(["--list", "--checks", f.name])
+            self.assertEqual((status, out.getvalue()), (0, "y\nx\n"))
+
+    def test_run_lines_give_the_options(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".c") as f:
+            f.write("// RUN-leak: OWNSAN_OPTIONS=report_leaks=1\n"
+                    "// CHECK-leak: x\n// CHECK-use: y\n")
+            f.flush()
+            env = check_report.case_env(f.name, "leak")
+            self.assertEqual(env["OWNSAN_OPTIONS"], "report_leaks=1")
+            self.assertIsNone(check_report.case_env(f.name, "use"))
+
 
 # --- The driver, with a fake ownsan and a fake program -----------------------
 
