@@ -147,6 +147,10 @@ constexpr uint8_t kFnIsCast = 1; ///< LLVMIsA*: hands back its argument or
 /// Inserts at a builder's insertion point (LLVMBuild*, ...): a builder left
 /// pointing into freed IR is reported.
 constexpr uint8_t kFnUsesInsertionPoint = 2;
+/// Its result is a new object the caller owns (LLVMContextCreate,
+/// mlirOperationCreate): for the kinds whose live objects at exit are leaks
+/// only when such a call made them (OWNSAN_KIND_OWNED_IF_CREATED).
+constexpr uint8_t kFnCreates = 4;
 extern const unsigned kFnCount;
 
 /// The kinds of value a handle argument must name (one row of

@@ -150,6 +150,7 @@ EFFECT_KINDS = {
 FN_FLAG_BITS = {
     "cast": "kFnIsCast",
     "insertion_point": "kFnUsesInsertionPoint",
+    "creates": "kFnCreates",
 }
 FN_FLAGS_TXT = os.path.join(REPO_ROOT, "src", "profiles", "llvm_c",
                             "fn_flags.txt")

@@ -94,6 +94,16 @@ const char *HandleTypeCType(HandleType type);
 /// How a label joins an object of this kind to its parent's label
 /// (" of ": `block %entry of function @f`; " in " unless the table says).
 const char *KindConnector(ObjectKind k);
+/// One thread at a time may use an object of this kind and everything in it
+/// (OWNSAN_KIND_ONE_THREAD: LLVM's contexts; src/runtime/contexts.cpp).
+bool KindOneThreadAtATime(ObjectKind k);
+/// Freeing an object of this kind ends the watched objects below it too,
+/// although the library frees none of them (OWNSAN_KIND_ENDS_WATCHED).
+bool KindEndsWatchedDescendants(ObjectKind k);
+/// Live objects of this kind at exit are leaks only when a call flagged
+/// `creates` made them and nothing but a context owns them
+/// (OWNSAN_KIND_OWNED_IF_CREATED).
+bool KindOwnedIfCreated(ObjectKind k);
 /// Live objects of this kind at exit are leaks (see handle_types.def).
 bool KindCallerDisposes(ObjectKind k);
 

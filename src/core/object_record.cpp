@@ -319,6 +319,39 @@ const char *KindHandleType(ObjectKind k) {
 
 bool KindCallerDisposes(ObjectKind k) { return Row(k).caller_disposes; }
 
+bool KindOneThreadAtATime(ObjectKind k) {
+  static constexpr ObjectKind kOneThread[] = {
+#define OWNSAN_KIND_ONE_THREAD(Kind) ObjectKind::Kind,
+#include OWNSAN_HANDLE_TYPES_DEF
+      ObjectKind::Unknown};
+  for (ObjectKind o : kOneThread)
+    if (o == k && k != ObjectKind::Unknown)
+      return true;
+  return false;
+}
+
+bool KindEndsWatchedDescendants(ObjectKind k) {
+  static constexpr ObjectKind kEnds[] = {
+#define OWNSAN_KIND_ENDS_WATCHED(Kind) ObjectKind::Kind,
+#include OWNSAN_HANDLE_TYPES_DEF
+      ObjectKind::Unknown};
+  for (ObjectKind o : kEnds)
+    if (o == k && k != ObjectKind::Unknown)
+      return true;
+  return false;
+}
+
+bool KindOwnedIfCreated(ObjectKind k) {
+  static constexpr ObjectKind kOwnedIfCreated[] = {
+#define OWNSAN_KIND_OWNED_IF_CREATED(Kind) ObjectKind::Kind,
+#include OWNSAN_HANDLE_TYPES_DEF
+      ObjectKind::Unknown};
+  for (ObjectKind o : kOwnedIfCreated)
+    if (o == k && k != ObjectKind::Unknown)
+      return true;
+  return false;
+}
+
 const char *KindConnector(ObjectKind k) {
   static constexpr struct {
     ObjectKind kind;

@@ -20,7 +20,7 @@ ObjectRecord *OwnershipGraph::Add(const void *addr, ObjectKind kind,
     r.kind = kind;
     r.state = ObjectState::Live;
   }
-  if (kind == ObjectKind::Context) {
+  if (KindOneThreadAtATime(kind)) {
     ContextUse *use;
     if (!free_uses_.empty()) {
       use = free_uses_.back();

@@ -75,6 +75,10 @@ bool Runtime::Before(FnId fn, const void *const *args, void *const *slots) {
     case EffectKind::Consume:
       v = BeforeConsume(site);
       break;
+    case EffectKind::Attach:
+    case EffectKind::AttachAtBuilder:
+      v = BeforeAttach(site);
+      break;
     case EffectKind::FreeMessage:
     case EffectKind::FreeErrorMessage:
       v = BeforeFreeString(site);
@@ -140,6 +144,24 @@ Runtime::BeforeVerdict Runtime::BeforeGiveAway(const EffectSite &s) {
   // to a second execution engine): both would free it.
   return CheckSecondOwner(s.fn, s.e.arg, s.h) ? BeforeVerdict::kSkip
                                               : BeforeVerdict::kForward;
+}
+
+Runtime::BeforeVerdict Runtime::BeforeAttach(const EffectSite &s) {
+  // Case: inserting an object that is in a container already (an operation
+  // appended to a block while still in another, an instruction inserted
+  // while in a block): both containers would hold, and free, it.
+  RuntimeSection section;
+  Container now;
+  if (!kProfile.container_of(s.h, s.e.arg_type, &now) || !now.parent)
+    return BeforeVerdict::kForward;
+  ObjectRecord *r = RegisterImpl(s.fn, s.h, s.e.arg_type, 0);
+  if (!r)
+    return BeforeVerdict::kForward;
+  ObjectRecord *p = RegisterImpl(s.fn, now.parent, now.parent_type, 0);
+  return ReportAttachOfAttached(s.fn, s.e.arg, s.h, r, now,
+                                p ? ShortLabel(p) : std::string(now.noun))
+             ? BeforeVerdict::kSkip
+             : BeforeVerdict::kForward;
 }
 
 Runtime::BeforeVerdict Runtime::BeforeConsume(const EffectSite &s) {

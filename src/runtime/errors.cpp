@@ -217,6 +217,19 @@ bool Runtime::ReportSecondOwner(FnId fn, unsigned arg, const void *h,
   return Report(std::move(rep));
 }
 
+bool Runtime::ReportAttachOfAttached(FnId fn, unsigned arg, const void *h,
+                                     ObjectRecord *r, const Container &now,
+                                     const std::string &owner) {
+  // Two containers would hold it, and both free it.
+  ErrorReport rep = NewReport(ErrorKind::InvalidTransfer, r, h, fn, arg);
+  rep.note = absl::StrCat(
+      FnName(fn), " takes ", now.what, " the caller owns, but ", owner,
+      " holds this one: both would free it",
+      *now.take_out ? absl::StrCat("; take it out first (", now.take_out, ")")
+                    : std::string());
+  return Report(std::move(rep));
+}
+
 // --- wrong-handle-kind ----------------------------------------------------
 
 ArgVerdict Runtime::ReportWrongKind(FnId fn, unsigned arg, const void *h,

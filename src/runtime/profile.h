@@ -42,6 +42,8 @@ struct Container {
   /// How to register the container (LLVM's blocks and functions are
   /// values).
   HandleType parent_type = HandleType::Value;
+  /// The call that takes such an object out ("" if none).
+  const char *take_out = "";
 };
 
 struct ProfileHooks {
@@ -79,10 +81,6 @@ struct ProfileHooks {
   /// Releases a held chunk with the library's disposer (the calls the
   /// program made, deferred by the quarantine).
   void (*dispose_held)(Quarantine::Chunk::Release how, void *p);
-
-  /// The call that makes a context the caller must dispose (contexts from
-  /// elsewhere are lent).
-  FnId context_creator;
 
   // Phrases of report notes that name the API's functions.
   const char *take_back_example;      ///< how to take a module back

@@ -226,15 +226,18 @@ void Runtime::WriteOut(const std::string &text) {
   }
 }
 
-bool CallerMustDispose(const ObjectRecord *r) {
+bool Runtime::CallerMustDispose(const ObjectRecord *r) {
   // (A module is owned by the caller: a live context would dispose it, but
   // only if the context is disposed. A context only if the program made
   // it: not the global one, nor one LLVM lends.)
-  bool owned =
-      KindCallerDisposes(r->kind) &&
-      (r->kind != ObjectKind::Context ||
-       (!r->is_global_context && r->created_by == kProfile.context_creator));
-  if (!owned || r->created_by == kNoFn || r->owned_by_other)
+  if (!KindCallerDisposes(r->kind) || r->is_global_context ||
+      r->created_by == kNoFn || r->owned_by_other)
+    return false;
+  // (An object of such a kind seen through a getter, or given to a parent
+  // other than its context, is not the caller's.)
+  if (KindOwnedIfCreated(r->kind) &&
+      (!(kFnFlags[r->created_by] & kFnCreates) ||
+       (r->parent && r->parent->kind != ObjectKind::Context)))
     return false;
   // An object owned by another live object (an iterator of a binary) is
   // that object's to free.
@@ -253,22 +256,27 @@ void Runtime::ReportLeaks(std::string *out, size_t *leaked) {
   };
   std::vector<Group> groups;
   absl::flat_hash_map<std::pair<FnIndex, StackId>, size_t> index;
+  auto add = [&](const LeakSite &l) {
+    auto [it, inserted] = index.try_emplace({l.fn, l.stack}, groups.size());
+    if (inserted)
+      groups.push_back({l.fn, l.stack, l.thread, l.kind, 0, ""});
+    Group &g = groups[it->second];
+    if (g.count++ == 0)
+      g.example =
+          absl::StrCat("0x", absl::Hex(reinterpret_cast<uintptr_t>(l.addr)));
+  };
   {
     MutexLock lock(&mu_);
     graph_.ForEachLive([&](ObjectRecord *r) {
       mu_.AssertHeld(); // (called under the lock above)
       if (!CallerMustDispose(r) || inherited_.contains(r))
         return;
-      auto [it, inserted] =
-          index.try_emplace({r->created_by, r->create_stack}, groups.size());
-      if (inserted)
-        groups.push_back(
-            {r->created_by, r->create_stack, r->create_thread, r->kind, 0, ""});
-      Group &g = groups[it->second];
-      if (g.count++ == 0)
-        g.example =
-            absl::StrCat("0x", absl::Hex(reinterpret_cast<uintptr_t>(r->addr)));
+      add({r->created_by, r->create_stack, r->create_thread, r->kind, r->addr});
     });
+    // (And those a root's death ended while the caller still owned them:
+    // never freed, and no longer possible to free.)
+    for (const LeakSite &l : ended_leaks_)
+      add(l);
   }
   *leaked = 0;
   if (groups.empty())

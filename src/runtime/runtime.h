@@ -20,6 +20,7 @@
 #include "report/stack_depot.h"
 #include "report/suppressions.h"
 #include "runtime/flags.h"
+#include "runtime/profile.h"
 #include "wrapper_api.h"
 
 #include "core/mutex.h"
@@ -170,6 +171,7 @@ private:
   BeforeVerdict BeforeFree(const EffectSite &s);
   BeforeVerdict BeforeGiveAway(const EffectSite &s);
   BeforeVerdict BeforeConsume(const EffectSite &s);
+  BeforeVerdict BeforeAttach(const EffectSite &s);
   BeforeVerdict BeforeFreeString(const EffectSite &s);
   void AfterNew(const EffectSite &s);
   void AfterRenames(const EffectSite &s);
@@ -377,6 +379,9 @@ private:
                                                     ObjectRecord *r,
                                                     ObjectRecord *ctx);
   /// invalid-transfer: `r` given away again while `owner` owns it.
+  bool ReportAttachOfAttached(FnId fn, unsigned arg, const void *h,
+                              ObjectRecord *r, const Container &now,
+                              const std::string &owner);
   bool ReportSecondOwner(FnId fn, unsigned arg, const void *h, ObjectRecord *r,
                          const ObjectRecord *owner);
   __attribute__((noinline)) ArgVerdict ReportWrongKind(FnId fn, unsigned arg,
@@ -442,6 +447,19 @@ private:
   /// In a fork() child with report_leaks: the objects to dispose that the
   /// parent had made, not leaks of this process.
   absl::flat_hash_set<const ObjectRecord *> inherited_ ABSL_GUARDED_BY(mu_);
+  /// Where a leak was made: its creating call and stack, kind and address.
+  struct LeakSite {
+    FnIndex fn;
+    StackId stack;
+    uint32_t thread;
+    ObjectKind kind;
+    const void *addr;
+  };
+  /// Caller-owned objects a root's death ended (OWNSAN_KIND_ENDS_WATCHED)
+  /// before the caller disposed of them: leaks at exit.
+  std::vector<LeakSite> ended_leaks_ ABSL_GUARDED_BY(mu_);
+  /// Is a live `r` the caller's to dispose (a leak if alive at exit)?
+  static bool CallerMustDispose(const ObjectRecord *r);
   /// Per function: the arguments that take no part in the context checks
   /// (bit i: argument i): every one of a call an engine serializes (it
   /// claims no context), else those LLVM only reads as data (spec

@@ -32,7 +32,21 @@ void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev,
   MutexLock lock(&mu_);
   if (root->state != ObjectState::Live)
     return;
-  if ((!intact || !NameComesFromLLVM(root)) &&
+  // Case: a root whose death ends the watched objects below it although
+  // the library frees none of them (MLIR's operations and blocks point into
+  // their dead context): they die with it, now.
+  std::vector<ObjectRecord *> ended;
+  if (KindEndsWatchedDescendants(root->kind)) {
+    graph_.ForEachLive([&](ObjectRecord *r) {
+      if (IsWatchedKind(r->kind))
+        for (const ObjectRecord *p = r->parent; p; p = p->parent)
+          if (p == root) {
+            ended.push_back(r);
+            break;
+          }
+    });
+  }
+  if (ended.empty() && (!intact || !NameComesFromLLVM(root)) &&
       !graph_.HasUnwatchedChildren(root)) {
     // Case: an object that takes nothing with it and whose name ownsan
     // keeps (a builder, a buffer, a message, an opaque object).
@@ -41,6 +55,13 @@ void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev,
     return;
   }
   dying = graph_.Remove(root);
+  for (ObjectRecord *r : ended) {
+    if (CallerMustDispose(r))
+      ended_leaks_.push_back(
+          {r->created_by, r->create_stack, r->create_thread, r->kind, r->addr});
+    graph_.RemoveWithoutList(r);
+    dying.push_back(r);
+  }
   if (intact && std::any_of(dying.begin(), dying.end(), NameComesFromLLVM)) {
     // Names are read while the objects are still intact (not yet
     // forwarded), without the lock: reading them calls into LLVM.

@@ -106,14 +106,17 @@ bool ContainerOf(const void *h, HandleType, Container *out) {
   LLVMValueRef v = AsValue(h);
   switch (real::LLVMGetValueKind(v)) {
   case LLVMInstructionValueKind:
-    *out = {real::LLVMGetInstructionParent(v), "instructions", "block"};
+    *out = {real::LLVMGetInstructionParent(v), "instructions", "block",
+            HandleType::Value, "LLVMInstructionRemoveFromParent"};
     return true;
   case LLVMBasicBlockValueKind:
     *out = {real::LLVMGetBasicBlockParent(real::LLVMValueAsBasicBlock(v)),
-            "blocks", "function"};
+            "blocks", "function", HandleType::Value,
+            "LLVMRemoveBasicBlockFromParent"};
     return true;
   case LLVMGlobalIFuncValueKind:
-    *out = {real::LLVMGetGlobalParent(v), "global ifuncs", "module"};
+    *out = {real::LLVMGetGlobalParent(v), "global ifuncs", "module",
+            HandleType::Value, "LLVMRemoveGlobalIFunc"};
     return true;
   default:
     return false;
@@ -203,7 +206,6 @@ const ProfileHooks kProfile = {
     &WatchedLabel,
     &BufferSize,
     &DisposeHeld,
-    /*context_creator=*/kFn_LLVMContextCreate,
     /*take_back_example=*/"LLVMRemoveModule",
     /*message_disposer=*/"LLVMDisposeMessage",
     /*error_message_disposer=*/"LLVMDisposeErrorMessage",

@@ -134,11 +134,11 @@ bool ContainerOf(const void *h, HandleType type, Container *out) {
   switch (type) {
   case HandleType::Operation:
     *out = {real::mlirOperationGetBlock(AsOp(h)).ptr, "operations", "block",
-            HandleType::BasicBlock};
+            HandleType::BasicBlock, "mlirOperationRemoveFromParent"};
     return true;
   case HandleType::BasicBlock:
     *out = {real::mlirBlockGetParentRegion(AsBlock(h)).ptr, "blocks", "region",
-            HandleType::Region};
+            HandleType::Region, "mlirBlockDetach"};
     return true;
   case HandleType::Region:
     *out = {ownsan_mlir_region_parent_op(h), "regions", "operation",
@@ -253,7 +253,6 @@ const ProfileHooks kProfile = {
     &WatchedLabel,
     &BufferSize,
     &DisposeHeld,
-    /*context_creator=*/kFn_mlirContextCreate,
     /*take_back_example=*/"mlirOperationRemoveFromParent",
     /*message_disposer=*/"",
     /*error_message_disposer=*/"",
