@@ -28,6 +28,20 @@ that this version does not have are fine: the list serves every version.
 Plain list format: `LLVMName  # why` -- one function per line; the comment
 is mandatory. A comment starting "TODO(spec):" marks a function that needs
 an effect ownsan does not have yet.
+
+Another profile's API (MLIR-C's) is checked with its conventions, the
+options of tools/gen_conventions.py as tools/gen_wrappers.py takes them
+(the function prefix, the headers), its libraries (--lib, repeatable: the
+exports of all, static archives' members' included) and the words of its
+names that say a call may end or move an object (--name-word, repeatable,
+instead of the six above). MLIR-C's (tests/mlir/CMakeLists.txt,
+spec.coverage_mlir):
+  tools/check_spec_coverage.py --include-dir /usr/lib/llvm-19/include \\
+      --lib /usr/lib/llvm-19/lib/libMLIRCAPIIR.a --lib ... --llvm-major 19 \\
+      --spec src/profiles/mlir_c/ownership.spec \\
+      --plain src/profiles/mlir_c/plain.txt \\
+      --prefix mlir --header-glob 'mlir-c/**/*.h' ... \\
+      --name-word Destroy --name-word Detach ...
 """
 
 import argparse
@@ -36,10 +50,10 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_conventions  # noqa: E402
 import gen_wrappers as gw  # noqa: E402
 
 NAME_PATTERNS = ("dispose", "delete", "erase", "remove", "consume", "take")
-_PLAIN_RE = re.compile(r"^(LLVM\w+)\s+#\s*(\S.*)$")
 
 
 def is_string_return(ret: str) -> bool:
@@ -47,10 +61,10 @@ def is_string_return(ret: str) -> bool:
     return r in ("char *", "const char *")
 
 
-def candidate_reason(fn) -> str:
+def candidate_reason(fn, patterns=NAME_PATTERNS) -> str:
     reasons = []
     low = fn.name.lower()
-    pats = [p for p in NAME_PATTERNS if p in low]
+    pats = [p for p in patterns if p in low]
     if pats:
         reasons.append("name matches " + "/".join(pats))
     if is_string_return(fn.ret):
@@ -59,15 +73,18 @@ def candidate_reason(fn) -> str:
 
 
 def parse_plain(path):
+    prefix = gw.CONVENTIONS.prefix
+    plain_re = re.compile(rf"^({re.escape(prefix)}\w+)\s+#\s*(\S.*)$")
     plain, errors = {}, []
     with open(path, encoding="utf-8") as f:
         for no, line in enumerate(f, 1):
             s = line.strip()
             if not s or s.startswith("#"):
                 continue
-            m = _PLAIN_RE.match(s)
+            m = plain_re.match(s)
             if not m:
-                errors.append(f"{path}:{no}: expected `LLVMName  # why`: {s}")
+                errors.append(f"{path}:{no}: expected `{prefix}Name  # why`:"
+                              f" {s}")
                 continue
             if m.group(1) in plain:
                 errors.append(f"{path}:{no}: {m.group(1)} listed twice")
@@ -77,21 +94,38 @@ def parse_plain(path):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--include-dir", required=True)
-    ap.add_argument("--lib", required=True)
+    ap.add_argument("--include-dir", required=True, action="append",
+                    help="the headers' directory; repeatable: the first"
+                    " holds the API's headers, the others are searched"
+                    " after it (an unpacked mlir-c/ includes llvm-c/)")
+    ap.add_argument("--lib", required=True, action="append",
+                    help="the library; repeatable: the exports of every one"
+                    " (a static archive: its members') make the API")
     ap.add_argument("--llvm-major", required=True, type=int)
     ap.add_argument("--spec", required=True)
     ap.add_argument("--plain", required=True)
     ap.add_argument("--libclang", default=gw.DEFAULT_LIBCLANG)
     ap.add_argument("--list", action="store_true",
                     help="print every candidate with its classification")
+    ap.add_argument("--name-word", action="append", metavar="WORD",
+                    help="a name containing WORD (any case) is a candidate;"
+                    " repeatable (default: "
+                    + ", ".join(p.capitalize() for p in NAME_PATTERNS) + ")")
+    gen_conventions.add_arguments(ap)
     args = ap.parse_args(argv)
+    patterns = tuple(w.lower() for w in args.name_word) \
+        if args.name_word else NAME_PATTERNS
 
     try:
+        try:
+            gw.CONVENTIONS = gen_conventions.from_args(args)
+        except ValueError as e:
+            raise gw.GenError(str(e))
         entries = gw.parse_spec_file(args.spec)
-        declared = gw.parse_headers(args.include_dir,
-                                    gw.list_headers(args.include_dir),
-                                    args.libclang)
+        include_dir, *extra_dirs = args.include_dir
+        declared = gw.parse_headers(include_dir,
+                                    gw.list_headers(include_dir),
+                                    args.libclang, extra_dirs)
         exported = gw.read_exported_functions(args.lib)
     except gw.GenError as e:
         print(f"check_spec_coverage: error: {e}", file=sys.stderr)
@@ -103,7 +137,7 @@ def main(argv=None):
 
     candidates = []
     for name in sorted(set(declared) & exported):
-        why = candidate_reason(declared[name])
+        why = candidate_reason(declared[name], patterns)
         if why:
             candidates.append((name, why, declared[name].header))
     unclassified = []
@@ -119,7 +153,8 @@ def main(argv=None):
         print(f"error: {e}")
     todo = sorted(n for n, c in plain.items() if c.startswith("TODO(spec):")
                   and n in exported)
-    print(f"LLVM {args.llvm_major}: {len(candidates)} candidates,"
+    print(f"{gw.CONVENTIONS.library_name} {args.llvm_major}:"
+          f" {len(candidates)} candidates,"
           f" {sum(1 for c in candidates if c[0] in in_spec)} in the spec,"
           f" {sum(1 for c in candidates if c[0] in plain)} plain"
           f" ({len(todo)} TODO(spec)), {len(unclassified)} unclassified")

@@ -82,6 +82,13 @@ class Conventions:
         """`LLVM-C`."""
         return self.header_dir.upper()
 
+    @property
+    def library_name(self) -> str:
+        """What texts call the library and its releases: `LLVM` (`LLVM
+        19`), `MLIR` (`MLIR 19`, the MLIR of LLVM 19)."""
+        name = self.api_name
+        return name[:-2] if name.endswith("-C") else name
+
     def function_name_re(self) -> "re.Pattern[str]":
         """A function name of the API, as the spec files write it."""
         return re.compile(rf"^{re.escape(self.prefix)}\w+$")

@@ -21,6 +21,16 @@ Usage (Debian's /usr/bin/python3: it has python3-clang):
   tools/gen_ownership_doc.py --check    exit 1 with a unified diff if the
                                         checked-in page is out of date; 77 if
                                         a version's headers are not installed
+
+Another profile's page (MLIR-C's, docs/ownership-mlir.md) is made with its
+conventions, the options of tools/gen_conventions.py as
+tools/gen_wrappers.py takes them, its spec, kinds, handle-type table,
+majors (--major) and headers (--include-dir, a search path as
+tools/check_spec_versions.py's), the top of its page (--intro, a Markdown
+file; {regenerate} and {majors} are replaced) and how the page says to
+regenerate it (--regenerate). tests/mlir/CMakeLists.txt has MLIR-C's: the
+ctest docs.ownership_mlir checks the page, the target ownership_mlir_doc
+rewrites it.
 """
 
 import argparse
@@ -32,6 +42,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_spec_versions  # noqa: E402
+import gen_conventions  # noqa: E402
 import gen_wrappers as gw  # noqa: E402
 
 REPO_ROOT = gw.REPO_ROOT
@@ -48,6 +59,8 @@ MAJORS = tuple(check_spec_versions.read_majors(
 # Printed in the page and by --check; the path is repo-relative on purpose
 # so that the page does not depend on where the checkout lives.
 REGENERATE = "/usr/bin/python3 tools/gen_ownership_doc.py"
+# What the page and --check say instead (main()'s --regenerate).
+REGENERATE_TEXT = REGENERATE
 
 # ctest's SKIP_RETURN_CODE for docs.ownership.
 EXIT_SKIP = 77
@@ -123,10 +136,12 @@ def type_noun(typedef: str) -> str:
 
     The rule reports name a C type by (HandleTypeNoun in
     src/core/object_record.cpp; see src/profiles/llvm_c/handle_types.def): the page
-    says what a report would say."""
+    says what a report would say. The API's prefix is dropped in any case
+    (`MlirPassManager` -> "pass manager"; HandleTypeNoun keeps `Mlir`)."""
     t = typedef.replace("*", "").replace("const", "").strip() or "object"
-    if t.startswith("LLVM"):
-        t = t[4:]
+    prefix = gw.CONVENTIONS.prefix
+    if t.lower().startswith(prefix.lower()):
+        t = t[len(prefix):]
     if len(t) > 3 and t.endswith("Ref"):
         t = t[:-3]
     out = []
@@ -225,7 +240,8 @@ def effect_words(fn: Optional[gw.Function], e: gw.Effect) -> str:
     if e.kind in ("consume", "consume_if_ok", "consume_if_failed"):
         prefix = {"consume": "", "consume_if_ok": "if the call succeeds, ",
                   "consume_if_failed": "if the call fails, "}[e.kind]
-        return (f"{prefix}consumes {a}: it belongs to LLVM now, and any later"
+        return (f"{prefix}consumes {a}: it belongs to"
+                f" {gw.CONVENTIONS.library_name} now, and any later"
                 " use or dispose is reported")
     if e.kind in ("own", "own_by_out"):
         owner = (arg_text(fn, e.other) if e.kind == "own" else
@@ -252,7 +268,8 @@ def effect_words(fn: Optional[gw.Function], e: gw.Effect) -> str:
         return (f"{a} serializes the call: it claims no context, so"
                 " concurrent calls are not reported as a context race")
     if e.kind == "data_only":
-        return (f"LLVM only reads {a} as data and keeps nothing of it: an"
+        return (f"{gw.CONVENTIONS.library_name} only reads {a} as data and"
+                " keeps nothing of it: an"
                 " object of another context there is not reported as"
                 " cross-context")
     if e.kind == "position":
@@ -293,21 +310,19 @@ def sentence(clause: str) -> str:
 # --------------------------------------------------------------------------
 
 
-def load_declared(include_pattern: str, libclang: str
+def load_declared(include_patterns: Sequence[str], libclang: str
                   ) -> Dict[int, Optional[Dict[str, gw.Function]]]:
-    """LLVM major -> declared functions (None: headers not installed)."""
+    """Major -> declared functions (None: headers not installed), the
+    headers found as tools/check_spec_versions.py finds them."""
+    if isinstance(include_patterns, str):
+        include_patterns = [include_patterns]
     declared: Dict[int, Optional[Dict[str, gw.Function]]] = {}
     for major in MAJORS:
-        include_dir = include_pattern.format(major=major)
-        if not os.path.exists(os.path.join(include_dir, "llvm-c", "Core.h")):
+        try:
+            declared[major] = check_spec_versions.load_headers(
+                major, include_patterns, libclang)
+        except check_spec_versions.NotInstalled:
             declared[major] = None
-            continue
-        found = gw.header_llvm_major(include_dir)
-        if found is not None and found != major:
-            raise DocError(f"{include_dir} holds the LLVM {found} headers,"
-                           f" not LLVM {major}")
-        declared[major] = gw.parse_headers(
-            include_dir, gw.list_headers(include_dir), libclang)
     return declared
 
 
@@ -420,7 +435,9 @@ def render_data_only(entries: Sequence[gw.SpecEntry], comment_of: Dict[int, str]
                      declared: Dict[int, Optional[Dict[str, gw.Function]]]
                      ) -> List[str]:
     """The table of data_only arguments, one row per argument."""
-    out = [DATA_ONLY_INTRO, "| function | argument | LLVM | why (source) |",
+    out = [DATA_ONLY_INTRO,
+           f"| function | argument | {gw.CONVENTIONS.library_name} |"
+           " why (source) |",
            "|---|---|---|---|"]
     for entry in entries:
         fn = declaration_for(entry, declared)
@@ -432,13 +449,22 @@ def render_data_only(entries: Sequence[gw.SpecEntry], comment_of: Dict[int, str]
     return out
 
 
+def majors_text() -> str:
+    """"14, 15, 16, 19 and 22"."""
+    if len(MAJORS) == 1:
+        return str(MAJORS[0])
+    return ", ".join(str(m) for m in MAJORS[:-1]) + f" and {MAJORS[-1]}"
+
+
 def render(entries: Sequence[gw.SpecEntry], spec_path: str,
-           declared: Dict[int, Optional[Dict[str, gw.Function]]]) -> str:
-    """The whole page."""
+           declared: Dict[int, Optional[Dict[str, gw.Function]]],
+           intro: str = INTRO) -> str:
+    """The whole page (`intro`: its top, {regenerate} and {majors}
+    replaced)."""
     section_of, comment_of, prose = read_layout(spec_path)
-    majors = ", ".join(str(m) for m in MAJORS[:-1]) + f" and {MAJORS[-1]}"
-    out = [INTRO.format(regenerate=REGENERATE, majors=majors),
-           "| function | what it does to ownership | LLVM | why (source) |",
+    out = [intro.format(regenerate=REGENERATE_TEXT, majors=majors_text()),
+           f"| function | what it does to ownership |"
+           f" {gw.CONVENTIONS.library_name} | why (source) |",
            "|---|---|---|---|"]
     current = None
     for entry in entries:
@@ -455,7 +481,9 @@ def render(entries: Sequence[gw.SpecEntry], spec_path: str,
         why = escape(comment_of.get(entry.line_no, ""))
         out.append(f"| `{entry.function}` | {words} |"
                    f" {versions_text(entry, declared)} | {why} |")
-    out += render_data_only(entries, comment_of, declared)
+    if any(e.kind == "data_only" for entry in entries
+           for e in entry.effects):
+        out += render_data_only(entries, comment_of, declared)
     return "\n".join(out) + "\n"
 
 
@@ -483,10 +511,24 @@ Kind sets:
 """
 
 
+NO_KINDS = """
+## Expected handle kinds
+
+<!-- GENERATED by tools/gen_ownership_doc.py from {kinds} -->
+
+`{kinds}` lists no kind sets, parameter types or arguments: no
+{api} argument is checked for the kind of object it names
+(`wrong-handle-kind`, [reports.md](reports.md#error-kinds)).
+"""
+
+
 def render_kinds(spec: "gw.KindsSpec", kinds_path: str,
                  declared: Dict[int, Optional[Dict[str, gw.Function]]]
                  ) -> str:
     """The expected-kind section: sets, parameter types, then entries."""
+    if not (spec.sets or spec.type_rules or spec.entries):
+        return NO_KINDS.format(kinds=gw.spec_label_for(kinds_path),
+                               api=gw.CONVENTIONS.api_name)
     section_of, _, _ = read_layout(kinds_path)
     out = [KINDS_INTRO.rstrip("\n")]
     for name, ks in spec.sets.items():
@@ -498,7 +540,8 @@ def render_kinds(spec: "gw.KindsSpec", kinds_path: str,
     for typedef, ks in spec.type_rules.items():
         out.append(f"| `{typedef}` | {escape(ks.description)} |"
                    f" {escape(spec.type_reasons[typedef])} |")
-    out += ["", "| function | argument | expects | LLVM | why (source) |",
+    out += ["", "| function | argument | expects |"
+            f" {gw.CONVENTIONS.library_name} | why (source) |",
             "|---|---|---|---|---|"]
     current = None
     for entry in spec.entries:
@@ -520,14 +563,16 @@ def render_kinds(spec: "gw.KindsSpec", kinds_path: str,
     return "\n".join(out) + "\n"
 
 
-def generate(spec_path: str, include_pattern: str, libclang: str,
-             kinds_path: str = DEFAULT_KINDS) -> Tuple[str, List[int]]:
-    """Returns (the page, the majors whose headers are not installed)."""
+def generate(spec_path: str, include_pattern, libclang: str,
+             kinds_path: str = DEFAULT_KINDS, intro: str = INTRO
+             ) -> Tuple[str, List[int]]:
+    """Returns (the page, the majors whose headers are not installed).
+    include_pattern: a pattern or a list of them (a search path)."""
     entries = gw.parse_spec_file(spec_path)
     kinds = gw.parse_kinds_file(kinds_path)
     declared = load_declared(include_pattern, libclang)
     missing = [m for m, fns in declared.items() if fns is None]
-    return (render(entries, spec_path, declared) +
+    return (render(entries, spec_path, declared, intro) +
             render_kinds(kinds, kinds_path, declared)), missing
 
 
@@ -536,7 +581,8 @@ def generate(spec_path: str, include_pattern: str, libclang: str,
 # --------------------------------------------------------------------------
 
 
-def check(path: str, text: str) -> int:
+def check(path: str, text: str, spec_path: str = DEFAULT_SPEC,
+          kinds_path: str = DEFAULT_KINDS) -> int:
     """Compares the checked-in page with `text`; prints a diff if stale."""
     try:
         with open(path, encoding="utf-8") as f:
@@ -551,13 +597,14 @@ def check(path: str, text: str) -> int:
         current.splitlines(keepends=True), text.splitlines(keepends=True),
         fromfile=f"{label} (checked in)",
         tofile=f"{label} (generated from the spec)"))
-    print(f"\n{label} is out of date with src/profiles/llvm_c/ownership.spec or"
-          " src/profiles/llvm_c/handle_kinds.spec;"
-          f" regenerate it with\n  {REGENERATE}")
+    print(f"\n{label} is out of date with {gw.spec_label_for(spec_path)} or"
+          f" {gw.spec_label_for(kinds_path)};"
+          f" regenerate it with\n  {REGENERATE_TEXT}")
     return 1
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    global MAJORS, REGENERATE_TEXT
     parser = argparse.ArgumentParser(
         description="Generate docs/ownership.md from the ownership spec.")
     parser.add_argument("--spec", default=DEFAULT_SPEC,
@@ -571,32 +618,61 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--check", action="store_true",
                         help="do not write: exit 1 with a diff if --out"
                         " differs, 77 if headers are missing")
-    parser.add_argument("--include-dir", default=DEFAULT_INCLUDE,
-                        help="llvm-c include dir, {major} replaced by each"
-                        f" supported major (default: {DEFAULT_INCLUDE})")
+    check_spec_versions.add_version_arguments(parser)
     parser.add_argument("--libclang", default=gw.DEFAULT_LIBCLANG,
                         help=f"libclang (default: {gw.DEFAULT_LIBCLANG})")
+    parser.add_argument("--handle-types", default=gw.HANDLE_TYPES_DEF,
+                        help="the profile's handle-type table (default:"
+                        " src/profiles/llvm_c/handle_types.def)")
+    parser.add_argument("--intro",
+                        help="the top of the page, Markdown with {regenerate}"
+                        " and {majors} (default: LLVM-C's)")
+    parser.add_argument("--regenerate", default=REGENERATE,
+                        help="the command the page and --check give to"
+                        " regenerate it (default: %(default)s)")
+    gen_conventions.add_arguments(parser)
     args = parser.parse_args(argv)
+    REGENERATE_TEXT = args.regenerate
+    include_patterns = args.include_dir or [DEFAULT_INCLUDE]
     try:
-        text, missing = generate(args.spec, args.include_dir, args.libclang,
-                                 args.kinds)
+        gw.CONVENTIONS = check_spec_versions.conventions_of(args)
+        gw.NAMED_HANDLE_TYPES, gw.OBJECT_KINDS = gw.read_handle_types(
+            args.handle_types)
+        MAJORS = tuple(check_spec_versions.majors_of(args))
+        intro = INTRO
+        if args.intro:
+            try:
+                with open(args.intro, encoding="utf-8") as f:
+                    intro = f.read()
+            except OSError as e:
+                raise DocError(f"cannot read {args.intro}: {e}")
+        text, missing = generate(args.spec, include_patterns, args.libclang,
+                                 args.kinds, intro)
     except gw.GenError as e:
         print(f"gen_ownership_doc.py: error: {e}", file=sys.stderr)
         return 1
+    conv = gw.CONVENTIONS
     missing_text = ", ".join(str(m) for m in missing)
+    where = " or ".join(include_patterns)
     if args.check:
         if missing:
-            # Without every version's headers the LLVM column cannot be
+            # Without every version's headers the version column cannot be
             # computed; a diff would only show that.
-            print(f"SKIP: the llvm-c headers of LLVM {missing_text} are not"
-                  f" installed ({args.include_dir}); cannot check"
-                  f" {os.path.relpath(args.out, REPO_ROOT)}")
+            hint = "; ".join(args.missing_hint.format(major=m)
+                             for m in missing)
+            how = "" if args.missing_hint == \
+                check_spec_versions.DEFAULT_MISSING_HINT else f": {hint}"
+            print(f"SKIP: the {conv.header_dir} headers of"
+                  f" {conv.library_name} {missing_text} are not"
+                  f" installed ({where}); cannot check"
+                  f" {os.path.relpath(args.out, REPO_ROOT)}{how}")
             return EXIT_SKIP
-        return check(args.out, text)
+        return check(args.out, text, args.spec, args.kinds)
     if missing:
-        print(f"gen_ownership_doc.py: warning: no llvm-c headers for LLVM"
-              f" {missing_text}; the page says so in its LLVM column. Check"
-              " in a page made where all are installed.", file=sys.stderr)
+        print(f"gen_ownership_doc.py: warning: no {conv.header_dir} headers"
+              f" for {conv.library_name} {missing_text}; the page says so in"
+              f" its {conv.library_name} column. Check in a page made where"
+              " all are installed.", file=sys.stderr)
     gw.write_if_changed(args.out, text)
     print(f"wrote {os.path.relpath(args.out, REPO_ROOT)}")
     return 0

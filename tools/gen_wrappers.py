@@ -613,21 +613,26 @@ def same_signature(a: Function, b: Function) -> bool:
 
 
 def parse_headers(include_dir: str, headers: Sequence[str],
-                  libclang: str = DEFAULT_LIBCLANG) -> Dict[str, Function]:
+                  libclang: str = DEFAULT_LIBCLANG,
+                  extra_include_dirs: Sequence[str] = ()
+                  ) -> Dict[str, Function]:
     """Parses the headers as one C translation unit.
 
     Returns every function with external linkage whose name starts with
     the prefix (LLVM; static inline helpers such as LLVMInitializeAllTargets
-    are skipped).
+    are skipped). extra_include_dirs are searched after include_dir (the
+    headers the API's headers include: an unpacked MLIR's mlir-c/ includes
+    the installed LLVM's llvm-c/).
     """
     cindex = load_libclang(libclang)
     source = "".join(f'#include "{h}"\n' for h in headers)
     unit_name = "ownsan_all_llvm_c.c"
     what = f"the {CONVENTIONS.header_dir} headers"
     index = cindex.Index.create()
+    include_args = [f"-I{d}" for d in (include_dir, *extra_include_dirs)]
     try:
         tu = index.parse(unit_name,
-                         args=["-x", "c", "-std=c11", f"-I{include_dir}"],
+                         args=["-x", "c", "-std=c11", *include_args],
                          unsaved_files=[(unit_name, source)])
     except cindex.TranslationUnitLoadError as e:
         raise GenError(f"libclang failed to parse {what}: {e}")

@@ -95,5 +95,50 @@ class MajorsFile(unittest.TestCase):
         self.assertEqual(majors, sorted(set(majors)))
 
 
+class SearchPaths(unittest.TestCase):
+    """--lib and --include-dir of another profile's majors (MLIR-C's: one
+    installed, one unpacked from its packages)."""
+
+    def setUp(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        self.root = tmp.name
+        for rel in ("sys/19/libA.a", "sys/19/libB.a", "unpacked/22/libA.a",
+                    "sys/19/include/api-c/Core.h",
+                    "unpacked/22/include/api-c/Core.h"):
+            path = os.path.join(self.root, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            open(path, "w").close()
+        self.libs = [os.path.join(self.root, "sys/{major}/lib*.a"),
+                     os.path.join(self.root, "unpacked/{major}/lib*.a")]
+
+    def test_first_pattern_that_matches_gives_the_libraries(self):
+        self.assertEqual(
+            [os.path.basename(p) for p in csv.find_libs(19, self.libs)],
+            ["libA.a", "libB.a"])
+        self.assertEqual(csv.find_libs(22, self.libs),
+                         [os.path.join(self.root, "unpacked/22/libA.a")])
+
+    def test_a_major_found_nowhere_is_not_installed(self):
+        with self.assertRaises(csv.NotInstalled) as e:
+            csv.find_libs(16, self.libs, "unpack {major}")
+        self.assertIn("(unpack 16)", str(e.exception))
+
+    def test_one_plain_path_is_left_to_nm(self):
+        # LLVM-C's default: nm says the library is not found, as before.
+        self.assertEqual(csv.find_libs(16, ["/nowhere/{major}/libLLVM.so"]),
+                         ["/nowhere/16/libLLVM.so"])
+
+    def test_include_dirs_that_exist_in_order(self):
+        patterns = [os.path.join(self.root, "sys/{major}/include"),
+                    os.path.join(self.root, "unpacked/{major}/include")]
+        self.assertEqual(csv.include_dirs(22, patterns), [patterns[1].format(
+            major=22)])
+        self.assertEqual(len(csv.include_dirs(19, patterns)), 1)
+
+    def test_release_names_the_library(self):
+        self.assertEqual(csv.release(19), "LLVM 19")
+
+
 if __name__ == "__main__":
     unittest.main()
