@@ -251,6 +251,7 @@ void Runtime::ReportLeaks(std::string *out, size_t *leaked) {
     StackId stack;
     uint32_t thread;
     ObjectKind kind;
+    const char *type_name; ///< an opaque object's C type, or null
     size_t count = 0;
     std::string example;
   };
@@ -259,7 +260,7 @@ void Runtime::ReportLeaks(std::string *out, size_t *leaked) {
   auto add = [&](const LeakSite &l) {
     auto [it, inserted] = index.try_emplace({l.fn, l.stack}, groups.size());
     if (inserted)
-      groups.push_back({l.fn, l.stack, l.thread, l.kind, 0, ""});
+      groups.push_back({l.fn, l.stack, l.thread, l.kind, l.type_name, 0, ""});
     Group &g = groups[it->second];
     if (g.count++ == 0)
       g.example =
@@ -271,7 +272,8 @@ void Runtime::ReportLeaks(std::string *out, size_t *leaked) {
       mu_.AssertHeld(); // (called under the lock above)
       if (!CallerMustDispose(r) || inherited_.contains(r))
         return;
-      add({r->created_by, r->create_stack, r->create_thread, r->kind, r->addr});
+      add({r->created_by, r->create_stack, r->create_thread, r->kind, r->addr,
+           r->kind == ObjectKind::Opaque ? r->rare().type_name : nullptr});
     });
     // (And those a root's death ended while the caller still owned them:
     // never freed, and no longer possible to free.)
@@ -325,15 +327,19 @@ void Runtime::ReportLeaks(std::string *out, size_t *leaked) {
     const Group &g = *shown[i].first;
     *leaked += g.count;
     const ResolvedStack &stack = shown[i].second;
-    absl::StrAppend(&text, "  ", g.count, " ", KindHandleType(g.kind),
-                    g.count == 1 ? "" : "s", " (", KindNoun(g.kind), " ",
-                    g.example, g.count == 1 ? "" : ", ...", ") created by ",
-                    FnName(g.fn), " on thread T", g.thread,
+    // (An opaque object by its own C type: `MlirPassManager`.)
+    std::string type =
+        g.type_name ? g.type_name : std::string(KindHandleType(g.kind));
+    std::string noun =
+        g.type_name ? HandleTypeNoun(g.type_name) : KindNoun(g.kind);
+    absl::StrAppend(&text, "  ", g.count, " ", type, g.count == 1 ? "" : "s",
+                    " (", noun, " ", g.example, g.count == 1 ? "" : ", ...",
+                    ") created by ", FnName(g.fn), " on thread T", g.thread,
                     ", never disposed:\n",
                     StackText(stack, flags_.fold_frames));
     absl::StrAppend(&js, i ? "," : "", "{\"count\":", g.count,
-                    ",\"handle_type\":", JsonEscape(KindHandleType(g.kind)),
-                    ",\"kind\":", JsonEscape(KindNoun(g.kind)),
+                    ",\"handle_type\":", JsonEscape(type),
+                    ",\"kind\":", JsonEscape(noun),
                     ",\"example\":", JsonEscape(g.example),
                     ",\"function\":", JsonEscape(FnName(g.fn)),
                     ",\"thread\":", g.thread, ",\"stack\":");

@@ -454,6 +454,7 @@ private:
     uint32_t thread;
     ObjectKind kind;
     const void *addr;
+    const char *type_name; ///< an opaque object's C type, or null
   };
   /// Caller-owned objects a root's death ended (OWNSAN_KIND_ENDS_WATCHED)
   /// before the caller disposed of them: leaks at exit.

@@ -57,8 +57,8 @@ void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev,
   dying = graph_.Remove(root);
   for (ObjectRecord *r : ended) {
     if (CallerMustDispose(r))
-      ended_leaks_.push_back(
-          {r->created_by, r->create_stack, r->create_thread, r->kind, r->addr});
+      ended_leaks_.push_back({r->created_by, r->create_stack, r->create_thread,
+                              r->kind, r->addr, nullptr});
     graph_.RemoveWithoutList(r);
     dying.push_back(r);
   }

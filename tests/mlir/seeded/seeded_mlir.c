@@ -77,8 +77,8 @@
  * without ownsan and reaches the end of main; the leak report comes at
  * exit, so their CHECK lines follow the line that creates the leaked
  * object, and the check of the last stdout line (a report's use) does not
- * apply to them. A pass manager is not one of the profile's handle types:
- * its leak is "1 handle (object ...)", as for LLVM-C's opaque handles.
+ * apply to them. A pass manager is an opaque object (the spec's new(ret)):
+ * its leak names its C type, "1 MlirPassManager (mlir pass manager ...)".
  *
  * Build (MLIR 19; the C API is in static archives over libMLIR.so):
  *   cc -std=c11 -O0 -g -fno-omit-frame-pointer -Wall -Wextra \
@@ -893,7 +893,7 @@ STEP int case_leak_pass_manager(bool fixed) {
   note_handle("subject", pm.ptr);
   // CHECK-leak_pass_manager: seeded: subject = [[PM:0x[0-9a-f]+]]
   // CHECK-leak_pass_manager: ==[[PID]]==ERROR: OwnSan: detected leaks of owned MLIR objects{{$}}
-  // CHECK-leak_pass_manager-NEXT: 1 handle (object [[PM]]) created by mlirPassManagerCreate on thread T0, never disposed:
+  // CHECK-leak_pass_manager-NEXT: 1 MlirPassManager (mlir pass manager [[PM]]) created by mlirPassManagerCreate on thread T0, never disposed:
   // CHECK-leak_pass_manager-NEXT: #0 {{.*}} in make_pass_manager {{.*}}seeded_mlir.c:
   // CHECK-leak_pass_manager-NEXT: #1 {{.*}} in case_leak_pass_manager {{.*}}seeded_mlir.c:[[@LINE-6]]:
   // CHECK-leak_pass_manager: SUMMARY: OwnSan: 1 leaked object(s) from 1 allocation site(s){{$}}
