@@ -244,10 +244,14 @@ def effect_words(fn: Optional[gw.Function], e: gw.Effect) -> str:
                 f" {gw.CONVENTIONS.library_name} now, and any later"
                 " use or dispose is reported")
     if e.kind in ("own", "own_by_out"):
-        owner = (arg_text(fn, e.other) if e.kind == "own" else
+        # (own(ret,by=J): the result belongs to J; own(I,by=ret): I belongs
+        # to the result.)
+        subject = a or "the result"
+        owner = ("the result" if e.other == gw.RET else
+                 arg_text(fn, e.other) if e.kind == "own" else
                  f"the new object in {out_text(fn, e.other)}")
-        return (f"{a} now belongs to {owner}: usable, but not the caller's to"
-                " dispose; it dies with its owner")
+        return (f"{subject} now belongs to {owner}: usable, but not the"
+                " caller's to dispose; it dies with its owner")
     if e.kind == "forget":
         return (f"{a} now belongs to a part of LLVM ownsan does not model"
                 " (ORC): usable, but not the caller's to dispose")
