@@ -13,6 +13,10 @@ that an empty one survives a CMake list, and no backslash):
   '--count-before=^(n|num)([A-Z].*)?$' '--count-after=^size$'
   '--out-success=MlirLogicalResult=r.value != 0'
 
+and, when MLIR is not in its LLVM's prefix (an unpacked libmlir-N-dev,
+docs/mlir.md), `--extra-include /usr/lib/llvm-N/include` for the llvm-c
+headers mlir-c/Target/LLVMIR.h includes.
+
 LLVM-C: functions `LLVM*`; handles are pointer typedefs (`LLVMValueRef`);
 an array's element count follows it (`LLVMValueRef *Args, unsigned
 NumArgs`). MLIR-C: functions `mlir*`; handles are structs of one pointer,
@@ -67,6 +71,10 @@ class Conventions:
     # for a library that is a shared object, whose allocations link mode
     # sees by defining the allocation functions (libMLIR.so).
     wrap_allocation: bool = True
+    # More directories the headers include from (-I to libclang after
+    # --include-dir): MLIR's mlir-c/Target/LLVMIR.h includes llvm-c/, in
+    # another prefix when MLIR is not installed beside its LLVM.
+    extra_includes: Tuple[str, ...] = ()
 
     @property
     def out_success_conditions(self) -> Dict[str, str]:
@@ -196,6 +204,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        " repeatable (default: "
                        + ", ".join(f"'{t}={c}'" for t, c in LLVM_OUT_SUCCESS)
                        + ")")
+    group.add_argument("--extra-include", action="append", metavar="DIR",
+                       help="another directory the headers include from"
+                       " (-I after --include-dir; its headers are not"
+                       " parsed for the API); repeatable (default: none)")
 
 
 def from_args(args: argparse.Namespace) -> Conventions:
@@ -234,4 +246,5 @@ def from_args(args: argparse.Namespace) -> Conventions:
                        count_after=args.count_after,
                        count_before=args.count_before,
                        out_success=out_success,
-                       wrap_allocation=not args.no_wrap_allocation)
+                       wrap_allocation=not args.no_wrap_allocation,
+                       extra_includes=tuple(args.extra_include or ()))

@@ -629,7 +629,9 @@ def parse_headers(include_dir: str, headers: Sequence[str],
     unit_name = "ownsan_all_llvm_c.c"
     what = f"the {CONVENTIONS.header_dir} headers"
     index = cindex.Index.create()
-    include_args = [f"-I{d}" for d in (include_dir, *extra_include_dirs)]
+    # (And the conventions' --extra-include: the generator's way to say it.)
+    include_args = [f"-I{d}" for d in dict.fromkeys(
+        (include_dir, *extra_include_dirs, *CONVENTIONS.extra_includes))]
     try:
         tu = index.parse(unit_name,
                          args=["-x", "c", "-std=c11", *include_args],

@@ -1084,6 +1084,40 @@ class ConventionsTest(unittest.TestCase):
         self.assertEqual(conventions_from(
             ["--header-glob", "x/*.h"]).excluded_headers, ())
 
+    def test_extra_includes(self):
+        self.assertEqual(conventions_from([]).extra_includes, ())
+        conv = conventions_from(MLIR_OPTIONS + [
+            "--extra-include", "/a/include", "--extra-include", "/b"])
+        self.assertEqual(conv.extra_includes, ("/a/include", "/b"))
+
+    @unittest.skipUnless(have_libclang(), "needs python3-clang-19 and libclang")
+    def test_extra_include_reaches_libclang(self):
+        # mlir-c/Target/LLVMIR.h includes llvm-c/Core.h: with MLIR unpacked
+        # apart from its LLVM, the llvm-c headers are in another directory;
+        # their functions are not the API's.
+        tmp = tempfile.mkdtemp(prefix="ownsan-gw-extra-")
+        self.addCleanup(shutil.rmtree, tmp)
+        mlir, llvm = os.path.join(tmp, "mlir"), os.path.join(tmp, "llvm")
+        os.makedirs(os.path.join(mlir, "mlir-c"))
+        os.makedirs(os.path.join(llvm, "llvm-c"))
+        with open(os.path.join(llvm, "llvm-c", "Core.h"), "w") as f:
+            f.write("typedef struct LLVMOpaqueType *LLVMTypeRef;\n"
+                    "void LLVMThing(void);\n")
+        with open(os.path.join(mlir, "mlir-c", "LLVMIR.h"), "w") as f:
+            f.write('#include "llvm-c/Core.h"\n'
+                    "struct MlirType { void *ptr; };\n"
+                    "typedef struct MlirType MlirType;\n"
+                    "LLVMTypeRef mlirTypeToLLVM(MlirType t);\n")
+        with using(conventions_from(MLIR_OPTIONS)):
+            headers = gw.list_headers(mlir)
+            self.assertEqual(headers, ["mlir-c/LLVMIR.h"])
+            with self.assertRaisesRegex(gw.GenError, "llvm-c/Core.h"):
+                gw.parse_headers(mlir, headers)
+        with using(conventions_from(MLIR_OPTIONS + ["--extra-include", llvm])):
+            declared = gw.parse_headers(mlir, headers)
+        self.assertEqual(sorted(declared), ["mlirTypeToLLVM"])
+        self.assertEqual(declared["mlirTypeToLLVM"].header, "mlir-c/LLVMIR.h")
+
     def test_bad_options(self):
         for options in (["--out-success", "MlirLogicalResult"],
                         ["--out-success", "=r"],
