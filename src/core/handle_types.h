@@ -73,16 +73,20 @@ inline bool IsWatchedKind(ObjectKind k) {
 
 /// The handle types watched objects are handed out as (the table's
 /// OWNSAN_WATCHED_HANDLE_TYPE rows): a returned handle of such a type is
-/// registered as a watched object.
-inline constexpr HandleType kWatchedHandleTypes[] = {
-#define OWNSAN_WATCHED_HANDLE_TYPE(Enum) HandleType::Enum,
+/// registered as a watched object. A bit per HandleType: Register asks it
+/// for every returned handle.
+inline constexpr uint64_t kWatchedHandleTypeBits = 0u
+#define OWNSAN_WATCHED_HANDLE_TYPE(Enum)                                       \
+  | (uint64_t{1} << static_cast<unsigned>(HandleType::Enum))
 #include OWNSAN_HANDLE_TYPES_DEF
-};
+    ;
+inline constexpr unsigned kHandleTypeCount = 0u
+#define OWNSAN_HANDLE_TYPE(Enum, CType) +1u
+#include OWNSAN_HANDLE_TYPES_DEF
+    ;
+static_assert(kHandleTypeCount <= 64, "kWatchedHandleTypeBits has 64 bits");
 inline bool IsWatchedType(HandleType type) {
-  for (HandleType w : kWatchedHandleTypes)
-    if (w == type)
-      return true;
-  return false;
+  return (kWatchedHandleTypeBits >> static_cast<unsigned>(type)) & 1;
 }
 
 /// "module", "instruction", ... as used in labels and cause clauses.

@@ -319,15 +319,23 @@ const char *KindHandleType(ObjectKind k) {
 
 bool KindCallerDisposes(ObjectKind k) { return Row(k).caller_disposes; }
 
+namespace {
+// Is `k` among the kinds of one of the table's kind-list rows? (The
+// Unknown that ends each list, which keeps it non-empty, is never listed.)
+template <size_t N> bool Lists(const ObjectKind (&kinds)[N], ObjectKind k) {
+  for (size_t i = 0; i + 1 < N; ++i)
+    if (kinds[i] == k)
+      return true;
+  return false;
+}
+} // namespace
+
 bool KindOneThreadAtATime(ObjectKind k) {
   static constexpr ObjectKind kOneThread[] = {
 #define OWNSAN_KIND_ONE_THREAD(Kind) ObjectKind::Kind,
 #include OWNSAN_HANDLE_TYPES_DEF
       ObjectKind::Unknown};
-  for (ObjectKind o : kOneThread)
-    if (o == k && k != ObjectKind::Unknown)
-      return true;
-  return false;
+  return Lists(kOneThread, k);
 }
 
 bool KindEndsWatchedDescendants(ObjectKind k) {
@@ -335,10 +343,7 @@ bool KindEndsWatchedDescendants(ObjectKind k) {
 #define OWNSAN_KIND_ENDS_WATCHED(Kind) ObjectKind::Kind,
 #include OWNSAN_HANDLE_TYPES_DEF
       ObjectKind::Unknown};
-  for (ObjectKind o : kEnds)
-    if (o == k && k != ObjectKind::Unknown)
-      return true;
-  return false;
+  return Lists(kEnds, k);
 }
 
 bool KindOwnedIfCreated(ObjectKind k) {
@@ -346,10 +351,7 @@ bool KindOwnedIfCreated(ObjectKind k) {
 #define OWNSAN_KIND_OWNED_IF_CREATED(Kind) ObjectKind::Kind,
 #include OWNSAN_HANDLE_TYPES_DEF
       ObjectKind::Unknown};
-  for (ObjectKind o : kOwnedIfCreated)
-    if (o == k && k != ObjectKind::Unknown)
-      return true;
-  return false;
+  return Lists(kOwnedIfCreated, k);
 }
 
 const char *KindConnector(ObjectKind k) {
