@@ -13,7 +13,10 @@
 #include "interpose/loaded_objects.h"
 #include "interpose/no_sanitize.h"
 #include "interpose/real_llvm.h"
+#include "runtime/runtime.h"
 #include "wrapper_api.h"
+
+#include "absl/strings/str_cat.h"
 
 #include <dlfcn.h>
 
@@ -44,6 +47,15 @@ bool IsWrappedName(const char *name) {
       hi = mid;
   }
   return false;
+}
+
+void LinkedWithout(const char *fn) {
+  Runtime::Fatal(absl::StrCat(
+      fn,
+      " is not linked into this program: the linker left link mode's "
+      "reference __real_",
+      fn,
+      " unbound (lld 14 does; link with ld.bfd or lld 19: docs/link-mode.md)"));
 }
 
 void *RealDlsym(void *handle, const char *name) { return dlsym(handle, name); }

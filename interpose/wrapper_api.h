@@ -57,7 +57,10 @@
 // which calls __real_LLVMFoo: the program's own, statically linked LLVMFoo.
 #if OWNSAN_LINK_MODE
 #define OWNSAN_WRAPPER_NAME(fn) ownsan_link_##fn
-#define OWNSAN_REAL(fn, type) (__real_##fn)
+// A __real_LLVMFoo the linker left unbound is address 0: lld 14 binds
+// --wrap's __real_X to nothing when no other reference pulls X's archive
+// member in. Calling it would crash in the runtime; say so instead.
+#define OWNSAN_REAL(fn, type) (::ownsan::LinkedReal(__real_##fn, #fn))
 #define OWNSAN_REAL_WEAK __attribute__((weak))
 #else
 #define OWNSAN_WRAPPER_NAME(fn) fn
@@ -66,6 +69,21 @@
 #endif
 
 namespace ownsan {
+
+#if OWNSAN_LINK_MODE
+/// Stops the program with one line: the C API function `fn` is not linked
+/// in (interpose/link_entry.cpp).
+[[noreturn]] void LinkedWithout(const char *fn);
+
+/// `real`, checked to be linked in. (The empty asm keeps the compiler from
+/// assuming that a function's address is never null.)
+template <typename F> inline F *LinkedReal(F *real, const char *fn) {
+  asm("" : "+r"(real));
+  if (__builtin_expect(real == nullptr, 0))
+    LinkedWithout(fn);
+  return real;
+}
+#endif
 
 // HandleType: core/handle_types.h (the table
 // src/profiles/llvm_c/handle_types.def).

@@ -42,6 +42,8 @@ pkgs=(
   python3-yaml
   # scripts/fetch-llvm-source.sh: apt-get source (tests/mlir's C API tests).
   dpkg-dev
+  # tests/mlir links its programs with lld (ld.bfd: ~14 s each in link mode).
+  lld
   zlib1g-dev libzstd-dev libtinfo-dev libxml2-dev libedit-dev libffi-dev libcurl4-openssl-dev
 )
 # MLIR's C API (tests/mlir): libmlir-N-dev (the libMLIRCAPI*.a archives

@@ -14,9 +14,17 @@ and any --archives members they need (Abseil stays a shared library:
     hooks, the longjmp/sigaction entries, the public ownsan_* API); the
     rest becomes local, so it never meets the program's own symbols.
 
+With --wrap-list, it also writes the linker options of `-Wl,@ownsan.wrap`
+to --wrap-out: the --wrap list, then `--undefined=LLVMFoo` for each C API
+function the runtime calls on its own (the profile's hooks name objects
+with LLVMGetValueName2, mlirOperationGetName...). A program need not call
+those; --undefined brings their archive members in whatever the linker
+(lld 14 binds a __real_LLVMFoo that nothing else pulls in to address 0).
+
 Usage:
   build_link_runtime.py --ld ld --objcopy objcopy --script link_mode.ld \\
       --out ownsan_link_runtime.o --objects A.o B.o ... [--archives A.a ...]
+      [--wrap-list gen/ownsan.wrap --wrap-out lib/ownsan.wrap]
 """
 
 import argparse
@@ -44,6 +52,45 @@ def exported_symbols(objects: Sequence[str]) -> List[str]:
     return sorted(names)
 
 
+def own_real_calls(objects: Sequence[str]) -> List[str]:
+    """The C API functions (LLVMFoo of each undefined __real_LLVMFoo) that
+    objects other than the wrappers call: those defining no ownsan_link_*
+    symbol. The operator new/delete hooks' __real__Znwm... are left out:
+    the C++ runtime, a shared library, defines those."""
+    names = set()
+    for obj in objects:
+        out = subprocess.run(["readelf", "-sW", obj], check=True,
+                             capture_output=True, text=True).stdout
+        undefined, wrappers = set(), False
+        for line in out.splitlines():
+            fields = line.split()
+            if len(fields) < 8 or not fields[0].endswith(":"):
+                continue
+            ndx, name = fields[6], fields[7]
+            if ndx == "UND" and name.startswith("__real_") and \
+                    not name.startswith("__real__Z"):
+                undefined.add(name[len("__real_"):])
+            elif ndx != "UND" and name.startswith("ownsan_link_"):
+                wrappers = True
+        if not wrappers:
+            names |= undefined
+    return sorted(names)
+
+
+def write_wrap_options(wrap_list: str, objects: Sequence[str],
+                       out: str) -> None:
+    with open(wrap_list, encoding="utf-8") as f:
+        text = f.read()
+    wrapped = {line.strip()[len("--wrap="):] for line in text.splitlines()
+               if line.strip().startswith("--wrap=")}
+    extra = [name for name in own_real_calls(objects) if name in wrapped]
+    # (A response file has no comments: the lines say what they are.)
+    text += "".join(f"--undefined={name}\n" for name in extra)
+    with open(out + ".tmp", "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(out + ".tmp", out)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--ld", required=True)
@@ -52,7 +99,11 @@ def main(argv=None) -> int:
     parser.add_argument("--out", required=True)
     parser.add_argument("--objects", nargs="+", required=True)
     parser.add_argument("--archives", nargs="*", default=[])
+    parser.add_argument("--wrap-list", help="gen/ownsan.wrap")
+    parser.add_argument("--wrap-out", help="the options file to write")
     args = parser.parse_args(argv)
+    if bool(args.wrap_list) != bool(args.wrap_out):
+        parser.error("--wrap-list and --wrap-out go together")
     merged = args.out + ".merged.o"
     group = (["--start-group"] + args.archives + ["--end-group"]
              if args.archives else [])
@@ -76,6 +127,8 @@ def main(argv=None) -> int:
                     args.out + ".tmp"], check=True)
     os.replace(args.out + ".tmp", args.out)
     os.remove(merged)
+    if args.wrap_list:
+        write_wrap_options(args.wrap_list, args.objects, args.wrap_out)
     return 0
 
 

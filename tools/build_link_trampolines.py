@@ -38,9 +38,12 @@ def trampoline_object(name: str) -> bytes:
 
         __wrap_NAME: jmp ownsan_link_NAME@PLT
                      .reloc ., R_X86_64_NONE, __real_NAME
+                     int3
 
     written directly (one process per function would make the build slow)."""
-    text = b"\xe9\x00\x00\x00\x00"  # jmp rel32
+    # jmp rel32, then an int3 that is never reached: the R_X86_64_NONE
+    # reference sits at offset 5, which gold accepts only inside the section.
+    text = b"\xe9\x00\x00\x00\x00\xcc"
     strtab = b"\0"
     names = {}
     for sym in (f"__wrap_{name}", f"ownsan_link_{name}", f"__real_{name}"):
@@ -62,7 +65,7 @@ def trampoline_object(name: str) -> bytes:
     symtab += sym.pack(names[f"__real_{name}"], 1 << 4, 0, 0, 0, 0)
     rela = struct.Struct("<QQq")
     relocs = rela.pack(1, (3 << 32) | R_X86_64_PLT32, -4)
-    relocs += rela.pack(len(text), (4 << 32) | R_X86_64_NONE, 0)
+    relocs += rela.pack(5, (4 << 32) | R_X86_64_NONE, 0)
 
     body = b""
     offsets = {}
