@@ -37,6 +37,8 @@ primary=19
 # The builds of the five majors share their LLVM-free objects (the core, the
 # report writer) through a cache of the checkout's own.
 export CCACHE_DIR="$top/build-ccache" CCACHE_BASEDIR="$top" CCACHE_NOHASHDIR=1
+# (The runtime's precompiled headers: ccache caches what uses them only so.)
+export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
 launcher="-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache"
 
 status=0

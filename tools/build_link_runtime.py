@@ -104,6 +104,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if bool(args.wrap_list) != bool(args.wrap_out):
         parser.error("--wrap-list and --wrap-out go together")
+    # (CMake lists a target's precompiled header among its objects.)
+    args.objects = [o for o in args.objects if not o.endswith(".pch")]
     merged = args.out + ".merged.o"
     group = (["--start-group"] + args.archives + ["--end-group"]
              if args.archives else [])

@@ -104,13 +104,13 @@
  *   use_region_after_op_create      use-after-free      exit 0
  *   destroy_region_after_op_create  double-free         SIGSEGV
  *   destroy_attached_region         invalid-free        SIGABRT
- *   attach_attached_op              (invalid-transfer)  SIGSEGV later
+ *   attach_attached_op              invalid-transfer    SIGSEGV later
  *   use_op_erased_by_pass           use-after-free      exit 0
+ *   use_op_erased_by_rewriter       use-after-free      exit 0
  *   use_value_after_op_erased       use-after-free      SIGSEGV after
  *   stale_child_after_reuse         use-after-free      exit 0 (wrong op)
  *   leak_op, leak_pass_manager      leak report         exit 0
- *   leak_context                    (leak report)       exit 0
- * (in parentheses: not reported yet.)
+ *   leak_context                    leak report         exit 0
  *
  *===----------------------------------------------------------------------===*/
 
@@ -121,6 +121,7 @@
 #include <mlir-c/Dialect/SCF.h>
 #include <mlir-c/IR.h>
 #include <mlir-c/Pass.h>
+#include <mlir-c/Rewrite.h>
 #include <mlir-c/Support.h>
 #include <mlir-c/Transforms.h>
 
@@ -754,6 +755,45 @@ STEP int case_use_op_erased_by_pass(bool fixed) {
   return 0;
 }
 
+/* A rewrite erases the scf.for (mlirRewriterBaseEraseOp, as a pattern's
+ * rewriter does) with its body, while the caller still holds %twice.
+ * valgrind: "Invalid read of size 8" in mlirOperationGetName, inside
+ * %twice's block freed by Block::~Block under RewriterBase::eraseOp.
+ * native: exits 0 silently ("arith.addi"). */
+STEP void erase_with_rewriter(MlirOperation op, const char *label) {
+  say(__func__, "mlirRewriterBaseEraseOp(rewriter, %s)", label);
+  MlirRewriterBase rewriter = mlirIRRewriterCreateFromOp(op);
+  mlirRewriterBaseEraseOp(rewriter, op);
+  mlirIRRewriterDestroy(rewriter);
+}
+
+STEP int case_use_op_erased_by_rewriter(bool fixed) {
+  struct tiny t;
+  if (build_tiny(&t))
+    return EXIT_SETUP;
+  // CHECK-use_op_erased_by_rewriter: seeded: context = [[CTX:0x[0-9a-f]+]]
+  note_handle("subject", t.twice.ptr);
+  // CHECK-use_op_erased_by_rewriter: seeded: subject = [[TWICE:0x[0-9a-f]+]]
+  if (fixed)
+    use_op_name(t.twice, "%twice");
+  erase_with_rewriter(t.loop, "scf.for");
+  if (!fixed) {
+    use_op_name(t.twice, "%twice"); /* BUG: erased with the scf.for. */
+    // CHECK-use_op_erased_by_rewriter: ==[[PID]]==ERROR: OwnSan: use-after-free on MlirOperation [[TWICE]] (operation "arith.addi" in block #0 of region #0 of operation "scf.for" in block #0 of region #0 of operation "func.func" @loop in block #0 of region #0 of module @m){{$}}
+    // CHECK-use_op_erased_by_rewriter-NEXT: passed as argument 1 of mlirOperationGetName on thread T0:
+    // CHECK-use_op_erased_by_rewriter-NEXT: #0 {{.*}} in use_op_name {{.*}}seeded_mlir.c:
+    // CHECK-use_op_erased_by_rewriter-NEXT: #1 {{.*}} in case_use_op_erased_by_rewriter {{.*}}seeded_mlir.c:[[@LINE-4]]:
+    // CHECK-use_op_erased_by_rewriter: freed by mlirRewriterBaseEraseOp(operation "scf.for" in block #0 of region #0 of operation "func.func" @loop in block #0 of region #0 of module @m) on thread T0, because it belonged to that operation:
+    // CHECK-use_op_erased_by_rewriter-NEXT: #0 {{.*}} in erase_with_rewriter {{.*}}seeded_mlir.c:
+    // CHECK-use_op_erased_by_rewriter: ownership chain when freed: context [[CTX]] -> module @m -> region #0 -> block #0 -> operation "func.func" @loop -> region #0 -> block #0 -> operation "scf.for" -> region #0 -> block #0 -> operation "arith.addi"{{$}}
+    // CHECK-use_op_erased_by_rewriter: SUMMARY: OwnSan: use-after-free in mlirOperationGetName {{.*}}seeded_mlir.c:{{[0-9]+}}:{{[0-9]+}} in use_op_name{{$}}
+  }
+  print_module(t.mod);
+  destroy_the_module(t.mod);
+  destroy_the_context(t.ctx);
+  return 0;
+}
+
 /* An op's results live in the op's allocation (before the Operation
  * object): they die with it.
  * valgrind: "Invalid read of size 8" in mlirValueGetType, 8 bytes inside
@@ -937,6 +977,7 @@ static const struct {
     {"destroy_attached_region", case_destroy_attached_region},
     {"attach_attached_op", case_attach_attached_op},
     {"use_op_erased_by_pass", case_use_op_erased_by_pass},
+    {"use_op_erased_by_rewriter", case_use_op_erased_by_rewriter},
     {"use_value_after_op_erased", case_use_value_after_op_erased},
     {"stale_child_after_reuse", case_stale_child_after_reuse},
     {"leak_op", case_leak_op},
