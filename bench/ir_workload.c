@@ -18,6 +18,9 @@
  * threads N      N short threads one after the other, each creating and freeing
  * one object, after 1M objects churned (history and quarantine at their
  * bounds); print the resident set before and after the threads
+ *   ir_workload depth D N      the churn loop for N objects at stack depth D
+ *                              (D nested frames under it); print the time
+ *                              per object ("ns_per_object=X")
  *
  * Every LLVM-C call goes through the normal symbols, so under `ownsan run`
  * each is wrapped. Built with frame pointers and without sibling calls so
@@ -249,6 +252,37 @@ static int run_churn(long objects, double seconds) {
   return 0;
 }
 
+/* The churn loop at stack depth `depth` (issue 22: the cost of an object
+ * must not grow with the stack under it, as a database's deep recursion
+ * did); prints the time per object. */
+static int churn_timed(long objects) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx);
+  LLVMTypeRef fty = LLVMFunctionType(i64, &i64, 1, 0);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  LLVMValueRef one = LLVMConstInt(i64, 1, 0);
+  double start = now_s();
+  long done = 0;
+  for (; done < objects; done += kChurnObjects)
+    churn_once(ctx, fty, b, one);
+  double elapsed = now_s() - start;
+  LLVMDisposeBuilder(b);
+  LLVMContextDispose(ctx);
+  printf("objects=%ld ns_per_object=%.1f\n", done, elapsed * 1e9 / done);
+  fflush(stdout);
+  return 0;
+}
+
+/* Recursion that keeps its frames (a volatile local and work after the
+ * call: no sibling call). */
+__attribute__((noinline)) static int at_depth(long depth, long objects) {
+  volatile long frame = depth;
+  if (depth <= 1)
+    return churn_timed(objects);
+  int rc = at_depth(depth - 1, objects);
+  return rc + (int)(frame - depth);
+}
+
 static void *short_thread(void *arg) {
   LLVMBuilderRef b = LLVMCreateBuilderInContext((LLVMContextRef)arg);
   LLVMDisposeBuilder(b);
@@ -295,9 +329,12 @@ int main(int argc, char **argv) {
     return run_churn(atol(argv[2]), 0);
   if (argc >= 3 && strcmp(argv[1], "soak") == 0)
     return run_churn(0, atof(argv[2]));
+  if (argc >= 4 && strcmp(argv[1], "depth") == 0)
+    return at_depth(atol(argv[2]), atol(argv[3]));
   if (argc >= 3 && strcmp(argv[1], "threads") == 0)
     return run_threads(atol(argv[2]));
-  fprintf(stderr, "usage: ir_workload modules N | live N inst|const | "
-                  "sites EVENTS | churn N | soak SECONDS | threads N\n");
+  fprintf(stderr,
+          "usage: ir_workload modules N | live N inst|const | "
+          "sites EVENTS | churn N | soak SECONDS | threads N | depth D N\n");
   return 2;
 }

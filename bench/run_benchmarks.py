@@ -23,6 +23,8 @@ interleaved, medians compared:
           forward_only=1)
   memory  peak RSS with N live tracked objects, with and without ownsan
   depot   stored stacks after a million events from 200 call sites
+  depth   (issue 22) the churn loop at stack depth 10 and 10,000
+          (ir_workload depth D N): time per object, plain and ownsan
   longrun (issue 17) a long-running process, default options:
           churn   10M and 50M objects created and freed in one process
                   (ir_workload churn N): peak RSS, plain and ownsan
@@ -60,6 +62,9 @@ TARGET_CHURN_EXTRA_MB = 128.0   # ownsan peak RSS within plain + this
 TARGET_CHURN_FLAT = 1.10        # 50M objects / 10M objects, ownsan peak RSS
 TARGET_THREADS_MB = 8.0         # added by 100,000 short threads
 TARGET_SOAK_FLAT = 1.10         # max / min resident set after the 1st minute
+# Targets of issue 22.
+TARGET_DEPTH_RATIO = 2.0        # ownsan's object cost, depth 10,000 / 10
+DEPTHS = (10, 10000)
 
 
 def log(msg):
@@ -384,6 +389,28 @@ def run_longrun(workload, ownsan, churn_sizes, threads, soak_s):
     return res
 
 
+def run_depth(workload, ownsan, reps, objects):
+    """Median time per object of the churn loop under DEPTHS frames, plain
+    and under ownsan (default options: malloc_context_size frames kept)."""
+    res = {"objects": objects}
+    for depth in DEPTHS:
+        samples = {"plain": [], "ownsan": []}
+        for _ in range(reps):
+            for under in ("plain", "ownsan"):
+                cmd = ([ownsan, "run", "--"] if under == "ownsan" else []) + [
+                    workload, "depth", depth, objects]
+                out = subprocess.run([str(c) for c in cmd], check=True,
+                                     capture_output=True, text=True,
+                                     env=plain_env())
+                m = re.search(r"ns_per_object=([0-9.]+)", out.stdout)
+                samples[under].append(float(m.group(1)))
+        res[str(depth)] = {k: statistics.median(v)
+                           for k, v in samples.items()}
+        log(f"  depth {depth}: plain {res[str(depth)]['plain']:.0f} ns, "
+            f"ownsan {res[str(depth)]['ownsan']:.0f} ns per object")
+    return res
+
+
 def run_depot(workload, ownsan, events):
     res = {}
     for label, opts in (("stacks", "verbosity=1"),
@@ -432,7 +459,7 @@ def print_report(r):
       f"(llvmlite: LLVM 14); {r['reps']} repetitions, medians; load "
       f"average {r['load_before']} before, {r['load_after']} after\n")
 
-    p("## Targets (issues 6 and 17)\n")
+    p("## Targets (issues 6, 17 and 22)\n")
     p("| measure | target | measured | verdict |")
     p("|---|---|---|---|")
     for row in r["summary"]:
@@ -667,6 +694,17 @@ def summarize(r):
                                      f"{so['min_after_kb'] / 1024:.0f} MB = "
                                      f"{flat:.3f}",
                          "verdict": verdict(flat <= TARGET_SOAK_FLAT)})
+    dp = r.get("depth")
+    if dp:
+        lo, hi = dp[str(DEPTHS[0])], dp[str(DEPTHS[-1])]
+        ratio = hi["ownsan"] / lo["ownsan"]
+        rows.append({"measure": f"object cost at stack depth {DEPTHS[-1]:,} "
+                                f"/ depth {DEPTHS[0]} (ownsan)",
+                     "target": f"<= {TARGET_DEPTH_RATIO:.1f}x",
+                     "measured": f"{hi['ownsan']:.0f} / {lo['ownsan']:.0f} "
+                                 f"ns = {ratio:.2f}x (plain "
+                                 f"{hi['plain']:.0f} / {lo['plain']:.0f} ns)",
+                     "verdict": verdict(ratio <= TARGET_DEPTH_RATIO)})
     d = r.get("depot")
     if d:
         stacks = d["stacks"]["stacks"]
@@ -706,7 +744,9 @@ def main():
                     help="longrun: length of the soak (0: none)")
     ap.add_argument("--skip", default="",
                     help="comma list of parts to skip: micro,echo,llvmlite,"
-                         "modules,memory,depot,longrun")
+                         "modules,memory,depot,longrun,depth")
+    ap.add_argument("--depth-objects", type=int, default=200000,
+                    help="depth: objects churned per run")
     ap.add_argument("--json", help="also write the results here")
     args = ap.parse_args()
     skip = set(filter(None, args.skip.split(",")))
@@ -804,6 +844,9 @@ def main():
                                      ["inst", "const"])
         if "depot" not in skip:
             r["depot"] = run_depot(workload, ownsan, 1000000)
+        if "depth" not in skip:
+            r["depth"] = run_depth(workload, ownsan, args.reps,
+                                   args.depth_objects)
         if "longrun" not in skip:
             r["longrun"] = run_longrun(
                 workload, ownsan,
