@@ -25,6 +25,9 @@ interleaved, medians compared:
   depot   stored stacks after a million events from 200 call sites
   depth   (issue 22) the churn loop at stack depth 10 and 10,000
           (ir_workload depth D N): time per object, plain and ownsan
+  startup (issue 22) bench/one_call.c, 100 runs at a time, plain,
+          LD_PRELOAD=libownsan.so and `ownsan run`, rounds interleaved:
+          the time each way adds to one process
   longrun (issue 17) a long-running process, default options:
           churn   10M and 50M objects created and freed in one process
                   (ir_workload churn N): peak RSS, plain and ownsan
@@ -65,6 +68,7 @@ TARGET_SOAK_FLAT = 1.10         # max / min resident set after the 1st minute
 # Targets of issue 22.
 TARGET_DEPTH_RATIO = 2.0        # ownsan's object cost, depth 10,000 / 10
 DEPTHS = (10, 10000)
+TARGET_STARTUP_MS = 2.0         # added to a program making one LLVM-C call
 
 
 def log(msg):
@@ -411,6 +415,26 @@ def run_depth(workload, ownsan, reps, objects):
     return res
 
 
+def run_startup(one_call, ownsan, runtime, reps, runs=100):
+    """Median wall time of one process: `runs` runs in a row per sample,
+    the three ways interleaved, `reps` samples each."""
+    ways = {"plain": ([one_call], {}),
+            "preload": ([one_call], {"LD_PRELOAD": str(runtime)}),
+            "ownsan run": ([ownsan, "run", "--", one_call], {})}
+    samples = {k: [] for k in ways}
+    for _ in range(reps):
+        for way, (cmd, extra) in ways.items():
+            env = dict(plain_env(), **extra)
+            t0 = time.perf_counter()
+            for _ in range(runs):
+                subprocess.run([str(c) for c in cmd], check=True, env=env,
+                               stdout=subprocess.DEVNULL)
+            samples[way].append((time.perf_counter() - t0) / runs * 1e3)
+    res = {way: statistics.median(v) for way, v in samples.items()}
+    log("  startup: " + ", ".join(f"{k} {v:.1f} ms" for k, v in res.items()))
+    return res
+
+
 def run_depot(workload, ownsan, events):
     res = {}
     for label, opts in (("stacks", "verbosity=1"),
@@ -694,6 +718,16 @@ def summarize(r):
                                      f"{so['min_after_kb'] / 1024:.0f} MB = "
                                      f"{flat:.3f}",
                          "verdict": verdict(flat <= TARGET_SOAK_FLAT)})
+    su = r.get("startup")
+    if su:
+        for way in ("preload", "ownsan run"):
+            added = su[way] - su["plain"]
+            rows.append({"measure": f"start-up added to a one-call program "
+                                    f"({way})",
+                         "target": f"<= {TARGET_STARTUP_MS:.0f} ms",
+                         "measured": f"{su[way]:.1f} - {su['plain']:.1f} ms "
+                                     f"= {added:.1f} ms",
+                         "verdict": verdict(added <= TARGET_STARTUP_MS)})
     dp = r.get("depth")
     if dp:
         lo, hi = dp[str(DEPTHS[0])], dp[str(DEPTHS[-1])]
@@ -744,7 +778,7 @@ def main():
                     help="longrun: length of the soak (0: none)")
     ap.add_argument("--skip", default="",
                     help="comma list of parts to skip: micro,echo,llvmlite,"
-                         "modules,memory,depot,longrun,depth")
+                         "modules,memory,depot,longrun,depth,startup")
     ap.add_argument("--depth-objects", type=int, default=200000,
                     help="depth: objects churned per run")
     ap.add_argument("--json", help="also write the results here")
@@ -844,6 +878,10 @@ def main():
                                      ["inst", "const"])
         if "depot" not in skip:
             r["depot"] = run_depot(workload, ownsan, 1000000)
+        if "startup" not in skip:
+            r["startup"] = run_startup(
+                bdir / "bench" / "ownsan_bench_one_call", ownsan,
+                bdir / "lib" / "libownsan.so", args.reps)
         if "depth" not in skip:
             r["depth"] = run_depth(workload, ownsan, args.reps,
                                    args.depth_objects)
