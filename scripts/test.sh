@@ -106,6 +106,11 @@ done
 # llvm-toolchain package, never committed) run natively and checked.
 echo "=== MLIR-C profile, LLVM $primary (build-mlir$primary) [${SECONDS}s] ==="
 scripts/fetch-llvm-source.sh "$primary" >/dev/null || status=1
+# The MLIR majors not installed, unpacked (Debian's libmlir-N-dev conflict):
+# spec.versions_mlir and docs.ownership_mlir read 19's and 22's.
+for m in 19 22; do
+  scripts/fetch-mlir.sh "$m" >/dev/null || status=1
+done
 cmake -S . -B "build-mlir$primary" -G Ninja -DOWNSAN_PROFILE=mlir_c \
   -DLLVM_DIR="/usr/lib/llvm-$primary/lib/cmake/llvm" $launcher $werror >/dev/null
 cmake --build "build-mlir$primary"
