@@ -17,9 +17,10 @@ and any --archives members they need (Abseil stays a shared library:
 With --wrap-list, it also writes the linker options of `-Wl,@ownsan.wrap`
 to --wrap-out: the --wrap list, then `--undefined=LLVMFoo` for each C API
 function the runtime calls on its own (the profile's hooks name objects
-with LLVMGetValueName2, mlirOperationGetName...). A program need not call
-those; --undefined brings their archive members in whatever the linker
-(lld 14 binds a __real_LLVMFoo that nothing else pulls in to address 0).
+with LLVMGetValueName2, mlirOperationGetName...; wrappers size out-arrays
+with LLVMCountParams...). A program need not call those; --undefined
+brings their archive members in whatever the linker (lld 14 binds a
+__real_LLVMFoo that nothing else pulls in to address 0).
 
 Usage:
   build_link_runtime.py --ld ld --objcopy objcopy --script link_mode.ld \\
@@ -52,38 +53,37 @@ def exported_symbols(objects: Sequence[str]) -> List[str]:
     return sorted(names)
 
 
-def own_real_calls(objects: Sequence[str]) -> List[str]:
-    """The C API functions (LLVMFoo of each undefined __real_LLVMFoo) that
-    objects other than the wrappers call: those defining no ownsan_link_*
-    symbol. The operator new/delete hooks' __real__Znwm... are left out:
+def own_real_calls(runtime_object: str) -> List[str]:
+    """The C API functions (LLVMFoo of each __real_LLVMFoo) the runtime
+    calls on its own: its strong undefined __real_ references. (Each
+    wrapper's call of its own function is weak: a program links in only
+    the LLVM it calls. The hooks' calls, and a wrapper's calls of other
+    functions, such as LLVMCountParams to size LLVMGetParams' array, are
+    strong.) The operator new/delete hooks' __real__Znwm... are left out:
     the C++ runtime, a shared library, defines those."""
+    out = subprocess.run(["readelf", "-sW", runtime_object], check=True,
+                         capture_output=True, text=True).stdout
     names = set()
-    for obj in objects:
-        out = subprocess.run(["readelf", "-sW", obj], check=True,
-                             capture_output=True, text=True).stdout
-        undefined, wrappers = set(), False
-        for line in out.splitlines():
-            fields = line.split()
-            if len(fields) < 8 or not fields[0].endswith(":"):
-                continue
-            ndx, name = fields[6], fields[7]
-            if ndx == "UND" and name.startswith("__real_") and \
-                    not name.startswith("__real__Z"):
-                undefined.add(name[len("__real_"):])
-            elif ndx != "UND" and name.startswith("ownsan_link_"):
-                wrappers = True
-        if not wrappers:
-            names |= undefined
+    for line in out.splitlines():
+        fields = line.split()
+        # Num: Value Size Type Bind Vis Ndx Name
+        if len(fields) < 8 or not fields[0].endswith(":"):
+            continue
+        bind, ndx, name = fields[4], fields[6], fields[7]
+        if (bind == "GLOBAL" and ndx == "UND" and name.startswith("__real_")
+                and not name.startswith("__real__Z")):
+            names.add(name[len("__real_"):])
     return sorted(names)
 
 
-def write_wrap_options(wrap_list: str, objects: Sequence[str],
+def write_wrap_options(wrap_list: str, runtime_object: str,
                        out: str) -> None:
     with open(wrap_list, encoding="utf-8") as f:
         text = f.read()
     wrapped = {line.strip()[len("--wrap="):] for line in text.splitlines()
                if line.strip().startswith("--wrap=")}
-    extra = [name for name in own_real_calls(objects) if name in wrapped]
+    extra = [name for name in own_real_calls(runtime_object)
+             if name in wrapped]
     # (A response file has no comments: the lines say what they are.)
     text += "".join(f"--undefined={name}\n" for name in extra)
     with open(out + ".tmp", "w", encoding="utf-8") as f:
@@ -130,7 +130,7 @@ def main(argv=None) -> int:
     os.replace(args.out + ".tmp", args.out)
     os.remove(merged)
     if args.wrap_list:
-        write_wrap_options(args.wrap_list, args.objects, args.wrap_out)
+        write_wrap_options(args.wrap_list, args.out, args.wrap_out)
     return 0
 
 
