@@ -121,6 +121,8 @@ enum class EffectKind : uint8_t {
   Forget, ///< arg now belongs to a part of LLVM ownsan does not model (ORC):
           ///< still usable, never the caller's to free or leak
   UnterminatedMessage, ///< Message with no NUL terminator (the result)
+  Lends, ///< the result is a string whose bytes a context owns (the wrapper
+         ///< calls CallScope::LentString with it)
 };
 
 constexpr uint8_t kNoArg = 255;
@@ -402,6 +404,15 @@ public:
   using RegetFn = const char *(*)(const void *const *args);
   void BorrowedString(const char *s, const void *a0, const void *a1,
                       const void *a2, RegetFn reget);
+  /// A string struct argument (MlirStringRef): its bytes must not be a
+  /// string the API lent whose owner has died.
+  void CheckStringRef(unsigned arg, const char *data) {
+    if (data && CheckStringRefArg(fn_, arg, data))
+      skip_ = true;
+  }
+  /// The call returned `length` bytes at `data` that `context` owns (the
+  /// spec's lends): they die with it.
+  void LentString(const char *data, size_t length, const void *context);
 
   FnId fn() const { return fn_; }
 
@@ -439,6 +450,8 @@ private:
   static ArgVerdict CheckKindedArg(FnId fn, unsigned arg, const void *h,
                                    HandleType type, uint8_t expected);
   static void RegisterResult(FnId fn, const void *h, HandleType type);
+  /// Runtime::CheckStringRef.
+  static bool CheckStringRefArg(FnId fn, unsigned arg, const char *data);
   /// Records the value deaths the call left pending.
   static void FlushDeaths();
 

@@ -11,7 +11,7 @@ that an empty one survives a CMake list, and no backslash):
   --exclude-header mlir-c/Bindings/Python/Interop.h
   --struct-handles --pointer-handles=
   '--count-before=^(n|num)([A-Z].*)?$' '--count-after=^size$'
-  '--out-success=MlirLogicalResult=r.value != 0'
+  '--out-success=MlirLogicalResult=r.value != 0' --string-ref MlirStringRef
 
 and, when MLIR is not in its LLVM's prefix (an unpacked libmlir-N-dev,
 docs/mlir.md), `--extra-include /usr/lib/llvm-N/include` for the llvm-c
@@ -75,6 +75,11 @@ class Conventions:
     # --include-dir): MLIR's mlir-c/Target/LLVMIR.h includes llvm-c/, in
     # another prefix when MLIR is not installed beside its LLVM.
     extra_includes: Tuple[str, ...] = ()
+    # The typedef of the struct {const char *data; size_t length} the API
+    # passes strings in ("": none). Every argument of this type has its
+    # `data` checked against the strings the API lent (the spec's `lends`)
+    # whose owner has died.
+    string_ref: str = ""
 
     @property
     def out_success_conditions(self) -> Dict[str, str]:
@@ -204,6 +209,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        " repeatable (default: "
                        + ", ".join(f"'{t}={c}'" for t, c in LLVM_OUT_SUCCESS)
                        + ")")
+    group.add_argument("--string-ref", default="", metavar="TYPEDEF",
+                       help="the struct {const char *data; size_t length}"
+                       " strings are passed in: each argument's data is"
+                       " checked against lent strings whose owner died"
+                       " (default: none)")
     group.add_argument("--extra-include", action="append", metavar="DIR",
                        help="another directory the headers include from"
                        " (-I after --include-dir; its headers are not"
@@ -239,6 +249,9 @@ def from_args(args: argparse.Namespace) -> Conventions:
             raise ValueError(f"{option} {value!r}: {e}")
     if not re.fullmatch(r"\w+", args.prefix):
         raise ValueError(f"--prefix {args.prefix!r}: not an identifier")
+    if args.string_ref and not re.fullmatch(r"\w+", args.string_ref):
+        raise ValueError(f"--string-ref {args.string_ref!r}: not an"
+                         " identifier")
     return Conventions(prefix=args.prefix, header_globs=globs,
                        excluded_headers=excluded,
                        struct_handles=args.struct_handles,
@@ -247,4 +260,5 @@ def from_args(args: argparse.Namespace) -> Conventions:
                        count_before=args.count_before,
                        out_success=out_success,
                        wrap_allocation=not args.no_wrap_allocation,
-                       extra_includes=tuple(args.extra_include or ()))
+                       extra_includes=tuple(args.extra_include or ()),
+                       string_ref=args.string_ref)

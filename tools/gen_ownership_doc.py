@@ -227,6 +227,10 @@ def effect_words(fn: Optional[gw.Function], e: gw.Effect) -> str:
             count = f"{arg_text(fn, e.count_arg)}"
         return (f"fills the array in {a} with {count} handles, tracked like"
                 " returned handles")
+    if e.kind == "lends":
+        return (f"the result's bytes belong to the context"
+                f" `{e.count_fn}(arg {e.count_args[0]})` returns: passing"
+                " them back after that context is destroyed is reported")
     if e.kind == "new":
         noun = new_object_noun(fn, e)
         if e.out:

@@ -142,6 +142,7 @@ EFFECT_KINDS = {
     "free_message": "FreeMessage",
     "free_error_message": "FreeErrorMessage",
     "forget": "Forget",
+    "lends": "Lends",
 }
 # Function-level facts that are not spec effects, decided from the
 # function's name, once per function, by the profile's name rules
@@ -245,6 +246,9 @@ class Param:
     elem_struct: bool = False
     is_integer: bool = False  # spelled as one of COUNT_INT_TYPES
     owned_array: bool = False  # a malloc'ed array (see is_owned_array)
+    # Passed as CONVENTIONS.string_ref (MlirStringRef): its `data` is
+    # checked against lent strings whose owner died.
+    string_ref: bool = False
     # Pointer to a struct: its C spelling and its fields (name -> HandleType
     # or None, and name -> C type), for effects on a handle field (`2.MCJMM`).
     record: str = ""
@@ -330,6 +334,8 @@ class Effect:
             if self.extra != NO_ARG:
                 text += f",before={self.extra}"
             return text + ")"
+        if self.kind == "lends":
+            return f"lends(ret,context={self.count_fn}({self.count_args[0]}))"
         if self.kind == "out_array":
             if self.count_fn is not None:
                 args = ",".join(str(a) for a in self.count_args)
@@ -583,6 +589,8 @@ def function_from_cursor(cindex, cursor, include_dir: str) -> Function:
                 struct_handle_name(cindex, element)),
             is_integer=spelling in COUNT_INT_TYPES,
             owned_array=is_owned_array(cindex, arg.type),
+            string_ref=bool(CONVENTIONS.string_ref) and typedef_name(
+                cindex, arg.type) == CONVENTIONS.string_ref,
             record=record,
             fields=fields,
             field_types=field_types,
@@ -797,6 +805,13 @@ _ARG_EFFECT_RE = re.compile(
 _VERSION_RE = re.compile(r"^(since|until)=(\d+)$")
 
 
+def _lends_re() -> "re.Pattern[str]":
+    """lends(ret,context=mlirFn(j)): the returned string's bytes belong to
+    the context the API's function returns for arg j."""
+    return re.compile(r"^lends\(ret,context=(" +
+                      re.escape(CONVENTIONS.prefix) + r"\w+)\((\d+)\)\)$")
+
+
 def _out_array_fn_re() -> "re.Pattern[str]":
     """out_array(i,count=LLVMFn(j[,k])): the count function is the API's."""
     return re.compile(r"^out_array\((\d+),count=(" +
@@ -818,6 +833,12 @@ def parse_effect(token: str) -> Optional[Effect]:
         args = tuple(int(a) for a in m.group(3).split(","))
         return Effect(kind="out_array", arg=int(m.group(1)),
                       count_fn=m.group(2), count_args=args)
+    m = _lends_re().match(token)
+    if m:
+        # (The context function and its argument ride in count_fn and
+        # count_args, as out_array's count function does.)
+        return Effect(kind="lends", arg=RET, count_fn=m.group(1),
+                      count_args=(int(m.group(2)),))
     m = _OUT_ARRAY_ARG_RE.match(token)
     if m:
         return Effect(kind="out_array", arg=int(m.group(1)),
@@ -960,6 +981,29 @@ def _validate_new(entry: "SpecEntry", effect: Effect, fn: "Function",
                               f" ({parent.spelling}) is not a handle")
 
 
+def _validate_lends(entry: "SpecEntry", effect: Effect, fn: "Function",
+                    declared: Dict[str, "Function"], wrapped: Set[str],
+                    text: str) -> None:
+    """lends(ret,context=F(j)): fn returns the API's string struct, and F
+    is an exported function of one argument, arg j, returning a context."""
+    if not CONVENTIONS.string_ref or fn.ret_typedef != CONVENTIONS.string_ref:
+        raise entry.error(f"{text}: {fn.name} returns {fn.ret}, not the"
+                          " string struct (--string-ref"
+                          f" {CONVENTIONS.string_ref or 'is not set'})")
+    context_fn = declared.get(effect.count_fn)
+    if context_fn is None or effect.count_fn not in wrapped:
+        raise entry.error(f"{text}: {effect.count_fn} is not an exported"
+                          " function of the headers")
+    if len(context_fn.params) != 1 or context_fn.ret_handle != "Context":
+        raise entry.error(f"{text}: {effect.count_fn} must take one argument"
+                          " and return a context")
+    arg = _check_index(entry, fn, effect.count_args[0], "argument")
+    if arg.spelling != context_fn.params[0].spelling:
+        raise entry.error(f"{text}: parameter {arg.index} ({arg.spelling})"
+                          f" is not what {effect.count_fn} takes"
+                          f" ({context_fn.params[0].spelling})")
+
+
 def effect_type_name(fn: "Function", effect: Effect) -> str:
     """The C handle type of the object a New/Own effect is about."""
     if effect.kind == "new":
@@ -992,6 +1036,9 @@ def _validate_effect(entry: SpecEntry, effect: Effect, fn: Function,
     text = effect.spec_text()
     if effect.kind == "new" or effect.kind in STRING_EFFECTS:
         _validate_new(entry, effect, fn, text)
+        return
+    if effect.kind == "lends":
+        _validate_lends(entry, effect, fn, declared, wrapped, text)
         return
     if effect.arg == RET:
         # own(ret,by=J) / forget(ret): the result is a handle; so is J.
@@ -1569,6 +1616,8 @@ def _checks_before_call(fn: Function, cls: Classification,
         elif param.handle is not None:
             lines.append(f"call.CheckHandle({i}, {param_value(param)}, "
                          f"{handle_enum(param.handle)});")
+        elif param.string_ref:
+            lines.append(f"call.CheckStringRef({i}, p{i}.data);")
         elif i in arrays:
             array = arrays[i]
             lines.append(f"call.CheckArray({i}, (const void *const *)p{i}, "
@@ -1621,6 +1670,15 @@ def _checks_after_call(fn: Function, cls: Classification, hook_args: str,
         lines.append(f"if ({cls.out_condition} && p{i})")
         lines.append(f"  call.Returned({value}, "
                      f"{handle_enum(out.handle)});")
+    for effect in cls.effects:
+        if effect.kind != "lends":
+            continue
+        context_fn = declared[effect.count_fn]
+        j = effect.count_args[0]
+        lines.append("if (r.data && r.length)")
+        lines.append(f"  call.LentString(r.data, r.length, (const void *)"
+                     f"OWNSAN_REAL({context_fn.name}, "
+                     f"{cxx_fn_pointer_type(context_fn)})(p{j}).ptr);")
     if lends_string(fn, cls):
         handles = [f"(const void *){param_value(p)}" if p.handle
                    else "nullptr" for p in fn.params]
@@ -1721,7 +1779,8 @@ def render_wrapper(fn: Function, cls: Classification,
             out.append(f"  void *const slots[] = {{{slots}}};")
 
     out += _checking_block(_checks_before_call(fn, cls, hook_args))
-    if any(p.handle for p in fn.params) or cls.arrays or cls.has_hooks:
+    if (any(p.handle or p.string_ref for p in fn.params) or cls.arrays
+            or cls.has_hooks):
         # The runtime may hold the call back (a report in continue mode, or
         # a freed memory buffer waiting in the quarantine); the caller then
         # gets a neutral result.
@@ -2117,6 +2176,9 @@ def classification_line(fn: Function, cls: Classification) -> str:
     if cls.expects:
         kinds = [f"{i}:{cls.expects[i][1].name}" for i in sorted(cls.expects)]
         line += f" kinds={_format_items(kinds)}"
+    strings = [str(p.index) for p in fn.params if p.string_ref]
+    if strings:
+        line += f" strings={_format_items(strings)}"
     return line
 
 

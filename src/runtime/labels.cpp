@@ -69,6 +69,9 @@ std::string Runtime::ShortLabel(const ObjectRecord *r) {
     return absl::StrCat("type ", name.empty() ? addr : name);
   case ObjectKind::Opaque:
     return absl::StrCat(name.empty() ? "object" : name, " ", addr);
+  case ObjectKind::LentString:
+    // (Its bytes as they were when it was lent, cut to kLentStringShown.)
+    return absl::StrCat("string ", addr, " \"", absl::CEscape(raw_name), "\"");
   case ObjectKind::Message:
   case ObjectKind::ErrorMessage:
     if (r->rare().unterminated)

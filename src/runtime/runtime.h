@@ -61,6 +61,13 @@ public:
   bool Before(FnId fn, const void *const *args, void *const *slots);
   void After(FnId fn, const void *const *args, const void *ret, bool ok);
   void Register(FnId fn, const void *h, HandleType type);
+  /// A string argument's bytes (MlirStringRef's `data`): reported if they
+  /// are a lent string whose owner died.
+  bool CheckStringRef(FnId fn, unsigned arg, const char *data);
+  /// `length` bytes at `data` a call lent (the spec's `lends`), which
+  /// `context` owns: they die with it.
+  void RegisterLentString(FnId fn, const char *data, size_t length,
+                          const void *context);
 
   // --- From the allocator. ---
   /// Memory [p, p+n) was just allocated by operator new.
@@ -441,6 +448,10 @@ private:
 
   /// Builders whose insertion block or instruction died: checked on use.
   AddressFilter dangling_builders_;
+  /// Where lent strings were registered: a block leaving the quarantine
+  /// here stops matching at once (a program string the allocation hook
+  /// does not see, from realloc or mmap, may come next; see strings.cpp).
+  AddressFilter lent_string_pages_;
   /// Block/instruction record -> builders positioned at it.
   absl::flat_hash_map<ObjectRecord *, absl::flat_hash_set<ObjectRecord *>>
       positioned_at_ ABSL_GUARDED_BY(mu_);

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "core/tls_model.h"
+#include "runtime/record_cache.h"
 #include "runtime/runtime.h"
 #include "runtime/runtime_internal.h"
 
@@ -17,6 +18,7 @@
 
 #include <malloc.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace ownsan {
@@ -143,6 +145,97 @@ bool Runtime::CheckLentStringFree(FnId fn, unsigned arg, const void *s) {
     return ReportLentStringFree(fn, arg, s, r, e.fn, owner);
   }
   return false;
+}
+
+//===----------------------------------------------------------------------===//
+// Strings a context owns (the spec's `lends`: MLIR's identifiers, string
+// attributes...). Their bytes die with the context: a lent string is a
+// record whose parent is its context, so the context's death moves it into
+// the shadow map before the context's memory is freed, and the blocks
+// holding it wait in the quarantine (TakeIntoQuarantine). Only a string
+// struct argument (MlirStringRef) is checked against them: the program's
+// own reads of the bytes are not calls.
+//
+// Zero false positives: a dead string is matched only while no memory
+// could have been handed out over it. The allocation hook sees malloc and
+// operator new over it; realloc, calloc and mmap it does not, so a block
+// holding lent strings stops matching as soon as it leaves the quarantine.
+//===----------------------------------------------------------------------===//
+
+namespace {
+// The bytes a report shows of a lent string.
+constexpr size_t kLentStringShown = 64;
+} // namespace
+
+void Runtime::RegisterLentString(FnId fn, const char *data, size_t length,
+                                 const void *context) {
+  // Fast path: a string this thread saw lent lately.
+  if (ObjectRecord *r = CachedLive(data))
+    if (r->kind == ObjectKind::LentString)
+      return;
+  RuntimeSection section;
+  ObjectRecord *ctx = FindOrAdopt(fn, context, HandleType::Context);
+  if (!ctx || ctx->kind != ObjectKind::Context)
+    return;
+  // Case: the address is another live object's (not a string a context
+  // owns, whatever the call says): nothing to judge.
+  if (ObjectRecord *r = LookupLive(data); r)
+    return;
+  // (The context is live and owns the bytes: they can be read now, and
+  // only now.)
+  std::string text(data, std::min(length, kLentStringShown));
+  StackId stack = CurrentCallStack();
+  MutexLock lock(&mu_);
+  if (graph_.Find(data))
+    return; // (another thread registered it meanwhile)
+  ObjectRecord *prev = TakeOverFreedAddress(data);
+  ObjectRecord *r = graph_.Add(data, ObjectKind::LentString, ctx);
+  r->name = text;
+  CacheRecord(data, r);
+  r->created_by = fn;
+  r->create_stack = stack;
+  r->create_thread = CurrentThreadNumber();
+  LinkPredecessor(r, prev);
+  tracked_pages_.Add(data);
+  lent_string_pages_.Add(data);
+}
+
+bool Runtime::CheckStringRef(FnId fn, unsigned arg, const char *data) {
+  // Fast path: no freed object was ever near these bytes.
+  if (!ABSL_TS_UNCHECKED_READ(shadow_).MaybeContains(data))
+    return false;
+  RuntimeSection section;
+  ObjectRecord *freed;
+  ShadowMap::EvictedObject evicted;
+  bool was_evicted = false;
+  HistoryPin pin(this);
+  {
+    MutexLock lock(&mu_);
+    freed = shadow_.Find(data);
+    // Case: the bytes are where another kind of object died (memory ownsan
+    // never saw reused for the program's string): say nothing.
+    if (freed && freed->kind != ObjectKind::LentString)
+      freed = nullptr;
+    if (freed)
+      pin.Take(); // (read below, without the lock)
+    else
+      was_evicted = shadow_.FindEvicted(data, &evicted) &&
+                    evicted.kind == ObjectKind::LentString;
+  }
+  if (was_evicted)
+    return ReportEvicted(fn, arg, data, evicted);
+  // Case: a string its context lent, used after the context died.
+  return freed && ReportFreedUse(fn, arg, data, freed, nullptr);
+}
+
+void CallScope::LentString(const char *data, size_t length,
+                           const void *context) {
+  if (!unverified_)
+    Runtime::Get().RegisterLentString(fn_, data, length, context);
+}
+
+bool CallScope::CheckStringRefArg(FnId fn, unsigned arg, const char *data) {
+  return Runtime::Get().CheckStringRef(fn, arg, data);
 }
 
 } // namespace ownsan

@@ -1026,7 +1026,8 @@ MLIR_OPTIONS = [
     "--exclude-header", "mlir-c/Bindings/Python/Interop.h",
     "--struct-handles", "--pointer-handles=",
     "--count-before=^(n|num)([A-Z].*)?$", "--count-after=^size$",
-    "--out-success=MlirLogicalResult=r.value != 0"]
+    "--out-success=MlirLogicalResult=r.value != 0",
+    "--string-ref", "MlirStringRef"]
 MLIR_HANDLE_TYPES = os.path.join(REPO_ROOT, "src", "profiles", "mlir_c",
                                  "handle_types.def")
 
@@ -1063,6 +1064,7 @@ class ConventionsTest(unittest.TestCase):
                          ("llvm-c/*.h", "llvm-c/Transforms/*.h"))
         self.assertEqual(conv.excluded_headers, ("llvm-c/lto.h",))
         self.assertFalse(conv.struct_handles)
+        self.assertEqual(conv.string_ref, "")
         self.assertEqual(conv.out_success_conditions,
                          {"LLVMBool": "r == 0", "LLVMErrorRef": "r == nullptr"})
         self.assertEqual((conv.header_dir, conv.api_name),
@@ -1075,6 +1077,7 @@ class ConventionsTest(unittest.TestCase):
         self.assertEqual(conv.excluded_headers,
                          ("mlir-c/Bindings/Python/Interop.h",))
         self.assertTrue(conv.struct_handles)
+        self.assertEqual(conv.string_ref, "MlirStringRef")
         self.assertIsNone(conv.pointer_handle_re())
         self.assertEqual(conv.out_success_conditions,
                          {"MlirLogicalResult": "r.value != 0"})
@@ -1300,6 +1303,8 @@ FAKE_MLIR_HEADER = textwrap.dedent("""\
     MlirLogicalResult mlirMakeOp(MlirContext ctx, MlirOperation *OutOp);
     MlirLogicalResult mlirAbsorb(MlirOperation into, MlirOperation op);
     const char *mlirOperationName(MlirOperation op);
+    MlirStringRef mlirTypeText(MlirType t);
+    MlirContext mlirTypeGetContext(MlirType t);
     void mlirHolderTake(MlirOpHolder *holder);
     void mlirUseOthers(MlirStringRef s, MlirLogicalResult r,
                        MlirCallbackBox b, MlirVoidRef v, MlirNotPtr d);
@@ -1325,6 +1330,7 @@ FAKE_MLIR_SPEC = textwrap.dedent("""\
     mlirModuleCreateEmpty new(ret)
     mlirAbsorb consume_if_ok(1)
     mlirHolderTake forget(0.op)
+    mlirTypeText lends(ret,context=mlirTypeGetContext(0))
     """)
 # A table for the fake header whose handle types llvm_c's has too (the
 # wrappers compile with that one).
@@ -1481,6 +1487,53 @@ class StructHandlesTest(unittest.TestCase):
                       " nullptr, &ownsan_reget_mlirOperationName);",
                       self.render(fn.name))
 
+    def test_string_ref_arguments_are_checked(self):
+        # MlirStringRef (--string-ref): its data is checked, and a call
+        # with only such an argument can be held back by a report too.
+        params = self.declared["mlirUseOthers"].params
+        self.assertEqual([p.string_ref for p in params],
+                         [True, False, False, False, False])
+        text = self.render("mlirUseOthers")
+        self.assertIn("call.CheckStringRef(0, p0.data);", text)
+        self.assertIn("if (call.Skipped())\n    return;", text)
+        self.assertIn(" strings=[0]",
+                      gw.classification_line(self.declared["mlirUseOthers"],
+                                             self.classify("mlirUseOthers")))
+
+    def test_lends_registers_the_string_with_its_context(self):
+        (effect,) = self.effects["mlirTypeText"]
+        self.assertEqual(effect.spec_text(),
+                         "lends(ret,context=mlirTypeGetContext(0))")
+        self.assertIn("if (r.data && r.length)\n"
+                      "      call.LentString(r.data, r.length, "
+                      "(const void *)OWNSAN_REAL(mlirTypeGetContext, "
+                      "MlirContext (*)(MlirType))(p0).ptr);",
+                      self.render("mlirTypeText"))
+
+    def test_lends_errors(self):
+        bad = {
+            # Not a string struct result.
+            "mlirContextCreate lends(ret,context=mlirTypeGetContext(0))":
+                "not the string struct",
+            # The context function does not return a context.
+            "mlirTypeText lends(ret,context=mlirTypeText(0))":
+                "return a context",
+            # Not declared.
+            "mlirTypeText lends(ret,context=mlirNoSuch(0))":
+                "not an exported function",
+            # Arg 0 is not what the context function takes.
+            "mlirTypeText lends(ret,context=mlirModuleCreateEmpty(0))":
+                "return a context",
+        }
+        for line, message in bad.items():
+            with self.subTest(line=line):
+                entries = gw.parse_spec_text(line, "bad.spec")
+                with self.assertRaisesRegex(gw.SpecError, message):
+                    gw.resolve_spec(entries, 19, self.declared,
+                                    set(self.declared))
+        self.assertIsNone(gw.parse_effect("lends(0,context=mlirX(0))"))
+        self.assertIsNone(gw.parse_effect("lends(ret,context=LLVMX(0))"))
+
     def test_classification_header(self):
         text = gw.render_classification([], {}, 19, "m.spec", "k.spec")
         self.assertIn("(return type is not MlirLogicalResult)", text)
@@ -1542,8 +1595,8 @@ class FakeMlirEndToEndTest(unittest.TestCase):
     def test_generates(self):
         self.assertEqual(self.result.returncode, 0, self.result.stderr)
         self.assertEqual(self.result.stdout.strip(),
-                         "ownsan: wrapped 14 of 14 exported MLIR-C functions"
-                         " (14 declared in headers), LLVM 19")
+                         "ownsan: wrapped 16 of 16 exported MLIR-C functions"
+                         " (16 declared in headers), LLVM 19")
         self.assertIn("--wrap=mlirGetDialectHandle__func__\n",
                       self.read("ownsan.wrap"))
         self.assertIn("\n    mlir*;\n", self.read("ownsan.map"))
@@ -1577,7 +1630,7 @@ class FakeMlirEndToEndTest(unittest.TestCase):
         spec.loader.exec_module(module)
         names = module.wrapped_llvm_functions(
             os.path.join(self.out, "ownsan.wrap"))
-        self.assertEqual(len(names), 14)
+        self.assertEqual(len(names), 16)
         self.assertIn("mlirContextDestroy", names)
         self.assertFalse([n for n in names if n.startswith("_Z")])
 

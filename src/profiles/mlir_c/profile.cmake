@@ -72,6 +72,7 @@ set(OWNSAN_PROFILE_GEN_ARGS
   --struct-handles --pointer-handles=
   "--count-before=^(n|num)([A-Z].*)?$" "--count-after=^size$"
   "--out-success=MlirLogicalResult=r.value != 0"
+  --string-ref MlirStringRef
   --no-wrap-allocation)
 foreach(_dir IN LISTS _ownsan_mlir_extra_includes)
   list(APPEND OWNSAN_PROFILE_GEN_ARGS --extra-include ${_dir})

@@ -99,6 +99,7 @@
  *   use_op_after_module_destroy     use-after-free      exit 0
  *   use_op_after_parent_destroy     use-after-free      exit 0
  *   use_after_context_destroy       use-after-free      exit 0
+ *   use_string_after_context_destroy use-after-free     exit 0
  *   double_destroy_op               double-free         SIGABRT
  *   destroy_attached_block          invalid-free        SIGSEGV later
  *   use_region_after_op_create      use-after-free      exit 0
@@ -514,6 +515,57 @@ STEP int case_use_after_context_destroy(bool fixed) {
     // CHECK-use_after_context_destroy: ownership chain when freed: context [[CTX]] -> type i32{{$}}
     // CHECK-use_after_context_destroy: SUMMARY: OwnSan: use-after-free in mlirIntegerTypeGetWidth {{.*}}seeded_mlir.c:{{[0-9]+}}:{{[0-9]+}} in use_type_width{{$}}
   }
+  return 0;
+}
+
+/* A binding keeps the MlirStringRef mlirStringAttrGetValue lent (@f's
+ * name: the bytes belong to the context, in its attribute storage) and
+ * passes it back to MLIR after mlirContextDestroy.
+ * valgrind: "Invalid read of size 1" in mlir::StringAttr::get under
+ * mlirStringAttrGet, 1,120 bytes inside a 4,096-byte block (a slab of the
+ * context's allocator) freed by mlirContextDestroy.
+ * native: exits 0 silently, having copied whatever the freed slab held. */
+STEP MlirStringRef keep_symbol_name(MlirOperation op) {
+  say(__func__, "mlirStringAttrGetValue(sym_name of @f)");
+  MlirAttribute name = mlirOperationGetAttributeByName(op, str("sym_name"));
+  return mlirStringAttrGetValue(name);
+}
+
+STEP void use_kept_string(MlirContext ctx, MlirStringRef s) {
+  say(__func__, "mlirStringAttrGet(ctx, kept name)");
+  MlirAttribute copy = mlirStringAttrGet(ctx, s);
+  say(__func__, "mlirStringAttrGet -> %s",
+      mlirAttributeIsNull(copy) ? "null" : "an attribute");
+}
+
+STEP int case_use_string_after_context_destroy(bool fixed) {
+  struct tiny t;
+  if (build_tiny(&t))
+    return EXIT_SETUP;
+  // CHECK-use_string_after_context_destroy: seeded: context = [[CTX:0x[0-9a-f]+]]
+  MlirStringRef name = keep_symbol_name(t.f);
+  note_handle("subject", name.data);
+  // CHECK-use_string_after_context_destroy: seeded: subject = [[S:0x[0-9a-f]+]]
+  destroy_the_module(t.mod);
+  MlirContext other = make_context();
+  if (fixed) {
+    use_kept_string(other, name);
+    destroy_the_context(t.ctx);
+  } else {
+    destroy_the_context(t.ctx);
+    use_kept_string(other, name); /* BUG: the bytes died with t.ctx. */
+    // CHECK-use_string_after_context_destroy: ==[[PID]]==ERROR: OwnSan: use-after-free on MlirStringRef [[S]] (string [[S]] "f"){{$}}
+    // CHECK-use_string_after_context_destroy-NEXT: passed as argument 2 of mlirStringAttrGet on thread T0:
+    // CHECK-use_string_after_context_destroy-NEXT: #0 {{.*}} in use_kept_string {{.*}}seeded_mlir.c:
+    // CHECK-use_string_after_context_destroy-NEXT: #1 {{.*}} in case_use_string_after_context_destroy {{.*}}seeded_mlir.c:[[@LINE-4]]:
+    // CHECK-use_string_after_context_destroy: freed by mlirContextDestroy(context [[CTX]]) on thread T0, because it belonged to that context:
+    // CHECK-use_string_after_context_destroy-NEXT: #0 {{.*}} in destroy_the_context {{.*}}seeded_mlir.c:
+    // CHECK-use_string_after_context_destroy: created by mlirStringAttrGetValue on thread T0:
+    // CHECK-use_string_after_context_destroy-NEXT: #0 {{.*}} in keep_symbol_name {{.*}}seeded_mlir.c:
+    // CHECK-use_string_after_context_destroy: ownership chain when freed: context [[CTX]] -> string [[S]] "f"{{$}}
+    // CHECK-use_string_after_context_destroy: SUMMARY: OwnSan: use-after-free in mlirStringAttrGet {{.*}}seeded_mlir.c:{{[0-9]+}}:{{[0-9]+}} in use_kept_string{{$}}
+  }
+  destroy_the_context(other);
   return 0;
 }
 
@@ -970,6 +1022,7 @@ static const struct {
     {"use_op_after_module_destroy", case_use_op_after_module_destroy},
     {"use_op_after_parent_destroy", case_use_op_after_parent_destroy},
     {"use_after_context_destroy", case_use_after_context_destroy},
+    {"use_string_after_context_destroy", case_use_string_after_context_destroy},
     {"double_destroy_op", case_double_destroy_op},
     {"destroy_attached_block", case_destroy_attached_block},
     {"use_region_after_op_create", case_use_region_after_op_create},
