@@ -29,17 +29,30 @@ extern "C" void __libc_free(void *p);
 
 void OwnsanOnAllocation(const void *p, size_t n);
 bool OwnsanTakeIntoQuarantine(void *p);
+// src/runtime/native_reuse.cpp: glibc's per-thread cache, replayed, so a
+// report can say what a held block would hold without ownsan.
+void OwnsanNativeReuseHeld(const void *p);
+void OwnsanNativeReuseFreed(const void *p);
+void OwnsanNativeReuseMalloc(const void *p);
 
 extern "C" OWNSAN_EXPORT void *malloc(size_t n) {
   void *p = __libc_malloc(n);
-  if (p)
+  if (p) {
     OwnsanOnAllocation(p, n);
+    OwnsanNativeReuseMalloc(p);
+  }
   return p;
 }
 
 extern "C" OWNSAN_EXPORT void free(void *p) {
-  if (p && !OwnsanTakeIntoQuarantine(p))
-    __libc_free(p);
+  if (!p)
+    return;
+  if (OwnsanTakeIntoQuarantine(p)) {
+    OwnsanNativeReuseHeld(p);
+    return;
+  }
+  OwnsanNativeReuseFreed(p);
+  __libc_free(p);
 }
 
 namespace ownsan {

@@ -53,6 +53,9 @@ struct ErrorReport {
   /// UseAfterFree on a reused address: the live object that has it now.
   /// DanglingInsertionPoint: the freed block or instruction.
   const ObjectRecord *related = nullptr;
+  /// UseAfterFree on an address the quarantine holds: the live object
+  /// glibc would have put there without ownsan (native_reuse.cpp).
+  const ObjectRecord *native_successor = nullptr;
   /// ContextRace: the other thread inside a call on the same context.
   bool has_other = false;
   uint32_t other_thread = 0;

@@ -391,6 +391,12 @@ ResolvedReport ResolveOnce(const ErrorReport &rep, const ReportContext &ctx) {
         r.related_label, " (", r.related_identity, ")");
     r.related_create = ResolveCreate(now, ctx);
   }
+  if (const ObjectRecord *next = rep.native_successor;
+      next && !r.identity_line.empty()) {
+    r.native_label = FullLabel(next, ctx);
+    r.native_identity = absl::StrCat(Hex(next->addr), "#", next->generation());
+    r.native_create = ResolveCreate(next, ctx);
+  }
   r.create = ResolveCreate(obj, ctx);
   if (FnIndex first = obj->rare().first_seen_in;
       !r.create.present && first != kNoFn)
@@ -461,6 +467,21 @@ std::string RenderText(const ResolvedReport &r) {
     else
       out += "\n";
   }
+  if (!r.native_label.empty()) {
+    // (What makes a binding's stale handle give wrong answers natively.)
+    absl::StrAppend(&out,
+                    "  without ownsan the address would now hold a newer "
+                    "object: glibc gives a freed block to the next request "
+                    "of its size, which was for ",
+                    r.native_label, " (now at ", r.native_identity,
+                    "; the quarantine kept this address from it)");
+    if (r.native_create.present)
+      absl::StrAppend(&out, ", created by ", r.native_create.function,
+                      " on thread ", ThreadName(r.native_create.thread), ":\n",
+                      StackText(r.native_create.stack, r.fold));
+    else
+      out += "\n";
+  }
   if (r.create.present)
     absl::StrAppend(&out, "  ", r.create.heading, ":\n",
                     StackText(r.create.stack, r.fold));
@@ -518,6 +539,12 @@ std::string RenderJson(const ResolvedReport &r) {
     absl::StrAppend(&out, "{\"kind\":", JsonEscape(r.related_kind),
                     ",\"label\":", JsonEscape(r.related_label),
                     ",\"identity\":", JsonEscape(r.related_identity), "}");
+  out += ",\"native_successor\":";
+  if (r.native_label.empty())
+    out += "null";
+  else
+    absl::StrAppend(&out, "{\"label\":", JsonEscape(r.native_label),
+                    ",\"identity\":", JsonEscape(r.native_identity), "}");
   absl::StrAppend(&out, ",\"summary\":", JsonEscape(r.summary),
                   ",\"text\":", JsonEscape(RenderText(r)), "}");
   return out;

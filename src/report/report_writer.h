@@ -97,6 +97,9 @@ struct ResolvedReport {
   ResolvedEvent related_create;
   ResolvedEvent other; ///< context-race: the other thread's call
   std::string related_kind, related_label, related_identity;
+  /// ErrorReport::native_successor: its label and identity, "" if none.
+  std::string native_label, native_identity;
+  ResolvedEvent native_create;
   std::vector<std::pair<std::string, std::string>> chain; ///< kind, label
   bool chain_when_freed = false;
   /// Only the kind of the freed object is known (history_size_mb).

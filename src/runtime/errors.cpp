@@ -51,6 +51,8 @@ bool Runtime::ReportFreedUse(FnId fn, unsigned arg, const void *h,
     kind = ErrorKind::UseAfterConsume;
   ErrorReport rep = NewReport(kind, freed, h, fn, arg);
   rep.related = now;
+  if (kind == ErrorKind::UseAfterFree && !now)
+    rep.native_successor = NativeSuccessorOf(freed->addr);
   return Report(std::move(rep));
 }
 

@@ -47,7 +47,7 @@ void Runtime::HoldAll(const Quarantine::Chunk *chunks, size_t n) {
       // A block that held lent strings stops matching now (strings.cpp).
       if (lent_string_pages_.MaybeOverlaps(c.p, c.size)) {
         MutexLock lock(&mu_);
-        shadow_.DropRange(c.p, c.size);
+        ForgetReleasedBlock(c.p, c.size);
       }
       OwnsanReleaseDeleted(c.p);
       continue;

@@ -83,6 +83,14 @@ public:
   void Hold(Quarantine::Chunk chunk);
   /// Hold() for several chunks, with one lock.
   void HoldAll(const Quarantine::Chunk *chunks, size_t n);
+  /// The malloc observer's tcache replay (native_reuse.cpp): without
+  /// ownsan, glibc would have given `held` (`size` bytes), which the
+  /// quarantine took, to the request that got `successor`.
+  void NoteNativeSuccessor(const void *held, size_t size,
+                           const void *successor);
+  /// The live object that would be at `addr` without the quarantine (at
+  /// the same offset in the native successor's block), or nullptr.
+  const ObjectRecord *NativeSuccessorOf(const void *addr);
   /// Records the value deaths in the blocks operator delete released during
   /// this thread's running call (see DeferDeaths), then (`release`) holds or
   /// frees the blocks. Only the call that deferred them releases them.
@@ -269,6 +277,9 @@ private:
   /// see (a buffer or a string the quarantine held whole): the address
   /// stops matching.
   void ForgetReleasedAddress(const void *p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  /// The same for every address in a block (one that held lent strings).
+  void ForgetReleasedBlock(const void *p, size_t size)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // --- Ownership sub-states of a LIVE record (tracker_registration.cpp). ---
   /// Detached from its parent: the caller owns it now.
@@ -512,6 +523,19 @@ private:
 
   Mutex quarantine_mu_;
   Quarantine quarantine_ ABSL_GUARDED_BY(quarantine_mu_);
+
+  /// Where glibc would have put the blocks the quarantine took
+  /// (native_reuse.cpp): the newest kNativeSuccessors.
+  struct NativeSuccessor {
+    const void *held = nullptr;
+    size_t size = 0;
+    const void *successor = nullptr;
+  };
+  static constexpr size_t kNativeSuccessors = 256;
+  Mutex native_reuse_mu_; // a leaf
+  NativeSuccessor
+      native_successors_[kNativeSuccessors] ABSL_GUARDED_BY(native_reuse_mu_);
+  size_t native_successors_next_ ABSL_GUARDED_BY(native_reuse_mu_) = 0;
 
   // The C++ helper (libownsan_observer.so).
   void *(*observer_copy_)(void *) = nullptr; ///< copies a MemoryBuffer

@@ -29,6 +29,10 @@ void OwnsanReleaseDeleted(void *p);
 
 namespace ownsan {
 
+/// The runtime exists and its constructor has finished (runtime.cpp): the
+/// allocation hooks may call into it.
+extern std::atomic<bool> g_runtime_ready;
+
 // Marks the runtime's own work on this thread: nested wrapped calls are not
 // checked and the allocation hook ignores the runtime's own allocations.
 // A signal handler's wrapped call that interrupts the work is forwarded

@@ -150,7 +150,8 @@ bool Runtime::CheckLentStringFree(FnId fn, unsigned arg, const void *s) {
 //===----------------------------------------------------------------------===//
 // Strings a context owns (the spec's `lends`: MLIR's identifiers, string
 // attributes...). Their bytes die with the context: a lent string is a
-// record whose parent is its context, so the context's death moves it into
+// record whose parent is its context (RegisterLentString in
+// tracker_registration.cpp), so the context's death moves it into
 // the shadow map before the context's memory is freed, and the blocks
 // holding it wait in the quarantine (TakeIntoQuarantine). Only a string
 // struct argument (MlirStringRef) is checked against them: the program's
@@ -161,44 +162,6 @@ bool Runtime::CheckLentStringFree(FnId fn, unsigned arg, const void *s) {
 // operator new over it; realloc, calloc and mmap it does not, so a block
 // holding lent strings stops matching as soon as it leaves the quarantine.
 //===----------------------------------------------------------------------===//
-
-namespace {
-// The bytes a report shows of a lent string.
-constexpr size_t kLentStringShown = 64;
-} // namespace
-
-void Runtime::RegisterLentString(FnId fn, const char *data, size_t length,
-                                 const void *context) {
-  // Fast path: a string this thread saw lent lately.
-  if (ObjectRecord *r = CachedLive(data))
-    if (r->kind == ObjectKind::LentString)
-      return;
-  RuntimeSection section;
-  ObjectRecord *ctx = FindOrAdopt(fn, context, HandleType::Context);
-  if (!ctx || ctx->kind != ObjectKind::Context)
-    return;
-  // Case: the address is another live object's (not a string a context
-  // owns, whatever the call says): nothing to judge.
-  if (ObjectRecord *r = LookupLive(data); r)
-    return;
-  // (The context is live and owns the bytes: they can be read now, and
-  // only now.)
-  std::string text(data, std::min(length, kLentStringShown));
-  StackId stack = CurrentCallStack();
-  MutexLock lock(&mu_);
-  if (graph_.Find(data))
-    return; // (another thread registered it meanwhile)
-  ObjectRecord *prev = TakeOverFreedAddress(data);
-  ObjectRecord *r = graph_.Add(data, ObjectKind::LentString, ctx);
-  r->name = text;
-  CacheRecord(data, r);
-  r->created_by = fn;
-  r->create_stack = stack;
-  r->create_thread = CurrentThreadNumber();
-  LinkPredecessor(r, prev);
-  tracked_pages_.Add(data);
-  lent_string_pages_.Add(data);
-}
 
 bool Runtime::CheckStringRef(FnId fn, unsigned arg, const char *data) {
   // Fast path: no freed object was ever near these bytes.

@@ -394,6 +394,10 @@ void Runtime::OnAllocation(const void *p, size_t n) {
 
 void Runtime::ForgetReleasedAddress(const void *p) { shadow_.DropRange(p, 1); }
 
+void Runtime::ForgetReleasedBlock(const void *p, size_t size) {
+  shadow_.DropRange(p, size);
+}
+
 // Does [p, p + size) hold the object the running call frees explicitly?
 // Its record was matched at its address when the call began (Before), and
 // the memory is only now being released: the block is one a stale handle

@@ -110,6 +110,7 @@
 
 #include "fn_ids.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -341,6 +342,45 @@ void Runtime::RegisterOpaque(FnId fn, const void *h, const char *type,
   r->create_thread = CurrentThreadNumber();
   LinkPredecessor(r, prev);
   tracked_pages_.Add(h);
+}
+
+namespace {
+// The bytes a report shows of a lent string.
+constexpr size_t kLentStringShown = 64;
+} // namespace
+
+void Runtime::RegisterLentString(FnId fn, const char *data, size_t length,
+                                 const void *context) {
+  // Case: bytes a context owns (strings.cpp). Fast path: a string this
+  // thread saw lent lately.
+  if (ObjectRecord *r = CachedLive(data))
+    if (r->kind == ObjectKind::LentString)
+      return;
+  RuntimeSection section;
+  ObjectRecord *ctx = FindOrAdopt(fn, context, HandleType::Context);
+  if (!ctx || ctx->kind != ObjectKind::Context)
+    return;
+  // Case: the address is another live object's (not a string a context
+  // owns, whatever the call says): nothing to judge.
+  if (ObjectRecord *r = LookupLive(data); r)
+    return;
+  // (The context is live and owns the bytes: they can be read now, and
+  // only now.)
+  std::string text(data, std::min(length, kLentStringShown));
+  StackId stack = CurrentCallStack();
+  MutexLock lock(&mu_);
+  if (graph_.Find(data))
+    return; // (another thread registered it meanwhile)
+  ObjectRecord *prev = TakeOverFreedAddress(data);
+  ObjectRecord *r = graph_.Add(data, ObjectKind::LentString, ctx);
+  r->name = text;
+  CacheRecord(data, r);
+  r->created_by = fn;
+  r->create_stack = stack;
+  r->create_thread = CurrentThreadNumber();
+  LinkPredecessor(r, prev);
+  tracked_pages_.Add(data);
+  lent_string_pages_.Add(data);
 }
 
 ObjectRecord *Runtime::FindOrAdopt(FnId fn, const void *h, HandleType type) {
