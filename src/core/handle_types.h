@@ -110,6 +110,16 @@ bool KindEndsWatchedDescendants(ObjectKind k);
 bool KindOwnedIfCreated(ObjectKind k);
 /// Live objects of this kind at exit are leaks (see handle_types.def).
 bool KindCallerDisposes(ObjectKind k);
+/// An object of this kind is named by its printed form (`i32`)
+/// (OWNSAN_KIND_PRINTED).
+inline constexpr uint64_t kPrintedKindBits = 0u
+#define OWNSAN_KIND_PRINTED(Kind)                                              \
+  | (uint64_t{1} << static_cast<unsigned>(ObjectKind::Kind))
+#include OWNSAN_HANDLE_TYPES_DEF
+    ;
+inline bool IsPrintedKind(ObjectKind k) {
+  return (kPrintedKindBits >> static_cast<unsigned>(k)) & 1;
+}
 
 /// "LLVMExecutionEngineRef" -> "execution engine",
 /// "LLVMMCJITMemoryManagerRef" -> "mcjit memory manager".

@@ -25,19 +25,16 @@ namespace ownsan {
 // Does SnapshotName ask LLVM (values, types), or is the name the one
 // recorded at registration (modules: see RegisterImpl)?
 bool Runtime::NameComesFromLLVM(const ObjectRecord *r) {
-  return IsWatchedKind(r->kind) || r->kind == ObjectKind::Type;
+  return IsWatchedKind(r->kind) || IsPrintedKind(r->kind);
 }
 
 std::string Runtime::SnapshotName(const ObjectRecord *r) {
   void *h = const_cast<void *>(r->addr);
   if (IsWatchedKind(r->kind))
     return ValueName(h, r->kind);
-  switch (r->kind) {
-  case ObjectKind::Type:
-    return kProfile.type_text(h);
-  default:
-    return r->name;
-  }
+  if (IsPrintedKind(r->kind))
+    return kProfile.printed_text(h, r->kind);
+  return r->name;
 }
 
 std::string Runtime::ShortLabel(const ObjectRecord *r) {
@@ -59,14 +56,14 @@ std::string Runtime::ShortLabel(const ObjectRecord *r) {
   // them: `function @f`, `operation "func.func" @f`.
   if (IsWatchedKind(r->kind))
     return kProfile.watched_label(r->kind, name, addr);
+  if (IsPrintedKind(r->kind))
+    return absl::StrCat(KindNoun(r->kind), " ", name.empty() ? addr : name);
   switch (r->kind) {
   case ObjectKind::Context:
     return absl::StrCat("context ", addr,
                         r->is_global_context ? " (global)" : "");
   case ObjectKind::Module:
     return absl::StrCat("module \"", name, "\"");
-  case ObjectKind::Type:
-    return absl::StrCat("type ", name.empty() ? addr : name);
   case ObjectKind::Opaque:
     return absl::StrCat(name.empty() ? "object" : name, " ", addr);
   case ObjectKind::LentString:

@@ -69,7 +69,9 @@ struct ProfileHooks {
   /// a type printed.
   std::string (*value_name)(const void *h, ObjectKind kind);
   std::string (*module_name)(const void *h);
-  std::string (*type_text)(const void *h);
+  /// The printed form of a live object of a kind the table prints
+  /// (OWNSAN_KIND_PRINTED): a type (`i32`), an MLIR attribute (`7 : i32`).
+  std::string (*printed_text)(const void *h, ObjectKind kind);
   /// How a report names a watched object of kind `kind` whose name (as
   /// value_name said it) is `name`, at address `addr` ("0x..."):
   /// `function @f`, `block %entry`.

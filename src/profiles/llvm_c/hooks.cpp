@@ -141,7 +141,7 @@ std::string ModuleName(const void *h) {
   return std::string(s ? s : "", s ? len : 0);
 }
 
-std::string TypeText(const void *h) {
+std::string PrintedText(const void *h, ObjectKind) {
   char *s = real::LLVMPrintTypeToString(
       static_cast<LLVMTypeRef>(const_cast<void *>(h)));
   std::string out = s ? s : "";
@@ -202,7 +202,7 @@ const ProfileHooks kProfile = {
     &InsertBlock,
     &ValueName,
     &ModuleName,
-    &TypeText,
+    &PrintedText,
     &WatchedLabel,
     &BufferSize,
     &DisposeHeld,

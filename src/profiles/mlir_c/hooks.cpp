@@ -218,6 +218,19 @@ std::string TypeText(const void *h) {
   return out;
 }
 
+// A type as printed; an attribute too, but an elements attribute by its
+// type only (`elements : tensor<1024xf32>`: its data may be megabytes).
+std::string PrintedText(const void *h, ObjectKind kind) {
+  if (kind != ObjectKind::Attribute)
+    return TypeText(h);
+  MlirAttribute a{h};
+  if (real::mlirAttributeIsAElements(a))
+    return "elements : " + TypeText(real::mlirAttributeGetType(a).ptr);
+  std::string out;
+  real::mlirAttributePrint(a, &AppendPrinted, &out);
+  return out;
+}
+
 std::string WatchedLabel(ObjectKind kind, const std::string &name,
                          const std::string &addr) {
   switch (kind) {
@@ -249,7 +262,7 @@ const ProfileHooks kProfile = {
     &InsertBlock,
     &ValueName,
     &ModuleName,
-    &TypeText,
+    &PrintedText,
     &WatchedLabel,
     &BufferSize,
     &DisposeHeld,

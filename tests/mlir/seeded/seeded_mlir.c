@@ -70,8 +70,8 @@
  * available in MLIR <major>" and exit 77, as in seeded.c; every case exists
  * in MLIR 19. Exit 3 means the module did not parse.
  *
- * Leak cases (leak_op, leak_pass_manager, leak_context): seeded.c has
- * none; they run with OWNSAN_OPTIONS=report_leaks=1, which their
+ * Leak cases (leak_op, leak_block, leak_pass_manager, leak_context):
+ * seeded.c has none; they run with OWNSAN_OPTIONS=report_leaks=1, which their
  * "// RUN-<case>:" line says (check_report.py reads it; tests/lifetime/
  * lifetime.c writes options the same way). Their buggy run exits 0
  * without ownsan and reaches the end of main; the leak report comes at
@@ -98,7 +98,9 @@
  *   case                            report              native buggy run
  *   use_op_after_module_destroy     use-after-free      exit 0
  *   use_op_after_parent_destroy     use-after-free      exit 0
+ *   use_block_after_parent_destroy  use-after-free      exit 0
  *   use_after_context_destroy       use-after-free      exit 0
+ *   use_attribute_after_context_destroy use-after-free  exit 0
  *   use_string_after_context_destroy use-after-free     exit 0
  *   double_destroy_op               double-free         SIGABRT
  *   destroy_attached_block          invalid-free        SIGSEGV later
@@ -110,7 +112,8 @@
  *   use_op_erased_by_rewriter       use-after-free      exit 0
  *   use_value_after_op_erased       use-after-free      SIGSEGV after
  *   stale_child_after_reuse         use-after-free      exit 0 (wrong op)
- *   leak_op, leak_pass_manager      leak report         exit 0
+ *   leak_op, leak_block             leak report         exit 0
+ *   leak_pass_manager               leak report         exit 0
  *   leak_context                    leak report         exit 0
  *
  *===----------------------------------------------------------------------===*/
@@ -414,6 +417,23 @@ STEP void use_region_first_block(MlirRegion region) {
   say(__func__, "got %s", mlirBlockIsNull(block) ? "no block" : "a block");
 }
 
+STEP void use_block_first_op(MlirBlock block) {
+  say(__func__, "mlirBlockGetFirstOperation(block)");
+  MlirOperation op = mlirBlockGetFirstOperation(block);
+  say(__func__, "got %s",
+      mlirOperationIsNull(op) ? "no operation" : "an operation");
+}
+
+STEP MlirAttribute make_int_attr(MlirContext ctx) {
+  say(__func__, "mlirIntegerAttrGet(i32, 7)");
+  return mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), 7);
+}
+
+STEP void use_int_attr(MlirAttribute attr) {
+  say(__func__, "mlirIntegerAttrGetValueInt(7 : i32)");
+  say(__func__, "got %lld", (long long)mlirIntegerAttrGetValueInt(attr));
+}
+
 /*===-- The cases ---------------------------------------------------------===*/
 /*
  * Each case ends by destroying what is left, the module before its context
@@ -482,6 +502,74 @@ STEP int case_use_op_after_parent_destroy(bool fixed) {
   }
   destroy_the_module(t.mod);
   destroy_the_context(t.ctx);
+  return 0;
+}
+
+/* The body block of the scf.for, which the caller detached (so owns) and
+ * destroyed with its region.
+ * valgrind: "Invalid read of size 8" in mlirBlockGetFirstOperation, 32
+ * bytes inside the 72-byte Block freed under mlirOperationDestroy of the
+ * scf.for.
+ * native: exits 0 silently ("got no operation": the freed block's list
+ * reads empty). */
+STEP int case_use_block_after_parent_destroy(bool fixed) {
+  struct tiny t;
+  if (build_tiny(&t))
+    return EXIT_SETUP;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(t.loop, 0));
+  note_handle("subject", body.ptr);
+  // CHECK-use_block_after_parent_destroy: seeded: subject = [[BODY:0x[0-9a-f]+]]
+  if (fixed)
+    use_block_first_op(body);
+  detach_the_op(t.loop, "scf.for");
+  destroy_the_op(t.loop, "scf.for");
+  if (!fixed) {
+    use_block_first_op(body); /* BUG: died with the scf.for. */
+    // CHECK-use_block_after_parent_destroy: ==[[PID]]==ERROR: OwnSan: use-after-free on MlirBlock [[BODY]] (block #0 of region #0 of operation "scf.for"){{$}}
+    // CHECK-use_block_after_parent_destroy-NEXT: passed as argument 1 of mlirBlockGetFirstOperation on thread T0:
+    // CHECK-use_block_after_parent_destroy-NEXT: #0 {{.*}} in use_block_first_op {{.*}}seeded_mlir.c:
+    // CHECK-use_block_after_parent_destroy-NEXT: #1 {{.*}} in case_use_block_after_parent_destroy {{.*}}seeded_mlir.c:[[@LINE-4]]:
+    // CHECK-use_block_after_parent_destroy: freed by mlirOperationDestroy(operation "scf.for") on thread T0, because it belonged to that operation:
+    // CHECK-use_block_after_parent_destroy-NEXT: #0 {{.*}} in destroy_the_op {{.*}}seeded_mlir.c:
+    // CHECK-use_block_after_parent_destroy: ownership chain when freed: operation "scf.for" -> region #0 -> block #0{{$}}
+    // CHECK-use_block_after_parent_destroy: SUMMARY: OwnSan: use-after-free in mlirBlockGetFirstOperation {{.*}}seeded_mlir.c:{{[0-9]+}}:{{[0-9]+}} in use_block_first_op{{$}}
+  }
+  destroy_the_module(t.mod);
+  destroy_the_context(t.ctx);
+  return 0;
+}
+
+/* Attributes are uniqued in their context too.
+ * valgrind: "Invalid read of size 4" in IntegerAttr::getInt under
+ * mlirIntegerAttrGetValueInt, inside a 4,096-byte slab of the context's
+ * allocator freed by mlirContextDestroy.
+ * native: exits 0 silently ("got 7", read from the freed slab). */
+STEP int case_use_attribute_after_context_destroy(bool fixed) {
+  struct tiny t;
+  if (build_tiny(&t))
+    return EXIT_SETUP;
+  // CHECK-use_attribute_after_context_destroy: seeded: context = [[CTX:0x[0-9a-f]+]]
+  MlirAttribute seven = make_int_attr(t.ctx);
+  note_handle("subject", seven.ptr);
+  // CHECK-use_attribute_after_context_destroy: seeded: subject = [[ATTR:0x[0-9a-f]+]]
+  destroy_the_module(t.mod);
+  if (fixed) {
+    use_int_attr(seven);
+    destroy_the_context(t.ctx);
+  } else {
+    destroy_the_context(t.ctx);
+    use_int_attr(seven); /* BUG: the attribute died with its context. */
+    // CHECK-use_attribute_after_context_destroy: ==[[PID]]==ERROR: OwnSan: use-after-free on MlirAttribute [[ATTR]] (attribute 7 : i32){{$}}
+    // CHECK-use_attribute_after_context_destroy-NEXT: passed as argument 1 of mlirIntegerAttrGetValueInt on thread T0:
+    // CHECK-use_attribute_after_context_destroy-NEXT: #0 {{.*}} in use_int_attr {{.*}}seeded_mlir.c:
+    // CHECK-use_attribute_after_context_destroy-NEXT: #1 {{.*}} in case_use_attribute_after_context_destroy {{.*}}seeded_mlir.c:[[@LINE-4]]:
+    // CHECK-use_attribute_after_context_destroy: freed by mlirContextDestroy(context [[CTX]]) on thread T0, because it belonged to that context:
+    // CHECK-use_attribute_after_context_destroy-NEXT: #0 {{.*}} in destroy_the_context {{.*}}seeded_mlir.c:
+    // CHECK-use_attribute_after_context_destroy: created by mlirIntegerAttrGet on thread T0:
+    // CHECK-use_attribute_after_context_destroy-NEXT: #0 {{.*}} in make_int_attr {{.*}}seeded_mlir.c:
+    // CHECK-use_attribute_after_context_destroy: ownership chain when freed: context [[CTX]] -> attribute 7 : i32{{$}}
+    // CHECK-use_attribute_after_context_destroy: SUMMARY: OwnSan: use-after-free in mlirIntegerAttrGetValueInt {{.*}}seeded_mlir.c:{{[0-9]+}}:{{[0-9]+}} in use_int_attr{{$}}
+  }
   return 0;
 }
 
@@ -980,6 +1068,29 @@ STEP int case_leak_op(bool fixed) {
   return 0;
 }
 
+/* A block made and never given to a region nor destroyed.
+ * valgrind --leak-check=full: the 72-byte Block "definitely lost".
+ * native: exits 0. */
+STEP int case_leak_block(bool fixed) {
+  // RUN-leak_block: OWNSAN_OPTIONS=report_leaks=1
+  struct tiny t;
+  if (build_tiny(&t))
+    return EXIT_SETUP;
+  MlirBlock block = make_block();
+  note_handle("subject", block.ptr);
+  // CHECK-leak_block: seeded: subject = [[BLOCK:0x[0-9a-f]+]]
+  // CHECK-leak_block: ==[[PID]]==ERROR: OwnSan: detected leaks of owned MLIR objects{{$}}
+  // CHECK-leak_block-NEXT: 1 MlirBlock (block [[BLOCK]]) created by mlirBlockCreate on thread T0, never disposed:
+  // CHECK-leak_block-NEXT: #0 {{.*}} in make_block {{.*}}seeded_mlir.c:
+  // CHECK-leak_block-NEXT: #1 {{.*}} in case_leak_block {{.*}}seeded_mlir.c:[[@LINE-6]]:
+  // CHECK-leak_block: SUMMARY: OwnSan: 1 leaked object(s) from 1 allocation site(s){{$}}
+  if (fixed)
+    destroy_the_block(block);
+  destroy_the_module(t.mod);
+  destroy_the_context(t.ctx);
+  return 0;
+}
+
 /* valgrind --leak-check=full: the PassManager (and its canonicalize pass)
  * "definitely lost".
  * native: exits 0. */
@@ -1028,7 +1139,10 @@ static const struct {
 } cases[] = {
     {"use_op_after_module_destroy", case_use_op_after_module_destroy},
     {"use_op_after_parent_destroy", case_use_op_after_parent_destroy},
+    {"use_block_after_parent_destroy", case_use_block_after_parent_destroy},
     {"use_after_context_destroy", case_use_after_context_destroy},
+    {"use_attribute_after_context_destroy",
+     case_use_attribute_after_context_destroy},
     {"use_string_after_context_destroy", case_use_string_after_context_destroy},
     {"double_destroy_op", case_double_destroy_op},
     {"destroy_attached_block", case_destroy_attached_block},
@@ -1041,6 +1155,7 @@ static const struct {
     {"use_value_after_op_erased", case_use_value_after_op_erased},
     {"stale_child_after_reuse", case_stale_child_after_reuse},
     {"leak_op", case_leak_op},
+    {"leak_block", case_leak_block},
     {"leak_pass_manager", case_leak_pass_manager},
     {"leak_context", case_leak_context},
 };
