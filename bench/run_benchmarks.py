@@ -25,6 +25,10 @@ interleaved, medians compared:
   depot   stored stacks after a million events from 200 call sites
   depth   (issue 22) the churn loop at stack depth 10 and 10,000
           (ir_workload depth D N): time per object, plain and ownsan
+  jit     (issue 22) workload (d), bench/jit_server.c: a JIT server's
+          loop (build a module of 4 functions, compile, call, dispose),
+          LLJIT and MCJIT, 1 and 4 threads, plain and ownsan; and the
+          ownsan peak RSS of the MCJIT loop at N and 10 N iterations
   startup (issue 22) bench/one_call.c, 100 runs at a time, plain,
           LD_PRELOAD=libownsan.so and `ownsan run`, rounds interleaved:
           the time each way adds to one process
@@ -69,6 +73,13 @@ TARGET_SOAK_FLAT = 1.10         # max / min resident set after the 1st minute
 TARGET_DEPTH_RATIO = 2.0        # ownsan's object cost, depth 10,000 / 10
 DEPTHS = (10, 10000)
 TARGET_STARTUP_MS = 2.0         # added to a program making one LLVM-C call
+# Issue 22's ratios (the same command without ownsan, same run).
+TARGET22_IR = 2.0               # (c), default options
+TARGET22_IR_NOSTACK = 1.6       # (c), malloc_context_size=0
+TARGET22_ECHO = 1.5             # (a), default options
+TARGET22_ECHO_NOSTACK = 1.3     # (a), malloc_context_size=0
+TARGET22_JIT = 1.1              # (d), throughput, each engine and threads
+TARGET22_JIT_FLAT = 1.10        # (d), ownsan peak RSS, large N / small N
 
 
 def log(msg):
@@ -435,6 +446,34 @@ def run_startup(one_call, ownsan, runtime, reps, runs=100):
     return res
 
 
+def run_jit(jit, ownsan, r, args):
+    """Workload (d): each engine on 1 and 4 threads, plain and ownsan
+    (compare: a report or a wrong result fails the run); then the MCJIT
+    loop's ownsan peak RSS at two lengths."""
+    n_lljit, n_mcjit = (int(n) for n in args.jit_iterations.split(","))
+    for engine, n in (("lljit", n_lljit), ("mcjit", n_mcjit)):
+        for threads in (1, 4):
+            cmd = [jit, engine, str(threads), str(n)]
+            r["end_to_end"][f"(d) JIT server, {engine}, {threads} thread"
+                            f"{'s' if threads > 1 else ''}, {n} modules"] = (
+                compare(f"jit {engine} x{threads}", [
+                    ("plain", cmd, None, None),
+                    ("ownsan", [ownsan, "run", "--"] + cmd, None, None),
+                ], args.reps))
+    sizes = [int(n) for n in args.jit_rss_iterations.split(",") if n]
+    if len(sizes) == 2:
+        out = {}
+        for key, n in zip(("small", "large"), sizes):
+            wall, _, maxrss, rc, err = run_timed(
+                [ownsan, "run", "--", jit, "mcjit", "1", str(n)])
+            if rc != 0 or "ERROR: OwnSan" in err:
+                log(err[-3000:])
+                sys.exit(f"jit rss {n}: exit {rc}")
+            log(f"  jit rss: mcjit {n}: {maxrss / 1024:.0f} MB, {wall:.0f} s")
+            out[key] = {"n": n, "maxrss_kb": maxrss, "wall_s": wall}
+        r["jit_rss"] = out
+
+
 def run_depot(workload, ownsan, events):
     res = {}
     for label, opts in (("stacks", "verbosity=1"),
@@ -665,11 +704,31 @@ def summarize(r):
                               TARGET_LLVMLITE, lite["ownsan"]))
     mods = e2e.get("(c) IR building, many modules")
     if mods:
-        rows.append({"measure": "(c) IR building, default / stacks off",
-                     "target": "(none)",
-                     "measured": f"{mods['ownsan']['ratio']:.2f}x / "
-                                 f"{mods['ownsan stacks off']['ratio']:.2f}x",
-                     "verdict": "-"})
+        rows.append(ratio_row("(c) IR building, default options (issue 22)",
+                              TARGET22_IR, mods["ownsan"]))
+        rows.append(ratio_row("(c) IR building, stacks off (issue 22)",
+                              TARGET22_IR_NOSTACK, mods["ownsan stacks off"]))
+    if echo:
+        rows.append(ratio_row("(a) --echo, default options (issue 22)",
+                              TARGET22_ECHO, echo["ownsan"]))
+        rows.append(ratio_row("(a) --echo, stacks off (issue 22)",
+                              TARGET22_ECHO_NOSTACK,
+                              echo["ownsan stacks off"]))
+    for name, run in e2e.items():
+        if name.startswith("(d) "):
+            rows.append(ratio_row(f"{name} (issue 22)", TARGET22_JIT,
+                                  run["ownsan"]))
+    jr = r.get("jit_rss")
+    if jr:
+        small, large = jr["small"], jr["large"]
+        flat = large["maxrss_kb"] / small["maxrss_kb"]
+        rows.append({"measure": f"(d) MCJIT loop, ownsan peak RSS, "
+                                f"{large['n']:,} / {small['n']:,} iterations",
+                     "target": f"<= {TARGET22_JIT_FLAT:.2f}",
+                     "measured": f"{large['maxrss_kb'] / 1024:.0f} / "
+                                 f"{small['maxrss_kb'] / 1024:.0f} MB = "
+                                 f"{flat:.3f}",
+                     "verdict": verdict(flat <= TARGET22_JIT_FLAT)})
     for m in r.get("memory", []):
         b = m["bytes_per_object_slope"]
         rows.append({"measure": f"memory per live tracked object "
@@ -778,7 +837,13 @@ def main():
                     help="longrun: length of the soak (0: none)")
     ap.add_argument("--skip", default="",
                     help="comma list of parts to skip: micro,echo,llvmlite,"
-                         "modules,memory,depot,longrun,depth,startup")
+                         "modules,memory,depot,longrun,depth,startup,jit")
+    ap.add_argument("--jit-iterations", default="200,2000",
+                    help="jit: iterations of the LLJIT and MCJIT loops"
+                         " timed (default 200,2000: about a second each)")
+    ap.add_argument("--jit-rss-iterations", default="10000,100000",
+                    help="jit: the MCJIT loop's iterations whose ownsan"
+                         " peak RSS is compared ('': none)")
     ap.add_argument("--depth-objects", type=int, default=200000,
                     help="depth: objects churned per run")
     ap.add_argument("--json", help="also write the results here")
@@ -885,6 +950,9 @@ def main():
         if "depth" not in skip:
             r["depth"] = run_depth(workload, ownsan, args.reps,
                                    args.depth_objects)
+        if "jit" not in skip:
+            run_jit(bdir / "bench" / "ownsan_bench_jit_server", ownsan, r,
+                    args)
         if "longrun" not in skip:
             r["longrun"] = run_longrun(
                 workload, ownsan,

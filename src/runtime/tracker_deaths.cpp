@@ -28,7 +28,7 @@ void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev,
                                   bool intact) {
   RuntimeSection section;
   std::vector<ObjectRecord *> dying;
-  std::vector<std::string> names;
+  std::vector<std::pair<size_t, std::string>> renamed;
   MutexLock lock(&mu_);
   if (root->state != ObjectState::Live)
     return;
@@ -64,19 +64,26 @@ void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev,
   }
   if (intact && std::any_of(dying.begin(), dying.end(), NameComesFromLLVM)) {
     // Names are read while the objects are still intact (not yet
-    // forwarded), without the lock: reading them calls into LLVM.
+    // forwarded), without the lock: reading them calls into LLVM. Only a
+    // name that changed since it was kept (a rename ownsan did not see:
+    // LLVM's own, a pass's) is stored again.
     mu_.Unlock();
-    names.reserve(dying.size());
-    for (ObjectRecord *r : dying)
-      names.push_back(SnapshotName(r));
+    for (size_t i = 0; i < dying.size(); ++i) {
+      if (!NameComesFromLLVM(dying[i]))
+        continue;
+      std::string now = SnapshotName(dying[i]);
+      if (now != dying[i]->name.view())
+        renamed.push_back({i, std::move(now)});
+    }
     mu_.Lock();
   }
-  for (size_t i = 0; i < dying.size(); ++i) {
-    ObjectRecord *r = dying[i];
-    if (!names.empty())
-      r->name = std::move(names[i]);
-    MarkFreed(r, ev);
-  }
+  for (auto &[i, name] : renamed)
+    dying[i]->name = name;
+  // One sorted batch into the shadow map (a module's values by the
+  // hundred), rather than a search and an insertion each.
+  std::sort(dying.begin(), dying.end(),
+            [](ObjectRecord *a, ObjectRecord *b) { return a->addr < b->addr; });
+  MarkFreedSorted(dying.data(), dying.size(), ev);
 }
 
 void Runtime::MarkFreed(ObjectRecord *r, FreeEvent *ev) {
