@@ -97,6 +97,8 @@ enum class EffectKind : uint8_t {
   Free,            ///< arg is destroyed with everything it owns
   FreeAttached,    ///< like Free; the arg must still be in its parent
   FreeDetached,    ///< like Free; the arg must not be in a parent
+  FreeCallerOwned, ///< like Free; the header says not in a parent, the
+                   ///< library tolerates it (strict_ownership=1 reports)
   Detach,          ///< arg leaves its parent; the caller owns it now
   Attach,          ///< arg gets a parent: arg `other` (a function or block)
   AttachAtBuilder, ///< arg gets the insert block of builder arg `other`

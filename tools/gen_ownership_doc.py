@@ -208,6 +208,10 @@ def effect_words(fn: Optional[gw.Function], e: gw.Effect) -> str:
     if e.kind == "free_attached":
         return (f"frees {a} and everything it owns; it must still be in its"
                 " parent")
+    if e.kind == "free_caller_owned":
+        return (f"frees {a} and everything it owns; the header says the"
+                " caller must own it (not in a parent), which the library"
+                " does not enforce: reported with strict_ownership=1")
     if e.kind == "free_detached":
         return (f"frees {a} and everything it owns; it must not be in a"
                 " parent (remove it first)")

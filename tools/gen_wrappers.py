@@ -121,6 +121,7 @@ EFFECT_KINDS = {
     "free": "Free",
     "free_attached": "FreeAttached",
     "free_detached": "FreeDetached",
+    "free_caller_owned": "FreeCallerOwned",
     "detach": "Detach",
     "attach": "Attach",
     "attach_at_builder": "AttachAtBuilder",
@@ -199,7 +200,8 @@ RET = 254
 NO_ARG = 255
 # Effects that act on a handle argument before/after the call (everything
 # except out_array, which the wrapper handles itself).
-HOOK_EFFECTS = {"free", "free_attached", "free_detached", "detach", "attach",
+HOOK_EFFECTS = {"free", "free_attached", "free_detached", "free_caller_owned",
+                "detach", "attach",
                 "attach_at_builder", "position", "cause_text", "renames",
                 "new",
                 "consume", "consume_if_ok", "consume_if_failed", "own",
@@ -770,7 +772,8 @@ def read_exported_functions(lib: Union[str, Sequence[str]]) -> Set[str]:
 # --------------------------------------------------------------------------
 
 _INDEX_EFFECT_RE = re.compile(
-    r"^(free|free_attached|free_detached|detach)\((\d+)\)$")
+    r"^(free|free_attached|free_detached|free_caller_owned|detach)"
+    r"\((\d+)\)$")
 _ATTACH_RE = re.compile(r"^attach\((\d+),(parent|builder)=(\d+)\)$")
 _OUT_ARRAY_ARG_RE = re.compile(r"^out_array\((\d+),count=arg\((\d+)\)\)$")
 _POSITION_RE = re.compile(

@@ -39,7 +39,7 @@ bool FreesArg(FnId fn, unsigned arg) {
     EffectKind k = info.effects[i].kind;
     if (info.effects[i].arg == arg &&
         (k == EffectKind::Free || k == EffectKind::FreeAttached ||
-         k == EffectKind::FreeDetached))
+         k == EffectKind::FreeDetached || k == EffectKind::FreeCallerOwned))
       return true;
   }
   return false;
@@ -64,6 +64,7 @@ bool Runtime::Before(FnId fn, const void *const *args, void *const *slots) {
     case EffectKind::Free:
     case EffectKind::FreeAttached:
     case EffectKind::FreeDetached:
+    case EffectKind::FreeCallerOwned:
       v = BeforeFree(site);
       break;
     case EffectKind::Own:
@@ -103,9 +104,16 @@ Runtime::BeforeVerdict Runtime::BeforeCauseText(const EffectSite &s) {
 Runtime::BeforeVerdict Runtime::BeforeFree(const EffectSite &s) {
   const Effect &e = s.e;
   const void *h = s.h;
-  if (e.kind != EffectKind::Free &&
-      CheckFreePrecondition(s.fn, e.arg, e.kind, e.arg_type, h))
+  if (e.kind == EffectKind::FreeCallerOwned) {
+    // Case: a contract the library does not enforce (it unlinks the object
+    // first): a report only when asked for, and the call goes ahead
+    // whatever the report says, as it would without ownsan.
+    if (flags_.strict_ownership)
+      CheckFreePrecondition(s.fn, e.arg, e.kind, e.arg_type, h);
+  } else if (e.kind != EffectKind::Free &&
+             CheckFreePrecondition(s.fn, e.arg, e.kind, e.arg_type, h)) {
     return BeforeVerdict::kSkip; // continue mode: not forwarded
+  }
   // Case: the binding frees an object. Record the death before LLVM runs,
   // so no other thread can be handed the address first.
   ObjectRecord *r = FindOrAdopt(s.fn, h, e.arg_type);
@@ -461,7 +469,8 @@ bool Runtime::CheckFreePrecondition(FnId fn, unsigned arg, EffectKind kind,
     // Case: freeing a detached-only object that still has an owner.
     ObjectRecord *p = RegisterImpl(fn, parent, now.parent_type, 0);
     return ReportFreeOfAttached(fn, arg, h, r, what,
-                                p ? ShortLabel(p) : std::string(container));
+                                p ? ShortLabel(p) : std::string(container),
+                                kind == EffectKind::FreeCallerOwned);
   }
   // Case: an erase-style call on an object with no parent.
   return ReportFreeOfDetached(fn, arg, h, r, what, container);

@@ -105,11 +105,19 @@ bool Runtime::ReportOwnedFree(FnId fn, unsigned arg, const void *h,
 
 bool Runtime::ReportFreeOfAttached(FnId fn, unsigned arg, const void *h,
                                    ObjectRecord *r, const char *what,
-                                   const std::string &parent_label) {
-  // LLVM would free the object while its parent still lists it.
+                                   const std::string &parent_label,
+                                   bool tolerated) {
+  // LLVM would free the object while its parent still lists it (or, for
+  // a contract the library does not enforce, strict_ownership=1, the
+  // header says it must not be in one).
   ErrorReport rep = NewReport(ErrorKind::InvalidFree, r, h, fn, arg);
   rep.note = absl::StrCat(FnName(fn), " frees only detached ", what,
                           "; this one is still in ", parent_label);
+  if (tolerated)
+    absl::StrAppend(&rep.note,
+                    " (the header's contract: ", kProfile.library_noun,
+                    " unlinks it first, so no memory error follows; "
+                    "reported because strict_ownership=1)");
   return Report(std::move(rep));
 }
 

@@ -373,7 +373,8 @@ private:
   /// invalid-free by a detached-only free of an attached object.
   bool ReportFreeOfAttached(FnId fn, unsigned arg, const void *h,
                             ObjectRecord *r, const char *what,
-                            const std::string &parent_label);
+                            const std::string &parent_label,
+                            bool tolerated = false);
   /// invalid-free by an erase-style free of a detached object.
   bool ReportFreeOfDetached(FnId fn, unsigned arg, const void *h,
                             ObjectRecord *r, const char *what,

@@ -1531,6 +1531,10 @@ class StructHandlesTest(unittest.TestCase):
                 with self.assertRaisesRegex(gw.SpecError, message):
                     gw.resolve_spec(entries, 19, self.declared,
                                     set(self.declared))
+        self.assertEqual(gw.parse_effect("free_caller_owned(1)"),
+                         gw.Effect(kind="free_caller_owned", arg=1))
+        self.assertEqual(gw.EFFECT_KINDS["free_caller_owned"],
+                         "FreeCallerOwned")
         self.assertIsNone(gw.parse_effect("lends(0,context=mlirX(0))"))
         self.assertIsNone(gw.parse_effect("lends(ret,context=LLVMX(0))"))
 

@@ -132,6 +132,7 @@ bool ContainerOf(const void *h, HandleType type, Container *out) {
   // object the caller owns (the spec's free_detached): one in a block, a
   // region or an operation belongs to it.
   switch (type) {
+  case HandleType::Module: // (a module is its operation)
   case HandleType::Operation:
     *out = {real::mlirOperationGetBlock(AsOp(h)).ptr, "operations", "block",
             HandleType::BasicBlock, "mlirOperationRemoveFromParent"};

@@ -104,6 +104,8 @@
  *   use_string_after_context_destroy use-after-free     exit 0
  *   double_destroy_op               double-free         SIGABRT
  *   destroy_attached_block          invalid-free        SIGSEGV later
+ *   destroy_owned_op_strict         invalid-free        exit 0 (strict:
+ *                                                       no memory error)
  *   use_region_after_op_create      use-after-free      exit 0
  *   destroy_region_after_op_create  double-free         SIGSEGV
  *   destroy_attached_region         invalid-free        SIGABRT
@@ -721,6 +723,34 @@ STEP int case_destroy_attached_block(bool fixed) {
   return 0;
 }
 
+/* mlirOperationDestroy takes "an operation owned by the caller" (IR.h),
+ * but MLIR 19 and 22 implement it with Operation::erase, which unlinks an
+ * attached operation first: no memory error follows, so ownsan reports it
+ * only with strict_ownership=1, and lets the call go ahead.
+ * valgrind: clean.
+ * native: exits 0 (%c42 gone from @f). */
+STEP int case_destroy_owned_op_strict(bool fixed) {
+  // RUN-destroy_owned_op_strict: OWNSAN_OPTIONS=strict_ownership=1
+  struct tiny t;
+  if (build_tiny(&t))
+    return EXIT_SETUP;
+  note_handle("subject", t.c42.ptr);
+  // CHECK-destroy_owned_op_strict: seeded: subject = [[C42:0x[0-9a-f]+]]
+  if (fixed)
+    detach_the_op(t.c42, "%c42");
+  destroy_the_op(t.c42, "%c42"); /* BUG unless detached: @f's block owns it. */
+  // CHECK-destroy_owned_op_strict: ==[[PID]]==ERROR: OwnSan: invalid-free on MlirOperation [[C42]] (operation "arith.constant" in block #0 of region #0 of operation "func.func" @f in block #0 of region #0 of module @m){{$}}
+  // CHECK-destroy_owned_op_strict-NEXT: mlirOperationDestroy frees only detached operations; this one is still in block #0 (the header's contract: MLIR unlinks it first, so no memory error follows; reported because strict_ownership=1){{$}}
+  // CHECK-destroy_owned_op_strict-NEXT: passed as argument 1 of mlirOperationDestroy on thread T0:
+  // CHECK-destroy_owned_op_strict-NEXT: #0 {{.*}} in destroy_the_op {{.*}}seeded_mlir.c:
+  // CHECK-destroy_owned_op_strict-NEXT: #1 {{.*}} in case_destroy_owned_op_strict {{.*}}seeded_mlir.c:[[@LINE-5]]:
+  // CHECK-destroy_owned_op_strict: SUMMARY: OwnSan: invalid-free in mlirOperationDestroy {{.*}}seeded_mlir.c:{{[0-9]+}}:{{[0-9]+}} in destroy_the_op{{$}}
+  print_module(t.mod);
+  destroy_the_module(t.mod);
+  destroy_the_context(t.ctx);
+  return 0;
+}
+
 /* The region cases. In MLIR 19, mlirOperationCreate (mlir/lib/CAPI/IR/
  * IR.cpp) wraps each region of the state in a std::unique_ptr<Region> held
  * by its C++ OperationState (`cppState.addRegion(std::unique_ptr<Region>(
@@ -1146,6 +1176,7 @@ static const struct {
     {"use_string_after_context_destroy", case_use_string_after_context_destroy},
     {"double_destroy_op", case_double_destroy_op},
     {"destroy_attached_block", case_destroy_attached_block},
+    {"destroy_owned_op_strict", case_destroy_owned_op_strict},
     {"use_region_after_op_create", case_use_region_after_op_create},
     {"destroy_region_after_op_create", case_destroy_region_after_op_create},
     {"destroy_attached_region", case_destroy_attached_region},
