@@ -70,14 +70,15 @@
  * available in MLIR <major>" and exit 77, as in seeded.c; every case exists
  * in MLIR 19. Exit 3 means the module did not parse.
  *
- * Leak cases (leak_op, leak_block, leak_pass_manager, leak_context):
- * seeded.c has none; they run with OWNSAN_OPTIONS=report_leaks=1, which their
- * "// RUN-<case>:" line says (check_report.py reads it; tests/lifetime/
- * lifetime.c writes options the same way). Their buggy run exits 0
- * without ownsan and reaches the end of main; the leak report comes at
- * exit, so their CHECK lines follow the line that creates the leaked
- * object, and the check of the last stdout line (a report's use) does not
- * apply to them. A pass manager is an opaque object (the spec's new(ret)):
+ * Leak cases (leak_op, leak_block, leak_region, leak_pass_manager,
+ * leak_context): seeded.c has none; they run with
+ * OWNSAN_OPTIONS=report_leaks=1, which their "// RUN-<case>:" line says
+ * (check_report.py reads it; tests/lifetime/lifetime.c writes options the
+ * same way). Their buggy run exits 0 without ownsan and reaches the end of
+ * main; the leak report comes at exit, so their CHECK lines follow the line
+ * that creates the leaked object, and the check of the last stdout line (a
+ * report's use) does not apply to them. A pass manager is an opaque object
+ * (the spec's new(ret)):
  * its leak names its C type, "1 MlirPassManager (mlir pass manager ...)".
  *
  * Build (MLIR 19; the C API is in static archives over libMLIR.so):
@@ -99,6 +100,7 @@
  *   use_op_after_module_destroy     use-after-free      exit 0
  *   use_op_after_parent_destroy     use-after-free      exit 0
  *   use_block_after_parent_destroy  use-after-free      exit 0
+ *   use_region_after_parent_destroy use-after-free      exit 0
  *   use_after_context_destroy       use-after-free      exit 0
  *   use_attribute_after_context_destroy use-after-free  exit 0
  *   use_string_after_context_destroy use-after-free     exit 0
@@ -114,7 +116,7 @@
  *   use_op_erased_by_rewriter       use-after-free      exit 0
  *   use_value_after_op_erased       use-after-free      SIGSEGV after
  *   stale_child_after_reuse         use-after-free      exit 0 (wrong op)
- *   leak_op, leak_block             leak report         exit 0
+ *   leak_op, leak_block, leak_region leak report        exit 0
  *   leak_pass_manager               leak report         exit 0
  *   leak_context                    leak report         exit 0
  *
@@ -535,6 +537,39 @@ STEP int case_use_block_after_parent_destroy(bool fixed) {
     // CHECK-use_block_after_parent_destroy-NEXT: #0 {{.*}} in destroy_the_op {{.*}}seeded_mlir.c:
     // CHECK-use_block_after_parent_destroy: ownership chain when freed: operation "scf.for" -> region #0 -> block #0{{$}}
     // CHECK-use_block_after_parent_destroy: SUMMARY: OwnSan: use-after-free in mlirBlockGetFirstOperation {{.*}}seeded_mlir.c:{{[0-9]+}}:{{[0-9]+}} in use_block_first_op{{$}}
+  }
+  destroy_the_module(t.mod);
+  destroy_the_context(t.ctx);
+  return 0;
+}
+
+/* The body region of the scf.for, which the caller detached and destroyed.
+ * valgrind: "Invalid read of size 8" in use_region_first_block (the
+ * inlined mlirRegionGetFirstBlock), 80 bytes inside the scf.for's
+ * 200-byte malloc block (the region lives in its operation's allocation),
+ * freed by mlirOperationDestroy.
+ * native: exits 0 silently ("got no block"). */
+STEP int case_use_region_after_parent_destroy(bool fixed) {
+  struct tiny t;
+  if (build_tiny(&t))
+    return EXIT_SETUP;
+  MlirRegion body = mlirOperationGetRegion(t.loop, 0);
+  note_handle("subject", body.ptr);
+  // CHECK-use_region_after_parent_destroy: seeded: subject = [[REGION:0x[0-9a-f]+]]
+  if (fixed)
+    use_region_first_block(body);
+  detach_the_op(t.loop, "scf.for");
+  destroy_the_op(t.loop, "scf.for");
+  if (!fixed) {
+    use_region_first_block(body); /* BUG: died with the scf.for. */
+    // CHECK-use_region_after_parent_destroy: ==[[PID]]==ERROR: OwnSan: use-after-free on MlirRegion [[REGION]] (region #0 of operation "scf.for"){{$}}
+    // CHECK-use_region_after_parent_destroy-NEXT: passed as argument 1 of mlirRegionGetFirstBlock on thread T0:
+    // CHECK-use_region_after_parent_destroy-NEXT: #0 {{.*}} in use_region_first_block {{.*}}seeded_mlir.c:
+    // CHECK-use_region_after_parent_destroy-NEXT: #1 {{.*}} in case_use_region_after_parent_destroy {{.*}}seeded_mlir.c:[[@LINE-4]]:
+    // CHECK-use_region_after_parent_destroy: freed by mlirOperationDestroy(operation "scf.for") on thread T0, because it belonged to that operation:
+    // CHECK-use_region_after_parent_destroy-NEXT: #0 {{.*}} in destroy_the_op {{.*}}seeded_mlir.c:
+    // CHECK-use_region_after_parent_destroy: ownership chain when freed: operation "scf.for" -> region #0{{$}}
+    // CHECK-use_region_after_parent_destroy: SUMMARY: OwnSan: use-after-free in mlirRegionGetFirstBlock {{.*}}seeded_mlir.c:{{[0-9]+}}:{{[0-9]+}} in use_region_first_block{{$}}
   }
   destroy_the_module(t.mod);
   destroy_the_context(t.ctx);
@@ -1121,6 +1156,29 @@ STEP int case_leak_block(bool fixed) {
   return 0;
 }
 
+/* A region made and never given to an operation nor destroyed.
+ * valgrind --leak-check=full: the 24-byte Region "definitely lost".
+ * native: exits 0. */
+STEP int case_leak_region(bool fixed) {
+  // RUN-leak_region: OWNSAN_OPTIONS=report_leaks=1
+  struct tiny t;
+  if (build_tiny(&t))
+    return EXIT_SETUP;
+  MlirRegion region = make_region();
+  note_handle("subject", region.ptr);
+  // CHECK-leak_region: seeded: subject = [[REGION:0x[0-9a-f]+]]
+  // CHECK-leak_region: ==[[PID]]==ERROR: OwnSan: detected leaks of owned MLIR objects{{$}}
+  // CHECK-leak_region-NEXT: 1 MlirRegion (region [[REGION]]) created by mlirRegionCreate on thread T0, never disposed:
+  // CHECK-leak_region-NEXT: #0 {{.*}} in make_region {{.*}}seeded_mlir.c:
+  // CHECK-leak_region-NEXT: #1 {{.*}} in case_leak_region {{.*}}seeded_mlir.c:[[@LINE-6]]:
+  // CHECK-leak_region: SUMMARY: OwnSan: 1 leaked object(s) from 1 allocation site(s){{$}}
+  if (fixed)
+    destroy_the_region(region);
+  destroy_the_module(t.mod);
+  destroy_the_context(t.ctx);
+  return 0;
+}
+
 /* valgrind --leak-check=full: the PassManager (and its canonicalize pass)
  * "definitely lost".
  * native: exits 0. */
@@ -1170,6 +1228,7 @@ static const struct {
     {"use_op_after_module_destroy", case_use_op_after_module_destroy},
     {"use_op_after_parent_destroy", case_use_op_after_parent_destroy},
     {"use_block_after_parent_destroy", case_use_block_after_parent_destroy},
+    {"use_region_after_parent_destroy", case_use_region_after_parent_destroy},
     {"use_after_context_destroy", case_use_after_context_destroy},
     {"use_attribute_after_context_destroy",
      case_use_attribute_after_context_destroy},
@@ -1187,6 +1246,7 @@ static const struct {
     {"stale_child_after_reuse", case_stale_child_after_reuse},
     {"leak_op", case_leak_op},
     {"leak_block", case_leak_block},
+    {"leak_region", case_leak_region},
     {"leak_pass_manager", case_leak_pass_manager},
     {"leak_context", case_leak_context},
 };
