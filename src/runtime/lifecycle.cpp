@@ -89,9 +89,11 @@ void Runtime::PrepareFork() ABSL_NO_THREAD_SAFETY_ANALYSIS {
   LockFreeEventsForFork(true);
   LockPythonFramesForFork(true);
   LockForFork(blind_mu_, true);
+  LockForFork(native_reuse_mu_, true);
 }
 
 void Runtime::AfterForkInParent() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  LockForFork(native_reuse_mu_, false);
   LockForFork(blind_mu_, false);
   LockPythonFramesForFork(false);
   LockFreeEventsForFork(false);
@@ -114,6 +116,7 @@ void Runtime::AfterForkInChild() ABSL_NO_THREAD_SAFETY_ANALYSIS {
       use->last_thread.store(0);
     }
   });
+  ResetInForkChild(native_reuse_mu_);
   ResetInForkChild(blind_mu_);
   ResetPythonFramesLockInChild();
   ResetFreeEventsLockInChild();
