@@ -439,6 +439,20 @@ ResolvedReport Resolve(const ErrorReport &rep, const ReportContext &ctx) {
   return ResolveOnce(rep, ctx);
 }
 
+namespace {
+// Ends a line that names another object: `, created by F on thread T:` and
+// its stack when its creation is known, else just the newline.
+void AppendCreatedBy(std::string *out, const ResolvedEvent &create, bool fold) {
+  if (!create.present) {
+    *out += "\n";
+    return;
+  }
+  absl::StrAppend(out, ", created by ", create.function, " on thread ",
+                  ThreadName(create.thread), ":\n",
+                  StackText(create.stack, fold));
+}
+} // namespace
+
 std::string RenderText(const ResolvedReport &r) {
   std::string out =
       OwnsanLine(r.pid, LineLevel::kError,
@@ -460,12 +474,7 @@ std::string RenderText(const ResolvedReport &r) {
                     StackText(r.free.stack, r.fold));
   if (!r.identity_line.empty()) {
     absl::StrAppend(&out, "  ", r.identity_line);
-    if (r.related_create.present)
-      absl::StrAppend(&out, ", created by ", r.related_create.function,
-                      " on thread ", ThreadName(r.related_create.thread), ":\n",
-                      StackText(r.related_create.stack, r.fold));
-    else
-      out += "\n";
+    AppendCreatedBy(&out, r.related_create, r.fold);
   }
   if (!r.native_label.empty()) {
     // (What makes a binding's stale handle give wrong answers natively.)
@@ -475,12 +484,7 @@ std::string RenderText(const ResolvedReport &r) {
                     "of its size, which was for ",
                     r.native_label, " (now at ", r.native_identity,
                     "; the quarantine kept this address from it)");
-    if (r.native_create.present)
-      absl::StrAppend(&out, ", created by ", r.native_create.function,
-                      " on thread ", ThreadName(r.native_create.thread), ":\n",
-                      StackText(r.native_create.stack, r.fold));
-    else
-      out += "\n";
+    AppendCreatedBy(&out, r.native_create, r.fold);
   }
   if (r.create.present)
     absl::StrAppend(&out, "  ", r.create.heading, ":\n",

@@ -82,6 +82,14 @@ bool Replaying() {
          CurrentReplay().marked != 0 && !CurrentThreadCallState().in_runtime;
 }
 
+// A block leaves the program: a marked entry (`held`: the quarantine took
+// it) or a plain one (glibc has it back), in its size's bin.
+void PushFreed(const void *p, bool held) {
+  size_t bin = BinOf(p);
+  if (bin < kBins)
+    Push(CurrentReplay(), bin, held ? p : nullptr);
+}
+
 } // namespace
 
 } // namespace ownsan
@@ -93,18 +101,14 @@ void OwnsanNativeReuseHeld(const void *p) {
   if (!ownsan::g_runtime_ready.load(std::memory_order_relaxed) ||
       ownsan::CurrentThreadCallState().in_runtime)
     return;
-  size_t bin = ownsan::BinOf(p);
-  if (bin < ownsan::kBins)
-    ownsan::Push(CurrentReplay(), bin, p);
+  ownsan::PushFreed(p, /*held=*/true);
 }
 
-// The malloc observer: `p` goes back to glibc now.
+// The malloc observer: `p` goes back to glibc now. (Only while a marked
+// entry waits: plain entries matter only above one.)
 void OwnsanNativeReuseFreed(const void *p) {
-  if (!ownsan::Replaying())
-    return;
-  size_t bin = ownsan::BinOf(p);
-  if (bin < ownsan::kBins)
-    ownsan::Push(CurrentReplay(), bin, nullptr);
+  if (ownsan::Replaying())
+    ownsan::PushFreed(p, /*held=*/false);
 }
 
 // The malloc observer: malloc returned `p`.
