@@ -1,10 +1,12 @@
 //===- loaded_objects.cpp - What the preload cannot see -------------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// Symbol tables are read from the files, not from memory: a statically
-// linked LLVM's functions are in the executable's .symtab, which is not
-// loaded. Every size and offset read from a file is checked against the
-// file's size first: a truncated or odd file is skipped, never trusted.
+// Section headers and .symtab are read from the files: a statically linked
+// LLVM's functions are in the executable's .symtab, which is not loaded. A
+// stripped object's .dynsym is read where it is loaded. Every size and
+// offset read from a file is checked against the file's size first, and
+// every loaded range against the object's segments: a truncated or odd
+// file is skipped, never trusted.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,7 +18,6 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,40 +29,43 @@
 namespace ownsan {
 namespace {
 
-// A read-only map of a whole file, unmapped when it goes.
-class MappedFile {
+// A file read piece by piece: only the headers and one symbol table are
+// read (pread into memory, not a map: mapping whole files and faulting
+// their pages in cost ~0.1 ms per object, most of ownsan's start-up).
+class FileReader {
 public:
-  explicit MappedFile(const std::string &path) {
-    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-      return;
+  explicit FileReader(const std::string &path)
+      : fd_(open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
     struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-      void *p = mmap(nullptr, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-      if (p != MAP_FAILED) {
-        data_ = static_cast<const char *>(p);
-        size_ = static_cast<size_t>(st.st_size);
-      }
-    }
-    close(fd);
+    if (fd_ >= 0 && fstat(fd_, &st) == 0 && S_ISREG(st.st_mode))
+      size_ = static_cast<uint64_t>(st.st_size);
   }
-  ~MappedFile() {
-    if (data_)
-      munmap(const_cast<char *>(data_), size_);
+  ~FileReader() {
+    if (fd_ >= 0)
+      close(fd_);
   }
-  MappedFile(const MappedFile &) = delete;
-  MappedFile &operator=(const MappedFile &) = delete;
+  FileReader(const FileReader &) = delete;
+  FileReader &operator=(const FileReader &) = delete;
 
-  /// `n` bytes at `offset`, or null if the file is shorter.
-  const char *At(uint64_t offset, uint64_t n) const {
-    if (!data_ || offset > size_ || n > size_ - offset)
-      return nullptr;
-    return data_ + offset;
+  /// Reads `n` bytes at `offset` into `out`; false if the file is shorter.
+  bool Read(uint64_t offset, uint64_t n, std::vector<char> *out) const {
+    if (size_ == 0 || offset > size_ || n > size_ - offset)
+      return false;
+    out->resize(n);
+    uint64_t done = 0;
+    while (done < n) {
+      ssize_t got = pread(fd_, out->data() + done, n - done,
+                          static_cast<off_t>(offset + done));
+      if (got <= 0)
+        return false;
+      done += static_cast<uint64_t>(got);
+    }
+    return true;
   }
 
 private:
-  const char *data_ = nullptr;
-  size_t size_ = 0;
+  int fd_;
+  uint64_t size_ = 0;
 };
 
 // The base address of ownsan's own object (libownsan.so).
@@ -97,8 +101,9 @@ namespace {
 
 // Calls `visit(info, path)` for each loaded object that may define or call
 // LLVM-C functions on its own: every one but a libLLVM (by file name or
-// soname), ownsan's own, the vDSO and the dynamic loader. `path` is
-// resolved; the executable's is its real path.
+// soname), ownsan's own, the vDSO and the dynamic loader. `path` is the
+// name the loader opened it by (RealPath it to show it); the executable's
+// is its real path.
 template <typename Visit> void ForEachCandidateObject(Visit visit) {
   struct Walk {
     ElfW(Addr) own_base;
@@ -124,8 +129,6 @@ template <typename Visit> void ForEachCandidateObject(Visit visit) {
                    path.find("linux-vdso") != std::string::npos ||
                    path.find("/ld-linux") != std::string::npos) {
           return 0;
-        } else {
-          path = RealPath(path);
         }
         (*w->visit)(info, path);
         return 0;
@@ -135,18 +138,37 @@ template <typename Visit> void ForEachCandidateObject(Visit visit) {
 
 } // namespace
 
-size_t CountLLVMCDefinitions(const std::string &path) {
-  MappedFile file(path);
-  auto *eh =
-      reinterpret_cast<const ElfW(Ehdr) *>(file.At(0, sizeof(ElfW(Ehdr))));
-  if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+namespace {
+
+// `size` bytes at `vaddr` of a loaded object, if they lie in one of its
+// readable segments' file-backed part (so reading them cannot fault).
+const char *LoadedBytes(const dl_phdr_info *info, ElfW(Addr) vaddr,
+                        uint64_t size) {
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+    if (ph.p_type == PT_LOAD && (ph.p_flags & PF_R) && vaddr >= ph.p_vaddr &&
+        size <= ph.p_filesz && vaddr - ph.p_vaddr <= ph.p_filesz - size)
+      return reinterpret_cast<const char *>(info->dlpi_addr + vaddr);
+  }
+  return nullptr;
+}
+
+} // namespace
+
+size_t CountLLVMCDefinitions(const std::string &path,
+                             const dl_phdr_info *loaded) {
+  FileReader file(path);
+  std::vector<char> header, section_bytes, symbol_bytes, name_bytes;
+  if (!file.Read(0, sizeof(ElfW(Ehdr)), &header))
+    return 0;
+  auto *eh = reinterpret_cast<const ElfW(Ehdr) *>(header.data());
+  if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
       eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-      eh->e_shentsize != sizeof(ElfW(Shdr)))
+      eh->e_shentsize != sizeof(ElfW(Shdr)) ||
+      !file.Read(eh->e_shoff, uint64_t{eh->e_shnum} * sizeof(ElfW(Shdr)),
+                 &section_bytes))
     return 0;
-  auto *sections = reinterpret_cast<const ElfW(Shdr) *>(
-      file.At(eh->e_shoff, uint64_t{eh->e_shnum} * sizeof(ElfW(Shdr))));
-  if (!sections)
-    return 0;
+  auto *sections = reinterpret_cast<const ElfW(Shdr) *>(section_bytes.data());
   // .symtab has every function; a stripped file has .dynsym only.
   const ElfW(Shdr) *symtab = nullptr;
   for (unsigned i = 0; i < eh->e_shnum; ++i)
@@ -157,12 +179,25 @@ size_t CountLLVMCDefinitions(const std::string &path) {
       symtab->sh_entsize != sizeof(ElfW(Sym)))
     return 0;
   const ElfW(Shdr) &strtab = sections[symtab->sh_link];
-  auto *syms = reinterpret_cast<const ElfW(Sym) *>(
-      file.At(symtab->sh_offset, symtab->sh_size));
-  const char *names = file.At(strtab.sh_offset, strtab.sh_size);
-  if (!syms || !names || strtab.sh_size == 0 ||
-      names[strtab.sh_size - 1] != '\0')
+  if (strtab.sh_size == 0)
     return 0;
+  // .dynsym is loaded: read where the loader mapped it (already in memory,
+  // most of it touched by symbol look-ups), not from the file again.
+  const char *symbol_data = nullptr, *names = nullptr;
+  if (symtab->sh_type == SHT_DYNSYM && loaded) {
+    symbol_data = LoadedBytes(loaded, symtab->sh_addr, symtab->sh_size);
+    names = LoadedBytes(loaded, strtab.sh_addr, strtab.sh_size);
+  }
+  if (!symbol_data || !names) {
+    if (!file.Read(symtab->sh_offset, symtab->sh_size, &symbol_bytes) ||
+        !file.Read(strtab.sh_offset, strtab.sh_size, &name_bytes))
+      return 0;
+    symbol_data = symbol_bytes.data();
+    names = name_bytes.data();
+  }
+  if (names[strtab.sh_size - 1] != '\0')
+    return 0;
+  auto *syms = reinterpret_cast<const ElfW(Sym) *>(symbol_data);
   size_t count = 0;
   for (size_t i = 0; i < symtab->sh_size / sizeof(ElfW(Sym)); ++i) {
     const ElfW(Sym) &s = syms[i];
@@ -191,12 +226,19 @@ unsigned long long ObjectsLoadedSoFar() {
   return adds;
 }
 
-std::vector<std::string> LoadedObjectPaths() {
-  std::vector<std::string> paths;
-  ForEachCandidateObject([&](const dl_phdr_info *, const std::string &path) {
-    paths.push_back(path);
-  });
-  return paths;
+std::vector<ObjectDefiningLLVMC>
+ObjectsDefiningLLVMC(absl::FunctionRef<bool(const std::string &)> skip) {
+  // (Inside the walk: no object can be unloaded while its loaded symbol
+  // table is read.)
+  std::vector<ObjectDefiningLLVMC> found;
+  ForEachCandidateObject(
+      [&](const dl_phdr_info *info, const std::string &path) {
+        if (skip(path))
+          return;
+        if (size_t n = CountLLVMCDefinitions(path, info))
+          found.push_back({RealPath(path), n});
+      });
+  return found;
 }
 
 namespace {
@@ -335,7 +377,7 @@ std::vector<ObjectDefiningLLVMC> ObjectsBypassingWrappers(int major) {
   ForEachCandidateObject(
       [&](const dl_phdr_info *info, const std::string &path) {
         if (size_t n = CountBypassingSlots(info, libllvm))
-          found.push_back({path, n});
+          found.push_back({RealPath(path), n});
       });
   return found;
 }

@@ -12,9 +12,13 @@
 #ifndef OWNSAN_INTERPOSE_LOADED_OBJECTS_H
 #define OWNSAN_INTERPOSE_LOADED_OBJECTS_H
 
+#include "absl/functional/function_ref.h"
+
 #include <cstddef>
 #include <string>
 #include <vector>
+
+struct dl_phdr_info;
 
 namespace ownsan {
 
@@ -24,23 +28,21 @@ struct ObjectDefiningLLVMC {
 };
 
 /// Loaded objects, other than a libLLVM shared library and ownsan's own,
-/// that define LLVM-C functions ownsan wraps. Each object is read once per
-/// process (its symbol table, from its file): `skip` is called first with
-/// each object's path and returns true for one already read.
-template <typename Skip>
-std::vector<ObjectDefiningLLVMC> ObjectsDefiningLLVMC(Skip skip);
+/// the vDSO and the dynamic loader, that define LLVM-C functions ownsan
+/// wraps (the executable named by its real path). Each object is read once
+/// per process: `skip` is called first with each object's path and returns
+/// true for one already read.
+std::vector<ObjectDefiningLLVMC>
+ObjectsDefiningLLVMC(absl::FunctionRef<bool(const std::string &)> skip);
 
-/// Reads one ELF file's symbol table (.symtab, or .dynsym if it was
-/// stripped) and counts the defined functions whose names the wrappers
-/// wrap. 0 for a file that cannot be read or is not ELF.
-size_t CountLLVMCDefinitions(const std::string &path);
+/// Counts the defined functions whose names the wrappers wrap in one ELF
+/// file's symbol table (.symtab, or .dynsym if it was stripped; the loaded
+/// copy of .dynsym if `loaded` is the file's loaded object). 0 for a file
+/// that cannot be read or is not ELF.
+size_t CountLLVMCDefinitions(const std::string &path,
+                             const dl_phdr_info *loaded = nullptr);
 
-/// The loaded objects that may define LLVM-C functions, in load order: all
-/// but a libLLVM shared library, ownsan's own, the vDSO and the dynamic
-/// loader. The executable is named by its real path.
-std::vector<std::string> LoadedObjectPaths();
-
-/// Loaded objects (as LoadedObjectPaths) whose resolved PLT/GOT slots
+/// Loaded objects (as ObjectsDefiningLLVMC) whose resolved PLT/GOT slots
 /// for wrapped LLVM-C functions point straight into a libLLVM of major
 /// `major` instead of ownsan's wrappers: their calls bypass the preload
 /// (loaded with RTLD_DEEPBIND, or bound some other way past the global
@@ -68,18 +70,6 @@ std::string OperatorDeleteOwner();
 /// Link mode: lets the operator new/delete hooks observe, if the real
 /// operators are libstdc++'s (link_allocation.cpp).
 void ObserveLinkedAllocator();
-
-template <typename Skip>
-std::vector<ObjectDefiningLLVMC> ObjectsDefiningLLVMC(Skip skip) {
-  std::vector<ObjectDefiningLLVMC> found;
-  for (const std::string &path : LoadedObjectPaths()) {
-    if (skip(path))
-      continue;
-    if (size_t n = CountLLVMCDefinitions(path))
-      found.push_back({path, n});
-  }
-  return found;
-}
 
 } // namespace ownsan
 

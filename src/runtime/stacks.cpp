@@ -46,31 +46,30 @@ std::atomic<int> g_range_count{0};
 } // namespace
 
 void AddCodeRangesOf(const void *addr_in_module, bool llvm) {
-  Dl_info info;
-  if (!dladdr(addr_in_module, &info))
-    return;
+  // The object is the one with a loaded segment holding the address. (Not
+  // dladdr: it walks the object's whole symbol table, ~1 ms for libLLVM.)
   struct Arg {
-    const void *base;
+    uintptr_t addr;
     std::vector<CodeRange> found;
-  } arg{info.dli_fbase, {}};
+  } arg{reinterpret_cast<uintptr_t>(addr_in_module), {}};
   dl_iterate_phdr(
       [](dl_phdr_info *pi, size_t, void *data) {
         auto *a = static_cast<Arg *>(data);
-        for (int i = 0; i < pi->dlpi_phnum; ++i) {
-          const auto &ph = pi->dlpi_phdr[i];
-          if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
-            continue;
-          uintptr_t lo = pi->dlpi_addr + ph.p_vaddr;
-          if (reinterpret_cast<uintptr_t>(a->base) > lo + ph.p_memsz ||
-              reinterpret_cast<uintptr_t>(a->base) + 0x100000000ull < lo)
-            continue;
-          // Same object: the base must be this object's load address.
-          Dl_info di;
-          if (dladdr(reinterpret_cast<void *>(lo), &di) &&
-              di.dli_fbase == a->base)
-            a->found.push_back({lo, lo + ph.p_memsz, false});
-        }
-        return 0;
+        auto segment = [pi](int i) {
+          uintptr_t lo = pi->dlpi_addr + pi->dlpi_phdr[i].p_vaddr;
+          return std::make_pair(lo, lo + pi->dlpi_phdr[i].p_memsz);
+        };
+        bool holds = false;
+        for (int i = 0; i < pi->dlpi_phnum && !holds; ++i)
+          holds = pi->dlpi_phdr[i].p_type == PT_LOAD &&
+                  a->addr >= segment(i).first && a->addr < segment(i).second;
+        if (!holds)
+          return 0;
+        for (int i = 0; i < pi->dlpi_phnum; ++i)
+          if (pi->dlpi_phdr[i].p_type == PT_LOAD &&
+              (pi->dlpi_phdr[i].p_flags & PF_X))
+            a->found.push_back({segment(i).first, segment(i).second, false});
+        return 1;
       },
       &arg);
   MutexLock lock(&g_ranges_mu);

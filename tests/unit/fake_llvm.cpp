@@ -218,8 +218,10 @@ void *ResolveReal(FnId fn) {
 void NoteUncheckedLibLLVMs() {}
 // (No blind spots: the fake is linked into the test, not preloaded.)
 std::vector<std::string> LoadedLibLLVMPaths(int) { return {}; }
-std::vector<std::string> LoadedObjectPaths() { return {}; }
-size_t CountLLVMCDefinitions(const std::string &) { return 0; }
+std::vector<ObjectDefiningLLVMC>
+ObjectsDefiningLLVMC(absl::FunctionRef<bool(const std::string &)>) {
+  return {};
+}
 std::string OperatorDeleteOwner() { return ""; }
 unsigned long long ObjectsLoadedSoFar() { return 0; }
 std::vector<ObjectDefiningLLVMC> ObjectsBypassingWrappers(int) { return {}; }
