@@ -15,9 +15,8 @@
 # Idempotent: does nothing when DEST/.ownsan-source (written last) exists.
 # The version fetched is the source version of the installed libmlir-N-dev
 # when apt has it, else apt's candidate. Without a deb-src entry in apt's
-# sources it writes /etc/apt/sources.list.d/ownsan-deb-src.sources (the
-# Types: deb stanzas of debian.sources as Types: deb-src; llvm-toolchain-22
-# is in bookworm-security) and runs apt-get update, as root or with sudo.
+# sources, scripts/ensure-deb-src.sh adds one (llvm-toolchain-22 is in
+# bookworm-security).
 # The download (the .orig tarball, 160-200 MB, and the Debian tarball) is
 # kept in DEST.download until the extraction succeeded, then removed.
 # Never commit what it fetches.
@@ -40,35 +39,12 @@ if [ -f "$stamp" ]; then
   exit 0
 fi
 
-SUDO=""
-[ "$(id -u)" -ne 0 ] && SUDO="sudo"
-
 # --- deb-src: apt-cache showsrc fails without any deb-src entry. ---
-if ! apt-cache showsrc "$pkg" >/dev/null 2>&1 ||
-  [ -z "$(apt-cache showsrc "$pkg" 2>/dev/null)" ]; then
-  src_list=/etc/apt/sources.list.d/ownsan-deb-src.sources
-  deb822=/etc/apt/sources.list.d/debian.sources
-  if [ ! -f "$src_list" ]; then
-    if [ ! -f "$deb822" ]; then
-      echo "fetch-llvm-source: no deb-src entry for $pkg and no $deb822 to" \
-        "copy one from; add a deb-src line for Debian and rerun" >&2
-      exit 1
-    fi
-    echo "fetch-llvm-source: writing $src_list (deb-src of $deb822)"
-    # Each stanza whose Types is exactly "deb", with Types: deb-src.
-    awk 'BEGIN { RS = ""; ORS = "\n\n" }
-         /(^|\n)Types:[ \t]*deb[ \t]*(\n|$)/ {
-           sub(/(^|\n)Types:[ \t]*deb[ \t]*(\n|$)/, "\nTypes: deb-src\n")
-           sub(/^\n/, "")
-           print
-         }' "$deb822" | $SUDO tee "$src_list" >/dev/null
-  fi
-  $SUDO apt-get update -qq
-  if [ -z "$(apt-cache showsrc "$pkg" 2>/dev/null)" ]; then
-    echo "fetch-llvm-source: apt knows no source package $pkg" \
-      "(llvm-toolchain-22 is in bookworm-security)" >&2
-    exit 1
-  fi
+"$(dirname "$0")/ensure-deb-src.sh" "$pkg"
+if [ -z "$(apt-cache showsrc "$pkg" 2>/dev/null)" ]; then
+  echo "fetch-llvm-source: apt knows no source package $pkg" \
+    "(llvm-toolchain-22 is in bookworm-security)" >&2
+  exit 1
 fi
 
 # --- Which version: the installed libmlir-N-dev's source, else apt's. ---

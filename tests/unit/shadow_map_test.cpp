@@ -8,6 +8,8 @@
 
 #include "gtest/gtest.h"
 
+#include <vector>
+
 namespace ownsan {
 namespace {
 
@@ -152,6 +154,30 @@ TEST(AddressFilter, PageFilterSeesRangesThatCrossPages) {
   for (uintptr_t p = 0x100000; p < 0x200000; p += 0x1000)
     hits += pages.MaybeOverlaps(Addr(p), 64);
   EXPECT_LT(hits, 8) << "unrelated pages should almost never hit";
+}
+
+// The summary that lets MaybeOverlaps skip pages of the set with no bit
+// must never hide a bit: every granule added to a full-size granule filter
+// (2^24 bits, the runtime's) is seen through MaybeOverlaps, whichever page of
+// the set it hashes to, for ranges that start before it and end after it.
+TEST(AddressFilter, SummaryHidesNoGranule) {
+  AddressFilter f(24, 4);
+  std::vector<uintptr_t> added;
+  for (uintptr_t a = 0x5500000000; added.size() < 20000; a += 0x1230)
+    added.push_back(a);
+  for (uintptr_t a : added)
+    f.Add(Addr(a));
+  for (uintptr_t a : added) {
+    ASSERT_TRUE(f.MaybeOverlaps(Addr(a), 1)) << a;
+    ASSERT_TRUE(f.MaybeOverlaps(Addr(a - 0x400), 0x800)) << a;
+  }
+  // A sparse set answers no for the rest (the summary and the words agree).
+  AddressFilter sparse(24, 4);
+  sparse.Add(Addr(0x5500000000));
+  int hits = 0;
+  for (uintptr_t a = 0x6600000000; a < 0x6600000000 + 0x100000; a += 0x100)
+    hits += sparse.MaybeOverlaps(Addr(a), 0x40);
+  EXPECT_EQ(hits, 0);
 }
 
 } // namespace
