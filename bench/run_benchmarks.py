@@ -30,8 +30,9 @@ interleaved, medians compared:
           LLJIT and MCJIT, 1 and 4 threads, plain and ownsan; and the
           ownsan peak RSS of the MCJIT loop at N and 10 N iterations
   startup (issue 22) bench/one_call.c, 100 runs at a time, plain,
-          LD_PRELOAD=libownsan.so and `ownsan run`, rounds interleaved:
-          the time each way adds to one process
+          LD_PRELOAD=libownsan.so, `ownsan run` and `/usr/bin/env` (one
+          exec more: `ownsan run`'s floor), rounds interleaved: the time
+          each way adds to one process
   longrun (issue 17) a long-running process, default options:
           churn   10M and 50M objects created and freed in one process
                   (ir_workload churn N): peak RSS, plain and ownsan
@@ -429,9 +430,13 @@ def run_depth(workload, ownsan, reps, objects):
 def run_startup(one_call, ownsan, runtime, reps, runs=100):
     """Median wall time of one process: `runs` runs in a row per sample,
     the three ways interleaved, `reps` samples each."""
+    # "exec floor": one exec more than plain, of a launcher that does
+    # nothing else (/usr/bin/env): what `ownsan run` pays besides the
+    # preload on any machine, whatever ownsan does.
     ways = {"plain": ([one_call], {}),
             "preload": ([one_call], {"LD_PRELOAD": str(runtime)}),
-            "ownsan run": ([ownsan, "run", "--", one_call], {})}
+            "ownsan run": ([ownsan, "run", "--", one_call], {}),
+            "exec floor": (["/usr/bin/env", one_call], {})}
     samples = {k: [] for k in ways}
     for _ in range(reps):
         for way, (cmd, extra) in ways.items():
@@ -787,6 +792,15 @@ def summarize(r):
                          "measured": f"{su[way]:.1f} - {su['plain']:.1f} ms "
                                      f"= {added:.1f} ms",
                          "verdict": verdict(added <= TARGET_STARTUP_MS)})
+        if "exec floor" in su:
+            floor = su["exec floor"] - su["plain"]
+            above = su["ownsan run"] - su["preload"]
+            rows.append({"measure": "`ownsan run` above the preload, against "
+                                    "one extra exec (`/usr/bin/env PROGRAM`)",
+                         "target": "(floor)",
+                         "measured": f"{above:.1f} ms; one extra exec "
+                                     f"{floor:.1f} ms",
+                         "verdict": "-"})
     dp = r.get("depth")
     if dp:
         lo, hi = dp[str(DEPTHS[0])], dp[str(DEPTHS[-1])]
