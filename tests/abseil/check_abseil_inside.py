@@ -16,15 +16,17 @@ Checked:
     nothing on stderr.
 """
 import argparse
-import os
 import re
-import subprocess
 import sys
+
+from ownsan_testing import Checker, run
 
 
 def readelf(args):
-    return subprocess.run(["readelf", "-W"] + args, check=True,
-                          capture_output=True, text=True).stdout
+    r = run(["readelf", "-W"] + args)
+    if r.returncode != 0:
+        sys.exit(f"readelf {' '.join(args)} failed:\n{r.describe()}")
+    return r.out
 
 
 def main():
@@ -33,46 +35,29 @@ def main():
     ap.add_argument("--ownsan", required=True)
     ap.add_argument("--program", required=True)
     a = ap.parse_args()
-    failures = []
+    c = Checker("abseil inside libownsan.so")
 
     needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]",
                         readelf(["-d", a.runtime]))
     absl_needed = [n for n in needed if "absl" in n]
-    if absl_needed:
-        failures.append(f"libownsan.so needs {', '.join(absl_needed)} "
-                        "(scripts/build-absl-pic.sh, then re-run cmake)")
+    c.check(not absl_needed, "libownsan.so needs no Abseil shared library",
+            f"it needs {', '.join(absl_needed)} (scripts/build-absl-pic.sh, "
+            "then re-run cmake)")
     absl_syms = [line.split()[-1] for line in
                  readelf(["--dyn-syms", a.runtime]).splitlines()
                  if "absl" in line]
-    if absl_syms:
-        failures.append(f"libownsan.so's dynamic symbols name Abseil: "
-                        f"{len(absl_syms)}, e.g. {absl_syms[0]}")
+    c.check(not absl_syms, "libownsan.so's dynamic symbols name no Abseil "
+            "symbol", f"{len(absl_syms)}, e.g. {absl_syms[:1]}")
 
-    env = dict(os.environ)
-    for var in ("LD_PRELOAD", "OWNSAN_OPTIONS"):
-        env.pop(var, None)
-    plain = subprocess.run([a.program], env=env, capture_output=True,
-                           text=True, timeout=60)
-    under = subprocess.run([a.ownsan, "run", "--", a.program], env=env,
-                           capture_output=True, text=True, timeout=60)
-    if plain.returncode != 0 or "3 modules, m1 seen 1 time(s)" not in plain.stdout:
-        failures.append(f"the program itself failed: {plain.returncode} "
-                        f"{plain.stdout!r} {plain.stderr!r}")
-    if under.returncode != 0:
-        failures.append(f"under ownsan: exit {under.returncode}, stderr "
-                        f"{under.stderr!r}")
-    if under.stdout != plain.stdout:
-        failures.append(f"under ownsan: stdout {under.stdout!r}, without "
-                        f"{plain.stdout!r}")
-    if under.stderr:
-        failures.append(f"under ownsan: stderr {under.stderr!r}")
-
-    for f in failures:
-        print("FAIL:", f)
-    if not failures:
-        print("ok: no Abseil library or symbol in libownsan.so; a program "
-              "with its own Abseil runs as without ownsan")
-    return 1 if failures else 0
+    plain = run([a.program])
+    under = run([a.ownsan, "run", "--", a.program])
+    c.check(plain.returncode == 0 and
+            "3 modules, m1 seen 1 time(s)" in plain.out,
+            "the program runs without ownsan", plain)
+    c.check(under.returncode == 0, "under ownsan: exit 0", under)
+    c.equal(under.out, plain.out, "under ownsan: the same stdout")
+    c.equal(under.err, "", "under ownsan: nothing on stderr")
+    return c.finish()
 
 
 if __name__ == "__main__":
