@@ -30,9 +30,14 @@ interleaved, medians compared:
           LLJIT and MCJIT, 1 and 4 threads, plain and ownsan; and the
           ownsan peak RSS of the MCJIT loop at N and 10 N iterations
   startup (issue 22) bench/one_call.c, 100 runs at a time, plain,
-          LD_PRELOAD=libownsan.so, `ownsan run` and `/usr/bin/env` (one
-          exec more: `ownsan run`'s floor), rounds interleaved: the time
-          each way adds to one process
+          LD_PRELOAD=libownsan.so, `ownsan run`, `/usr/bin/env` (one
+          exec more: `ownsan run`'s floor) and LD_PRELOAD of a library
+          that does nothing (bench/empty_preload.c: the preload's floor),
+          rounds interleaved: the time each way adds to one process
+  asan    (issue 22, no target) (a), (c) and (d) also run under
+          AddressSanitizer's runtime, preloaded into the same binaries
+          (the bar issue 22 names): its default options, and its
+          quarantine set to ownsan's quarantine_size_mb default
   longrun (issue 17) a long-running process, default options:
           churn   10M and 50M objects created and freed in one process
                   (ir_workload churn N): peak RSS, plain and ownsan
@@ -81,6 +86,8 @@ TARGET22_ECHO = 1.5             # (a), default options
 TARGET22_ECHO_NOSTACK = 1.3     # (a), malloc_context_size=0
 TARGET22_JIT = 1.1              # (d), throughput, each engine and threads
 TARGET22_JIT_FLAT = 1.10        # (d), ownsan peak RSS, large N / small N
+ASAN = "AddressSanitizer"        # reference variants' labels (no target)
+ASAN_OWN_Q = "AddressSanitizer, ownsan's quarantine size"
 
 
 def log(msg):
@@ -138,6 +145,41 @@ def build(build_dir, llvm, targets, bench):
 # --------------------------------------------------------------------------
 # Timed runs
 # --------------------------------------------------------------------------
+
+def asan_runtime(llvm):
+    """AddressSanitizer's shared runtime of clang-LLVM (libclang-rt-N-dev),
+    or None."""
+    clang = shutil.which(f"clang-{llvm}") or shutil.which("clang")
+    if not clang:
+        return None
+    out = subprocess.run([clang, "-print-file-name=libclang_rt.asan-x86_64.so"],
+                         capture_output=True, text=True).stdout.strip()
+    return out if os.path.isabs(out) and os.path.exists(out) else None
+
+
+def ownsan_default(flag):
+    """A flag's default, read from the options table (src/runtime/flags.inc)."""
+    text = (ROOT / "src" / "runtime" / "flags.inc").read_text()
+    m = re.search(r"OWNSAN_INT_FLAG\(\s*" + flag + r",\s*(\d+)", text)
+    if not m:
+        sys.exit(f"flags.inc: no integer flag {flag}")
+    return int(m[1])
+
+
+def asan_variants(asan, cmd, stdin=None):
+    """The reference variants of a workload: AddressSanitizer's runtime
+    preloaded into the same (uninstrumented) binary, which then tracks every
+    heap block libLLVM allocates with its stacks and a quarantine; with its
+    own defaults (a 256 MB quarantine), and with ownsan's quarantine size."""
+    if not asan:
+        return []
+    base = "detect_leaks=0:verify_asan_link_order=0"
+    env = {"LD_PRELOAD": asan, "ASAN_OPTIONS": base}
+    q = ownsan_default("quarantine_size_mb")
+    env_q = {"LD_PRELOAD": asan,
+             "ASAN_OPTIONS": f"{base}:quarantine_size_mb={q}"}
+    return [(ASAN, cmd, env, stdin), (ASAN_OWN_Q, cmd, env_q, stdin)]
+
 
 def run_timed(cmd, env=None, stdin_path=None, stdout_path=None):
     """Runs cmd; returns (wall seconds, CPU seconds (user + sys, with the
@@ -427,16 +469,18 @@ def run_depth(workload, ownsan, reps, objects):
     return res
 
 
-def run_startup(one_call, ownsan, runtime, reps, runs=100):
+def run_startup(one_call, ownsan, runtime, empty_preload, reps, runs=100):
     """Median wall time of one process: `runs` runs in a row per sample,
-    the three ways interleaved, `reps` samples each."""
+    the ways interleaved, `reps` samples each."""
     # "exec floor": one exec more than plain, of a launcher that does
     # nothing else (/usr/bin/env): what `ownsan run` pays besides the
-    # preload on any machine, whatever ownsan does.
+    # preload on any machine, whatever ownsan does. "preload floor": a
+    # preloaded library that does nothing: what any LD_PRELOAD pays.
     ways = {"plain": ([one_call], {}),
             "preload": ([one_call], {"LD_PRELOAD": str(runtime)}),
             "ownsan run": ([ownsan, "run", "--", one_call], {}),
-            "exec floor": (["/usr/bin/env", one_call], {})}
+            "exec floor": (["/usr/bin/env", one_call], {}),
+            "preload floor": ([one_call], {"LD_PRELOAD": str(empty_preload)})}
     samples = {k: [] for k in ways}
     for _ in range(reps):
         for way, (cmd, extra) in ways.items():
@@ -451,7 +495,7 @@ def run_startup(one_call, ownsan, runtime, reps, runs=100):
     return res
 
 
-def run_jit(jit, ownsan, r, args):
+def run_jit(jit, ownsan, r, args, asan):
     """Workload (d): each engine on 1 and 4 threads, plain and ownsan
     (compare: a report or a wrong result fails the run); then the MCJIT
     loop's ownsan peak RSS at two lengths."""
@@ -464,7 +508,7 @@ def run_jit(jit, ownsan, r, args):
                 compare(f"jit {engine} x{threads}", [
                     ("plain", cmd, None, None),
                     ("ownsan", [ownsan, "run", "--"] + cmd, None, None),
-                ], args.reps))
+                ] + asan_variants(asan, cmd), args.reps))
     sizes = [int(n) for n in args.jit_rss_iterations.split(",") if n]
     if len(sizes) == 2:
         out = {}
@@ -723,6 +767,18 @@ def summarize(r):
         if name.startswith("(d) "):
             rows.append(ratio_row(f"{name} (issue 22)", TARGET22_JIT,
                                   run["ownsan"]))
+    # The bar issue 22 names, on the same workloads: no target, a reference.
+    for name, run in e2e.items():
+        if ASAN in run and ASAN_OWN_Q in run:
+            rows.append({"measure": f"{name}: AddressSanitizer's runtime "
+                                    f"preloaded (reference; ownsan "
+                                    f"{run['ownsan']['ratio']:.2f}x)",
+                         "target": "-",
+                         "measured": f"{run[ASAN]['ratio']:.2f}x (its own "
+                                     f"quarantine), "
+                                     f"{run[ASAN_OWN_Q]['ratio']:.2f}x "
+                                     f"(ownsan's)",
+                         "verdict": "-"})
     jr = r.get("jit_rss")
     if jr:
         small, large = jr["small"], jr["large"]
@@ -801,6 +857,15 @@ def summarize(r):
                          "measured": f"{above:.1f} ms; one extra exec "
                                      f"{floor:.1f} ms",
                          "verdict": "-"})
+        if "preload floor" in su:
+            floor = su["preload floor"] - su["plain"]
+            above = su["preload"] - su["preload floor"]
+            rows.append({"measure": "the preload, against a preloaded "
+                                    "library that does nothing",
+                         "target": "(floor)",
+                         "measured": f"an empty preload adds {floor:.1f} ms; "
+                                     f"ownsan {above:.1f} ms more",
+                         "verdict": "-"})
     dp = r.get("depth")
     if dp:
         lo, hi = dp[str(DEPTHS[0])], dp[str(DEPTHS[-1])]
@@ -851,7 +916,8 @@ def main():
                     help="longrun: length of the soak (0: none)")
     ap.add_argument("--skip", default="",
                     help="comma list of parts to skip: micro,echo,llvmlite,"
-                         "modules,memory,depot,longrun,depth,startup,jit")
+                         "modules,memory,depot,longrun,depth,startup,jit,"
+                         "asan")
     ap.add_argument("--jit-iterations", default="200,2000",
                     help="jit: iterations of the LLJIT and MCJIT loops"
                          " timed (default 200,2000: about a second each)")
@@ -878,6 +944,9 @@ def main():
     ownsan = bdir / "bin" / "ownsan"
     micro_exe = bdir / "bench" / "ownsan_bench_call_overhead"
     workload = bdir / "bench" / "ownsan_bench_ir_workload"
+    asan = None if "asan" in skip else asan_runtime(llvm)
+    if not asan and "asan" not in skip:
+        log("no AddressSanitizer runtime (libclang-rt-N-dev): no reference")
 
     r = {"machine": machine(), "llvm": llvm, "reps": args.reps,
          "end_to_end": {}, "load_before": loadavg()}
@@ -920,7 +989,7 @@ def main():
                  {"OWNSAN_OPTIONS": "malloc_context_size=0"}, bc),
                 ("interposition only", [ownsan, "run", "--", echo, "--echo"],
                  {"OWNSAN_OPTIONS": "forward_only=1"}, bc),
-            ], args.reps)
+            ] + asan_variants(asan, [echo, "--echo"], bc), args.reps)
 
         # (b) llvmlite
         if do_lite:
@@ -950,7 +1019,7 @@ def main():
                      {"OWNSAN_OPTIONS": "malloc_context_size=0"}, None),
                     ("interposition only", [ownsan, "run", "--"] + cmd,
                      {"OWNSAN_OPTIONS": "forward_only=1"}, None),
-                ], args.reps)
+                ] + asan_variants(asan, cmd), args.reps)
 
         if "memory" not in skip:
             r["memory"] = run_memory(workload, ownsan, [500000, 1000000],
@@ -960,13 +1029,15 @@ def main():
         if "startup" not in skip:
             r["startup"] = run_startup(
                 bdir / "bench" / "ownsan_bench_one_call", ownsan,
-                bdir / "lib" / "libownsan.so", args.reps)
+                bdir / "lib" / "libownsan.so",
+                bdir / "bench" / "libownsan_bench_empty_preload.so",
+                args.reps)
         if "depth" not in skip:
             r["depth"] = run_depth(workload, ownsan, args.reps,
                                    args.depth_objects)
         if "jit" not in skip:
             run_jit(bdir / "bench" / "ownsan_bench_jit_server", ownsan, r,
-                    args)
+                    args, asan)
         if "longrun" not in skip:
             r["longrun"] = run_longrun(
                 workload, ownsan,

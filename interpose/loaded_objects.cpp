@@ -68,13 +68,42 @@ private:
   uint64_t size_ = 0;
 };
 
-// The base address of ownsan's own object (libownsan.so).
-ElfW(Addr) OwnBase() {
-  Dl_info info;
-  if (!dladdr(reinterpret_cast<void *>(&OwnBase), &info))
-    return 0;
-  return reinterpret_cast<ElfW(Addr)>(info.dli_fbase);
+// ownsan's own object (libownsan.so): its base address and loaded
+// segments, found once by the segments that hold this code (dladdr would
+// also look for the nearest symbol, a pass over the object's symbols).
+struct OwnObjectInfo {
+  ElfW(Addr) base = 0;
+  std::vector<std::pair<ElfW(Addr), ElfW(Addr)>> segments;
+};
+const OwnObjectInfo &OwnObject() {
+  static const OwnObjectInfo own = [] {
+    OwnObjectInfo o;
+    dl_iterate_phdr(
+        [](dl_phdr_info *info, size_t, void *data) {
+          auto *out = static_cast<OwnObjectInfo *>(data);
+          auto self = reinterpret_cast<ElfW(Addr)>(&OwnObject);
+          std::vector<std::pair<ElfW(Addr), ElfW(Addr)>> segments;
+          bool holds_self = false;
+          for (int i = 0; i < info->dlpi_phnum; ++i) {
+            const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+            if (ph.p_type != PT_LOAD)
+              continue;
+            ElfW(Addr) start = info->dlpi_addr + ph.p_vaddr;
+            segments.push_back({start, start + ph.p_memsz});
+            holds_self |= self >= start && self - start < ph.p_memsz;
+          }
+          if (!holds_self)
+            return 0;
+          out->base = info->dlpi_addr;
+          out->segments = std::move(segments);
+          return 1;
+        },
+        &o);
+    return o;
+  }();
+  return own;
 }
+ElfW(Addr) OwnBase() { return OwnObject().base; }
 
 // `path` as an absolute, resolved path when it names a file (dlopen keeps
 // the name it was given, which may be relative).
@@ -204,11 +233,18 @@ size_t CountLLVMCDefinitions(const std::string &path,
     if (s.st_shndx == SHN_UNDEF || s.st_name >= strtab.sh_size)
       continue;
     const char *name = names + s.st_name;
-    // An object linked with ownsan's link mode checks its own calls.
-    if (strcmp(name, "ownsan_linked_runtime") == 0)
-      return 0;
+    // (The first letter first: a library has thousands of symbols, and
+    // this loop runs at every start.)
+    if (name[0] == 'o') {
+      // An object linked with ownsan's link mode checks its own calls.
+      if (strcmp(name, "ownsan_linked_runtime") == 0)
+        return 0;
+      continue;
+    }
+    if (name[0] != 'L' || name[1] != 'L')
+      continue;
     unsigned type = ELF64_ST_TYPE(s.st_info);
-    if ((type == STT_FUNC || type == STT_GNU_IFUNC) && name[0] == 'L' &&
+    if ((type == STT_FUNC || type == STT_GNU_IFUNC) &&
         strncmp(name, "LLVM", 4) == 0 && IsWrappedName(name))
       ++count;
   }
@@ -383,13 +419,24 @@ std::vector<ObjectDefiningLLVMC> ObjectsBypassingWrappers(int major) {
 }
 
 #if !OWNSAN_LINK_MODE // (link_allocation.cpp has link mode's)
+
+namespace {
+bool InOwnObject(const void *p) {
+  auto a = reinterpret_cast<ElfW(Addr)>(p);
+  for (auto [start, end] : OwnObject().segments)
+    if (a >= start && a < end)
+      return true;
+  return false;
+}
+} // namespace
 std::string OperatorDeleteOwner() {
   // The definitions every object of the process binds to (the global
   // scope: the executable first, then the preloads, then the rest).
   for (const char *name : {"_ZdlPv", "_ZdlPvm", "_Znwm"}) {
     void *sym = RealDlsym(RTLD_DEFAULT, name);
+    // (The usual case, ownsan's own, needs no dladdr.)
     Dl_info info;
-    if (!sym || !dladdr(sym, &info))
+    if (!sym || InOwnObject(sym) || !dladdr(sym, &info))
       continue;
     if (reinterpret_cast<ElfW(Addr)>(info.dli_fbase) == OwnBase())
       continue;

@@ -1941,6 +1941,7 @@ def render_wrappers_cpp(functions: Sequence[Function], headers: Sequence[str],
         parts.append(render_wrapper(fn, classes[fn.name], declared))
         parts.append("\n")
     parts.append(render_fn_info(functions, classes))
+    parts.append(render_wrapper_addresses(functions))
     parts.append(render_linked_real_table(functions))
     parts.append("\n" + render_kind_expectations(kind_sets))
     return "".join(parts)
@@ -1961,6 +1962,23 @@ def render_real_declarations(functions: Sequence[Function],
               for fn in functions]
     lines += ["}", "#endif // OWNSAN_LINK_MODE", ""]
     return "\n".join(lines) + "\n"
+
+
+# The hidden name of each wrapper, for the dlsym interposer's table.
+WRAPPER_ADDRESS_PREFIX = "ownsan_wrapper_"
+
+
+def render_wrapper_addresses(functions: Sequence[Function]) -> str:
+    """Preloaded: a hidden alias of each wrapper, which symbols.c's table
+    points at. The dynamic loader resolves a pointer to an exported name by
+    a symbol look-up at every start (one per wrapper, about a thousand),
+    and a pointer to a hidden one by adding the load address."""
+    lines = ["", "#if !OWNSAN_LINK_MODE", 'extern "C" {']
+    lines += [f'__attribute__((alias("{fn.name}"), visibility("hidden"))) '
+              f"decltype(::{fn.name}) {WRAPPER_ADDRESS_PREFIX}{fn.name};"
+              for fn in functions]
+    lines += ["}", "#endif // !OWNSAN_LINK_MODE", ""]
+    return "\n".join(lines)
 
 
 def render_linked_real_table(functions: Sequence[Function]) -> str:
@@ -2069,11 +2087,14 @@ def render_symbols_c(functions: Sequence[Function], major: int,
              "  unsigned short fn;",
              "};",
              ""]
+    # The wrappers' hidden aliases (wrappers.cpp): relative relocations.
     for _, fn in ordered:
-        lines.append(f"extern void {fn.name}(void);")
+        lines.append(f'__attribute__((visibility("hidden"))) extern void '
+                     f"{WRAPPER_ADDRESS_PREFIX}{fn.name}(void);")
     lines += ["", "const struct ownsan_symbol ownsan_symbols[] = {"]
     for fn_id, fn in ordered:
-        lines.append(f'    {{"{fn.name}", (void *){fn.name}, {fn_id}}},')
+        lines.append(f'    {{"{fn.name}", (void *){WRAPPER_ADDRESS_PREFIX}'
+                     f"{fn.name}, {fn_id}}},")
     lines += ["};",
               "",
               f"const unsigned ownsan_symbol_count = {len(functions)};",

@@ -933,12 +933,19 @@ class RealLLVMEndToEndBase:
         ids = dict(re.findall(r"^  kFn_(\w+) = (\d+),$",
                               self.files["fn_ids.h"], re.M))
         for name, wrapper, fn_id in rows:
-            self.assertEqual(name, wrapper)
+            # (Each wrapper's hidden alias, defined in wrappers.cpp.)
+            self.assertEqual("ownsan_wrapper_" + name, wrapper)
             self.assertEqual(ids[name], fn_id)
         self.assertIn(f"const unsigned ownsan_symbol_count = {len(rows)};",
                       text)
-        self.assertEqual(len(re.findall(r"^extern void LLVM\w+\(void\);$",
-                                        text, re.M)), len(rows))
+        self.assertEqual(len(re.findall(
+            r'^__attribute__\(\(visibility\("hidden"\)\)\) extern void '
+            r"ownsan_wrapper_LLVM\w+\(void\);$", text, re.M)), len(rows))
+        cpp = self.files["wrappers.cpp"]
+        for name, _, _ in rows:
+            self.assertIn(f'__attribute__((alias("{name}"), '
+                          f'visibility("hidden"))) decltype(::{name}) '
+                          f"ownsan_wrapper_{name};", cpp)
 
     def test_frees_of_malloced_arrays_are_marked(self):
         cpp = self.files["wrappers.cpp"]
