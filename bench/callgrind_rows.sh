@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Instruction counts (callgrind) of the rows docs/performance.md compares
-# across runtime versions: the per-call loop, per-module IR building and
-# llvm-c-test --echo. Load on the machine does not change them.
+# across runtime versions: the per-call loop, per-module IR building,
+# llvm-c-test --echo and a one-call process's start-up. Load on the machine
+# does not change them.
 #
 #   bench/callgrind_rows.sh RUNTIME_DIR BENCH_DIR [EXTRA_PRELOAD]
 #
@@ -10,7 +11,8 @@
 # -DOWNSAN_BUILD_BENCH=ON build, debug info stripped (valgrind 3.19 cannot
 # read clang 14's): strip --strip-debug -o DIR/libownsan.so ... .
 # BENCH_DIR: that build's bench/ (ownsan_bench_call_loop,
-# ownsan_bench_ir_workload); use one BENCH_DIR for every runtime compared.
+# ownsan_bench_ir_workload, ownsan_bench_one_call); use one BENCH_DIR for
+# every runtime compared.
 # EXTRA_PRELOAD: a library preloaded after the runtime, to see how much a
 # row moves with the address layout alone.
 set -euo pipefail
@@ -34,3 +36,10 @@ a=$(ir "$bench/ownsan_bench_ir_workload" modules 300)
 b=$(ir "$bench/ownsan_bench_ir_workload" modules 100)
 echo "per module: $((a - b)) Ir for 200 modules"
 echo "--echo: $(ir "$llvm_c_test" --echo < "$work/echo.bc") Ir"
+# Start-up: a process that links libLLVM and makes one call (user-space
+# instructions only: the kernel's part, mapping and faulting, is not here).
+plain=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+  "$bench/ownsan_bench_one_call" 2>&1 |
+  sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
+pre=$(ir "$bench/ownsan_bench_one_call")
+echo "start-up: $pre Ir under the runtime, $plain plain (+$((pre - plain)))"

@@ -69,20 +69,16 @@ bool Runtime::CheckHandleSlow(FnId fn, unsigned arg, const void *h,
   if (ABSL_TS_UNCHECKED_READ(shadow_).MaybeContains(h)) {
     RuntimeSection section;
     ObjectRecord *freed = nullptr, *now = nullptr;
-    ShadowMap::EvictedObject evicted;
-    bool was_evicted = false;
+    FreedAt found;
     HistoryPin pin(this);
     {
       MutexLock lock(&mu_);
-      freed = shadow_.Find(h);
-      if (!freed)
-        was_evicted =
-            shadow_.FindEvicted(h, &evicted) && Compatible(evicted.kind, type);
-      // Case: a freed object of a kind this parameter cannot name. Its
-      // memory may hold an object LLVM made with malloc (memory buffers),
-      // which the allocation hook does not see: say nothing.
-      if (freed && !Compatible(freed->kind, type))
-        freed = nullptr;
+      // (A freed object of a kind this parameter cannot name says nothing:
+      // its memory may hold an object LLVM made with malloc, a memory
+      // buffer, which the allocation hook does not see.)
+      found = FindFreedLocked(
+          h, [type](ObjectKind k) { return Compatible(k, type); }, &pin);
+      freed = found.record;
       if (!freed && type != HandleType::Other) {
         // Case: LLVM has handed the address to a new object, but of a kind
         // this parameter cannot take, and an object of the right kind died
@@ -99,8 +95,8 @@ bool Runtime::CheckHandleSlow(FnId fn, unsigned arg, const void *h,
       if (freed)
         pin.Take(); // (read below, without the lock)
     }
-    if (was_evicted)
-      return ReportEvicted(fn, arg, h, evicted);
+    if (found.evicted)
+      return ReportEvicted(fn, arg, h, found.what);
     if (freed && FreesArg(fn, arg) && freed->kind == ObjectKind::Opaque &&
         !freed->owned_by_other && freed->freed &&
         freed->freed->target != freed && !freed->freed->consumed) {

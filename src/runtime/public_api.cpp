@@ -45,20 +45,19 @@ std::string Runtime::DescribeHandle(const void *h) {
   FlushDeaths(); // (called from a callback inside a call)
   RuntimeSection section;
   ObjectRecord *r = nullptr;
-  ShadowMap::EvictedObject evicted;
-  bool was_evicted = false;
+  FreedAt found;
   HistoryPin pin(this);
   {
     MutexLock lock(&mu_);
     r = graph_.Find(h);
-    if (!r && (r = shadow_.Find(h)))
-      pin.Take();
-    if (!r)
-      was_evicted = shadow_.FindEvicted(h, &evicted);
+    if (!r) {
+      found = FindFreedLocked(h, [](ObjectKind) { return true; }, &pin);
+      r = found.record;
+    }
   }
-  if (was_evicted)
+  if (found.evicted)
     return absl::StrCat("0x", absl::Hex(reinterpret_cast<uintptr_t>(h)), " (",
-                        KindNoun(evicted.kind),
+                        KindNoun(found.what.kind),
                         "): freed; its history "
                         "was evicted (history_size_mb=",
                         flags_.history_size_mb, ")\n");

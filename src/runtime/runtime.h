@@ -349,6 +349,31 @@ private:
     Runtime *rt_;
     bool taken_ = false;
   };
+  /// What a stale handle at `addr` names, for a use whose kind test is
+  /// `accepts` (a freed object of another kind says nothing: its memory
+  /// may hold an object ownsan never saw made): the freed record, pinned
+  /// for the caller to read without mu_, or what is left of one whose
+  /// history was evicted.
+  struct FreedAt {
+    ObjectRecord *record = nullptr;
+    bool evicted = false;
+    ShadowMap::EvictedObject what{};
+  };
+  template <typename Accepts>
+  FreedAt FindFreedLocked(const void *addr, Accepts accepts, HistoryPin *pin)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    FreedAt out;
+    if (ObjectRecord *r = shadow_.Find(addr)) {
+      if (accepts(r->kind)) {
+        out.record = r;
+        pin->Take();
+      }
+      return out;
+    }
+    out.evicted =
+        shadow_.FindEvicted(addr, &out.what) && accepts(out.what.kind);
+    return out;
+  }
 
   // --- Report constructors (errors.cpp): one per kind and variant, the
   // only code that writes a report's sentence. Each returns Report()'s

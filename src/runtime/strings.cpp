@@ -30,27 +30,22 @@ bool Runtime::FreeString(FnId fn, unsigned arg, const void *s,
   if (!r) {
     // Case: a string ownsan never saw handed out (made by other code, or
     // already freed and reported by CheckString): let it through.
-    ObjectRecord *freed;
-    ShadowMap::EvictedObject evicted;
-    bool was_evicted = false;
+    auto is_message = [](ObjectKind k) {
+      return k == ObjectKind::Message || k == ObjectKind::ErrorMessage;
+    };
+    FreedAt found;
     HistoryPin pin(this);
     {
       MutexLock lock(&mu_);
-      freed = shadow_.Find(s);
-      if (freed)
-        pin.Take();
-      else
-        was_evicted = shadow_.FindEvicted(s, &evicted);
+      found = FindFreedLocked(s, is_message, &pin);
     }
-    if (was_evicted && (evicted.kind == ObjectKind::Message ||
-                        evicted.kind == ObjectKind::ErrorMessage))
-      return ReportEvicted(fn, arg, s, evicted); // (released twice)
-    if (!freed || (freed->kind != ObjectKind::Message &&
-                   freed->kind != ObjectKind::ErrorMessage))
+    if (found.evicted)
+      return ReportEvicted(fn, arg, s, found.what); // (released twice)
+    if (!found.record)
       // Case: maybe a string a getter lent (LLVMGetModuleIdentifier's).
       return CheckLentStringFree(fn, arg, s);
     // Case: released twice.
-    return ReportStringFreedTwice(fn, arg, s, freed);
+    return ReportStringFreedTwice(fn, arg, s, found.record);
   }
   if (r->kind != ObjectKind::Message && r->kind != ObjectKind::ErrorMessage)
     return false; // not a string we know: not ours to judge
@@ -168,27 +163,19 @@ bool Runtime::CheckStringRef(FnId fn, unsigned arg, const char *data) {
   if (!ABSL_TS_UNCHECKED_READ(shadow_).MaybeContains(data))
     return false;
   RuntimeSection section;
-  ObjectRecord *freed;
-  ShadowMap::EvictedObject evicted;
-  bool was_evicted = false;
+  // (Bytes where another kind of object died say nothing: memory ownsan
+  // never saw reused for the program's string.)
+  FreedAt found;
   HistoryPin pin(this);
   {
     MutexLock lock(&mu_);
-    freed = shadow_.Find(data);
-    // Case: the bytes are where another kind of object died (memory ownsan
-    // never saw reused for the program's string): say nothing.
-    if (freed && freed->kind != ObjectKind::LentString)
-      freed = nullptr;
-    if (freed)
-      pin.Take(); // (read below, without the lock)
-    else
-      was_evicted = shadow_.FindEvicted(data, &evicted) &&
-                    evicted.kind == ObjectKind::LentString;
+    found = FindFreedLocked(
+        data, [](ObjectKind k) { return k == ObjectKind::LentString; }, &pin);
   }
-  if (was_evicted)
-    return ReportEvicted(fn, arg, data, evicted);
+  if (found.evicted)
+    return ReportEvicted(fn, arg, data, found.what);
   // Case: a string its context lent, used after the context died.
-  return freed && ReportFreedUse(fn, arg, data, freed, nullptr);
+  return found.record && ReportFreedUse(fn, arg, data, found.record, nullptr);
 }
 
 void CallScope::LentString(const char *data, size_t length,

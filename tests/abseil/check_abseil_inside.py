@@ -16,10 +16,9 @@ Checked:
     nothing on stderr.
 """
 import argparse
-import re
 import sys
 
-from ownsan_testing import Checker, run
+from ownsan_testing import Checker, needed_libraries, run
 
 
 def readelf(args):
@@ -37,8 +36,7 @@ def main():
     a = ap.parse_args()
     c = Checker("abseil inside libownsan.so")
 
-    needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]",
-                        readelf(["-d", a.runtime]))
+    needed = needed_libraries(a.runtime)
     absl_needed = [n for n in needed if "absl" in n]
     c.check(not absl_needed, "libownsan.so needs no Abseil shared library",
             f"it needs {', '.join(absl_needed)} (scripts/build-absl-pic.sh, "

@@ -33,8 +33,8 @@ import os
 import re
 import sys
 
-from ownsan_testing import (ReportFormatError, case_main, parse_reports,
-                            report_headers, run)
+from ownsan_testing import (ReportFormatError, case_main, needed_libraries,
+                            parse_reports, report_headers, run)
 
 LABEL = 'function @dl_answer in module "dlmod"'
 MODULE_LABEL = 'module "dlmod"'
@@ -71,11 +71,6 @@ def symbol_version(readelf, libllvm):
     r = run([readelf, "--dyn-syms", "-W", libllvm])
     m = re.search(r"\bLLVMContextCreate@@(\S+)", r.out)
     return m.group(1) if m else None
-
-
-def needed_libraries(readelf, program):
-    r = run([readelf, "-d", "-W", program])
-    return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", r.out)
 
 
 def check_report(c, bug, subject):
@@ -216,7 +211,7 @@ def case_aliases(c, a):
 
 def check_client(c, args, mode):
     need_libllvm(args)
-    needed = needed_libraries(args.readelf, args.program)
+    needed = needed_libraries(args.program, args.readelf)
     c.check(needed and not any("LLVM" in n for n in needed),
             "the client is not linked against libLLVM (no DT_NEEDED libLLVM)",
             f"DT_NEEDED: {needed}")

@@ -278,6 +278,14 @@ def case_main(suite, namespace, timeout=120, add_arguments=None, label=None,
     return c.finish()
 
 
+def needed_libraries(path, readelf="readelf"):
+    """The DT_NEEDED entries of an ELF file (`readelf -d`), in order."""
+    r = run([readelf, "-d", "-W", path])
+    if r.returncode != 0:
+        raise RuntimeError(f"readelf -d {path} failed:\n{r.describe()}")
+    return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", r.out)
+
+
 def filecheck_path():
     """LLVM's FileCheck: $OWNSAN_FILECHECK (tests/CMakeLists.txt sets it to
     the one of the LLVM the build is for)."""
