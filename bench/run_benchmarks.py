@@ -848,24 +848,24 @@ def summarize(r):
                          "measured": f"{su[way]:.1f} - {su['plain']:.1f} ms "
                                      f"= {added:.1f} ms",
                          "verdict": verdict(added <= TARGET_STARTUP_MS)})
-        if "exec floor" in su:
-            floor = su["exec floor"] - su["plain"]
-            above = su["ownsan run"] - su["preload"]
-            rows.append({"measure": "`ownsan run` above the preload, against "
-                                    "one extra exec (`/usr/bin/env PROGRAM`)",
-                         "target": "(floor)",
-                         "measured": f"{above:.1f} ms; one extra exec "
-                                     f"{floor:.1f} ms",
-                         "verdict": "-"})
-        if "preload floor" in su:
-            floor = su["preload floor"] - su["plain"]
-            above = su["preload"] - su["preload floor"]
-            rows.append({"measure": "the preload, against a preloaded "
-                                    "library that does nothing",
-                         "target": "(floor)",
-                         "measured": f"an empty preload adds {floor:.1f} ms; "
-                                     f"ownsan {above:.1f} ms more",
-                         "verdict": "-"})
+        # The floors: (way, what ownsan's cost above it is measured from,
+        # measured to, the row's words).
+        for floor_way, base, top, measure, text in (
+                ("exec floor", "preload", "ownsan run",
+                 "`ownsan run` above the preload, against one extra exec "
+                 "(`/usr/bin/env PROGRAM`)",
+                 "{above:.1f} ms; one extra exec {floor:.1f} ms"),
+                ("preload floor", "preload floor", "preload",
+                 "the preload, against a preloaded library that does "
+                 "nothing",
+                 "an empty preload adds {floor:.1f} ms; ownsan {above:.1f} "
+                 "ms more")):
+            if floor_way in su:
+                rows.append({"measure": measure, "target": "(floor)",
+                             "measured": text.format(
+                                 floor=su[floor_way] - su["plain"],
+                                 above=su[top] - su[base]),
+                             "verdict": "-"})
     dp = r.get("depth")
     if dp:
         lo, hi = dp[str(DEPTHS[0])], dp[str(DEPTHS[-1])]

@@ -82,21 +82,19 @@ const OwnObjectInfo &OwnObject() {
         [](dl_phdr_info *info, size_t, void *data) {
           auto *out = static_cast<OwnObjectInfo *>(data);
           auto self = reinterpret_cast<ElfW(Addr)>(&OwnObject);
-          std::vector<std::pair<ElfW(Addr), ElfW(Addr)>> segments;
-          bool holds_self = false;
           for (int i = 0; i < info->dlpi_phnum; ++i) {
             const ElfW(Phdr) &ph = info->dlpi_phdr[i];
-            if (ph.p_type != PT_LOAD)
-              continue;
             ElfW(Addr) start = info->dlpi_addr + ph.p_vaddr;
-            segments.push_back({start, start + ph.p_memsz});
-            holds_self |= self >= start && self - start < ph.p_memsz;
+            if (ph.p_type == PT_LOAD)
+              out->segments.push_back({start, start + ph.p_memsz});
           }
-          if (!holds_self)
-            return 0;
-          out->base = info->dlpi_addr;
-          out->segments = std::move(segments);
-          return 1;
+          for (auto [start, end] : out->segments)
+            if (self >= start && self < end) {
+              out->base = info->dlpi_addr;
+              return 1;
+            }
+          out->segments.clear(); // (another object's)
+          return 0;
         },
         &o);
     return o;
@@ -434,11 +432,9 @@ std::string OperatorDeleteOwner() {
   // scope: the executable first, then the preloads, then the rest).
   for (const char *name : {"_ZdlPv", "_ZdlPvm", "_Znwm"}) {
     void *sym = RealDlsym(RTLD_DEFAULT, name);
-    // (The usual case, ownsan's own, needs no dladdr.)
+    // (ownsan's own, the usual case, needs no dladdr.)
     Dl_info info;
     if (!sym || InOwnObject(sym) || !dladdr(sym, &info))
-      continue;
-    if (reinterpret_cast<ElfW(Addr)>(info.dli_fbase) == OwnBase())
       continue;
     std::string path = info.dli_fname ? info.dli_fname : "";
     // (The executable is named as it was run.)
