@@ -34,6 +34,7 @@ import importlib.util
 import json
 import os
 import struct
+import sys
 import zlib
 
 from ownsan_testing import run
@@ -96,10 +97,15 @@ def load_kinds(ownsan):
         return json.load(f)["kinds"]
 
 
-def load_script(ownsan):
-    """The installed report script as a module (for its colour table)."""
-    spec = importlib.util.spec_from_file_location("ownsan_report",
-                                                  script_path(ownsan))
+def load_module(ownsan, name):
+    """A module of the installed report tool (share/ownsan/NAME.py, e.g.
+    ownsan_html for its colour table), with its directory on sys.path as
+    ownsan_report.py puts it, for the modules it imports."""
+    share = os.path.dirname(script_path(ownsan))
+    if share not in sys.path:
+        sys.path.append(share)
+    spec = importlib.util.spec_from_file_location(
+        name, os.path.join(share, name + ".py"))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod

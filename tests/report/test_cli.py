@@ -378,10 +378,11 @@ def kind_list(c, ownsan, tmp):
         "the kind list beside the script has the runtime's 9 kinds")
     alone = os.path.join(tmp, "alone")
     os.mkdir(alone)
-    shutil.copy(script_path(ownsan), alone)
-    for module in ("ownsan_frames.py", "ownsan_pages.py"):
-        shutil.copy(os.path.join(os.path.dirname(script_path(ownsan)),
-                                 module), alone)
+    # The script and its modules (ownsan_*.py), not the kind list.
+    share = os.path.dirname(script_path(ownsan))
+    for module in sorted(os.listdir(share)):
+        if module.startswith("ownsan_") and module.endswith(".py"):
+            shutil.copy(os.path.join(share, module), alone)
     cmd = ["/usr/bin/python3", os.path.join(alone, "ownsan_report.py"), RACE]
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     err = proc.stderr.decode("utf-8", "replace")

@@ -11,7 +11,7 @@ in order with the freed object highlighted; the timeline created -> freed ->
 used and the three stacks. Then renders problem pages in headless Chromium
 (Debian's `chromium`, installed by scripts/install-deps.sh; this test fails,
 not skips, without it) and checks the screenshot: a PNG of the window's size
-in which each chain box's background colour (the script's CHAIN_COLORS) is
+in which each chain box's background colour (ownsan_html.CHAIN_COLORS) is
 present, left to right in chain order, with the freed-object border colour
 around the module box only. The race fixture: the other thread's call of a
 context-race in the timeline, the facts and the stacks; the call an object
@@ -30,7 +30,7 @@ import tempfile
 from ownsan_testing import Checker
 from report_common import (A, B, C, D, E, LABEL_B, RACE, RUN, R, SUMMARY_ONLY,
                            X, PNGError, count_in_box, find_color, hex_rgb,
-                           load_kinds, load_script, parse_args, read_png,
+                           load_kinds, load_module, parse_args, read_png,
                            report)
 
 WIDTH, HEIGHT = 1200, 900
@@ -344,10 +344,10 @@ def render_checks(c, ownsan, outdir, tmp):
                    "headless Chromium is installed (Debian package "
                    "'chromium'; scripts/install-deps.sh installs it)"):
         return
-    script = load_script(ownsan)
+    drawing = load_module(ownsan, "ownsan_html")
     order = ["context", "module", "function", "block", "instruction"]
-    colors = {k: hex_rgb(script.CHAIN_COLORS[k]) for k in order}
-    red = hex_rgb(script.FREED_COLOR)
+    colors = {k: hex_rgb(drawing.CHAIN_COLORS[k]) for k in order}
+    red = hex_rgb(drawing.FREED_COLOR)
 
     img = screenshot(c, browser, os.path.join(outdir, f"problem-{A}.html"),
                      os.path.join(tmp, "a.png"), tmp)
@@ -356,7 +356,7 @@ def render_checks(c, ownsan, outdir, tmp):
     found = {k: find_color(img, rgb) for k, rgb in colors.items()}
     for k in order:
         c.check(found[k][0] >= 2000, f"A's screenshot shows the {k} box "
-                f"(colour {script.CHAIN_COLORS[k]}, {found[k][0]} pixels)")
+                f"(colour {drawing.CHAIN_COLORS[k]}, {found[k][0]} pixels)")
     if not all(found[k][0] for k in order):
         return
     xs = [found[k][5] for k in order]

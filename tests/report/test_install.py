@@ -39,7 +39,10 @@ def main():
         share = os.path.join(prefix, "share", "ownsan")
         c.equal(sorted(os.listdir(share)),
                 ["error_kinds.json", "examples", "ownsan_frames.py",
-                 "ownsan_pages.py", "ownsan_report.py", "python"],
+                 "ownsan_html.py", "ownsan_junit.py", "ownsan_kinds.py",
+                 "ownsan_pages.py", "ownsan_records.py", "ownsan_report.py",
+                 "ownsan_sarif.py", "ownsan_terminal.py", "ownsan_text.py",
+                 "python"],
                 "share/ownsan holds the script, its modules, the kind list, "
                 "the pytest plugin and the examples")
         r = run([ownsan, "run", "--", "/usr/bin/python3", "-c",

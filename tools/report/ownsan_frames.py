@@ -2,9 +2,11 @@
 """Whose code each frame of a stack is, as the runtime decides it
 (src/report/frame_roles.cpp): the test runner's and the interpreter's
 frames are folded (`... 22 frames in pytest`), and the frame a report
-points at is the first of the user's code, past the binding's wrapper.
+points at is the first of the user's code, past the binding's wrapper
+(binding_frame, for every output of `ownsan report`; is_internal: the frames
+left out of a leak's id).
 
-Frames are ownsan_report.Frame objects (language, file, module, ...)."""
+Frames are ownsan_records.Frame objects (language, file, module, ...)."""
 
 import os
 import re
@@ -105,3 +107,38 @@ def fold(stack, enabled=True):
         out.append(f)
     flush()
     return out
+
+
+# --- which frame is the binding's --------------------------------------------
+
+_NATIVE_MODULES = re.compile(
+    r"^(?:libownsan|libLLVM|libpython|python\d*(?:\.\d+)?$|libffi|_ctypes|"
+    r"libc[.-]|ld-linux|libstdc\+\+|libgcc_s|libpthread|libdl[.-])")
+_NATIVE_FUNCTIONS = re.compile(
+    r"^(?:__ownsan|ownsan::|_Py|Py[A-Z_]|ffi_|__libc_start|_start$|llvm::)")
+
+
+def is_internal(f):
+    """ownsan, libLLVM, the interpreter and test-runner internals."""
+    if f.is_language:
+        return runner_group(f) is not None
+    if f.module and _NATIVE_MODULES.search(os.path.basename(f.module)):
+        return True
+    return bool(f.function and _NATIVE_FUNCTIONS.search(f.function))
+
+
+def binding_frame(stack):
+    """The frame a report points at. In a language (Python) stack, the first
+    frame of the user's code past the binding's wrapper (the runtime's
+    SUMMARY frame, user_frame); else the first native frame with a source
+    file, skipping internals; failing that the first frame with a file."""
+    uf = user_frame(stack)
+    if uf is not None and uf.is_language and uf.file:
+        return uf
+    for f in stack:
+        if not f.is_language and f.file and not is_internal(f):
+            return f
+    for f in stack:
+        if f.file:
+            return f
+    return None

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""The HTML pages' navigation (ownsan_report.py's --html): previous/next
-links between problem pages, the index's filter by kind and by test, and
-the page of the kinds' documentation each kind links to. No script: the
-filter is radio buttons and CSS (`#fk1:checked ~ table tr:not(.k1)`)."""
+"""The HTML pages' navigation (ownsan_html.py, `ownsan report --html`):
+previous/next links between problem pages, the index's filter by kind and
+by test, and the page of the kinds' documentation each kind links to. No
+script: the filter is radio buttons and CSS
+(`#fk1:checked ~ table tr:not(.k1)`)."""
 
 import html
 
