@@ -154,11 +154,6 @@ def tests_text(p):
     return ", ".join(p.tests) if p.tests else "(none named)"
 
 
-def test_file_part(test):
-    """'tests/test_mod.py::test_x[1]' -> 'tests/test_mod.py'."""
-    return test.split("::", 1)[0] if test else test
-
-
 def summary_text(p, paths):
     """The problem's SUMMARY with its source path relative to
     --source-root."""
