@@ -3,8 +3,8 @@
 //
 // Link mode's counterpart of allocation_observer.cpp. The linker wraps every
 // operator new and delete the program's objects and LLVM's static code call
-// (LINK_MODE_ALLOCATION_SYMBOLS in tools/gen_wrappers.py puts them in
-// ownsan.wrap): the hooks below tell the runtime what is allocated and
+// (LINK_MODE_ALLOCATION_SYMBOLS in tools/wrapgen/render_link.py puts them
+// in ownsan.wrap): the hooks below tell the runtime what is allocated and
 // released, then call the real operator (__real_X, which the linker binds to
 // the program's own X, or libstdc++'s). Unlike a replacement, this reaches
 // LLVM code linked into a shared object too (an extension module embedding

@@ -6,7 +6,7 @@
 // library loaded with dlopen(RTLD_LOCAL) by a Python extension is not in
 // the preload's RTLD_NEXT scope. A runtime never forwards into a libLLVM of
 // another major version: calls meant for one reach it without the runtime
-// (see render_version_script in tools/gen_wrappers.py, and dlsym).
+// (see render_version_script in tools/wrapgen/render_link.py, and dlsym).
 //
 //===----------------------------------------------------------------------===//
 #ifndef OWNSAN_INTERPOSE_REAL_LLVM_H

@@ -51,7 +51,12 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_conventions  # noqa: E402
-import gen_wrappers as gw  # noqa: E402
+from wrapgen import api_profile  # noqa: E402
+from wrapgen.exports import read_exported_functions  # noqa: E402
+from wrapgen.headers import (DEFAULT_LIBCLANG, list_headers,  # noqa: E402
+                             parse_headers)
+from wrapgen.model import GenError  # noqa: E402
+from wrapgen.spec import parse_spec_file  # noqa: E402
 
 NAME_PATTERNS = ("dispose", "delete", "erase", "remove", "consume", "take")
 
@@ -73,7 +78,7 @@ def candidate_reason(fn, patterns=NAME_PATTERNS) -> str:
 
 
 def parse_plain(path):
-    prefix = gw.CONVENTIONS.prefix
+    prefix = api_profile.CONVENTIONS.prefix
     plain_re = re.compile(rf"^({re.escape(prefix)}\w+)\s+#\s*(\S.*)$")
     plain, errors = {}, []
     with open(path, encoding="utf-8") as f:
@@ -104,7 +109,7 @@ def main(argv=None):
     ap.add_argument("--llvm-major", required=True, type=int)
     ap.add_argument("--spec", required=True)
     ap.add_argument("--plain", required=True)
-    ap.add_argument("--libclang", default=gw.DEFAULT_LIBCLANG)
+    ap.add_argument("--libclang", default=DEFAULT_LIBCLANG)
     ap.add_argument("--list", action="store_true",
                     help="print every candidate with its classification")
     ap.add_argument("--name-word", action="append", metavar="WORD",
@@ -118,16 +123,16 @@ def main(argv=None):
 
     try:
         try:
-            gw.CONVENTIONS = gen_conventions.from_args(args)
+            api_profile.CONVENTIONS = gen_conventions.from_args(args)
         except ValueError as e:
-            raise gw.GenError(str(e))
-        entries = gw.parse_spec_file(args.spec)
+            raise GenError(str(e))
+        entries = parse_spec_file(args.spec)
         include_dir, *extra_dirs = args.include_dir
-        declared = gw.parse_headers(include_dir,
-                                    gw.list_headers(include_dir),
-                                    args.libclang, extra_dirs)
-        exported = gw.read_exported_functions(args.lib)
-    except gw.GenError as e:
+        declared = parse_headers(include_dir,
+                                 list_headers(include_dir),
+                                 args.libclang, extra_dirs)
+        exported = read_exported_functions(args.lib)
+    except GenError as e:
         print(f"check_spec_coverage: error: {e}", file=sys.stderr)
         return 2
     in_spec = {e.function for e in entries if e.applies_to(args.llvm_major)}
@@ -153,7 +158,7 @@ def main(argv=None):
         print(f"error: {e}")
     todo = sorted(n for n, c in plain.items() if c.startswith("TODO(spec):")
                   and n in exported)
-    print(f"{gw.CONVENTIONS.library_name} {args.llvm_major}:"
+    print(f"{api_profile.CONVENTIONS.library_name} {args.llvm_major}:"
           f" {len(candidates)} candidates,"
           f" {sum(1 for c in candidates if c[0] in in_spec)} in the spec,"
           f" {sum(1 for c in candidates if c[0] in plain)} plain"

@@ -55,9 +55,14 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_conventions  # noqa: E402
-import gen_wrappers as gw  # noqa: E402
+from wrapgen import api_profile  # noqa: E402
+from wrapgen.api_profile import REPO_ROOT  # noqa: E402
+from wrapgen.exports import read_exported_functions  # noqa: E402
+from wrapgen.headers import (DEFAULT_LIBCLANG,  # noqa: E402
+                             header_llvm_major, list_headers, parse_headers)
+from wrapgen.model import Function, GenError, SpecEntry  # noqa: E402
+from wrapgen.spec import parse_spec_file  # noqa: E402
 
-REPO_ROOT = gw.REPO_ROOT
 DEFAULT_SPEC = os.path.join(REPO_ROOT, "src", "profiles", "llvm_c", "ownership.spec")
 DEFAULT_MAJORS = os.path.join(REPO_ROOT, "scripts", "llvm-majors.txt")
 DEFAULT_INCLUDE = "/usr/lib/llvm-{major}/include"
@@ -69,7 +74,7 @@ EXIT_SKIP = 77
 DEFAULT_MISSING_HINT = "install llvm-{major}-dev: scripts/install-deps.sh"
 
 
-class NotInstalled(gw.GenError):
+class NotInstalled(GenError):
     """A major's headers or libraries are found nowhere."""
 
 
@@ -83,15 +88,15 @@ def read_majors(path: str) -> List[int]:
             if not text:
                 continue
             if not text.isdigit():
-                raise gw.GenError(f"{path}:{line_no}: not an LLVM major:"
-                                  f" {text!r}")
+                raise GenError(f"{path}:{line_no}: not an LLVM major:"
+                               f" {text!r}")
             majors.append(int(text))
     if not majors:
-        raise gw.GenError(f"{path}: no LLVM majors listed")
+        raise GenError(f"{path}: no LLVM majors listed")
     return majors
 
 
-def range_text(entry: gw.SpecEntry) -> str:
+def range_text(entry: SpecEntry) -> str:
     """"since=19", "until=14", "since=15 until=20" or "no since=/until="."""
     parts = []
     if entry.since is not None:
@@ -101,7 +106,7 @@ def range_text(entry: gw.SpecEntry) -> str:
     return " ".join(parts) or "no since=/until="
 
 
-def range_problems(entries: Sequence[gw.SpecEntry],
+def range_problems(entries: Sequence[SpecEntry],
                    declared: Dict[int, Set[str]],
                    exported: Dict[int, Set[str]]) -> List[str]:
     """One message per (entry, major) whose range disagrees with what that
@@ -134,7 +139,7 @@ def range_problems(entries: Sequence[gw.SpecEntry],
 
 def release(major: int) -> str:
     """`LLVM 19` (`MLIR 19` for MLIR-C's conventions)."""
-    return f"{gw.CONVENTIONS.library_name} {major}"
+    return f"{api_profile.CONVENTIONS.library_name} {major}"
 
 
 def include_dirs(major: int, patterns: Sequence[str]) -> List[str]:
@@ -146,13 +151,13 @@ def include_dirs(major: int, patterns: Sequence[str]) -> List[str]:
 
 def load_headers(major: int, patterns: Sequence[str], libclang: str,
                  missing_hint: str = DEFAULT_MISSING_HINT
-                 ) -> Dict[str, gw.Function]:
+                 ) -> Dict[str, Function]:
     """The functions one major's headers declare: those of the first
     --include-dir that has the API's headers, the other directories
     searched after it (an unpacked mlir-c/ includes the installed llvm-c/).
     Raises NotInstalled when no directory has them, GenError when one holds
     another major's headers (llvm/Config/llvm-config.h says which)."""
-    conv = gw.CONVENTIONS
+    conv = api_profile.CONVENTIONS
     dirs = include_dirs(major, patterns)
     api_dir = next((d for d in dirs if any(
         glob.glob(os.path.join(d, g), recursive=True)
@@ -164,12 +169,12 @@ def load_headers(major: int, patterns: Sequence[str], libclang: str,
                            f" in {where}"
                            f" ({missing_hint.format(major=major)})")
     for d in [api_dir] + [d for d in dirs if d != api_dir]:
-        m = gw.header_llvm_major(d)
+        m = header_llvm_major(d)
         if m is not None and m != major:
-            raise gw.GenError(f"{release(major)}: {d} holds the headers of"
-                              f" LLVM {m}")
-    return gw.parse_headers(api_dir, gw.list_headers(api_dir), libclang,
-                            [d for d in dirs if d != api_dir])
+            raise GenError(f"{release(major)}: {d} holds the headers of"
+                           f" LLVM {m}")
+    return parse_headers(api_dir, list_headers(api_dir), libclang,
+                         [d for d in dirs if d != api_dir])
 
 
 def find_libs(major: int, patterns: Sequence[str],
@@ -203,7 +208,7 @@ def load_version(major: int, include_patterns: Sequence[str],
     declared = set(load_headers(major, include_patterns, libclang,
                                 missing_hint))
     libs = find_libs(major, lib_patterns, missing_hint)
-    return declared, gw.read_exported_functions(libs)
+    return declared, read_exported_functions(libs)
 
 
 def add_version_arguments(parser: argparse.ArgumentParser) -> None:
@@ -237,7 +242,7 @@ def conventions_of(args: argparse.Namespace
     try:
         return gen_conventions.from_args(args)
     except ValueError as e:
-        raise gw.GenError(str(e))
+        raise GenError(str(e))
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -253,7 +258,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--skip-missing", action="store_true",
                         help="a major found nowhere is skipped (exit 77"
                         " unless something fails), not failed")
-    parser.add_argument("--libclang", default=gw.DEFAULT_LIBCLANG)
+    parser.add_argument("--libclang", default=DEFAULT_LIBCLANG)
     gen_conventions.add_arguments(parser)
     args = parser.parse_args(argv)
     include_patterns = args.include_dir or [DEFAULT_INCLUDE]
@@ -262,10 +267,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     passed = failed = 0
     skipped = []
     try:
-        gw.CONVENTIONS = conventions_of(args)
+        api_profile.CONVENTIONS = conventions_of(args)
         majors = majors_of(args)
-        entries = gw.parse_spec_file(args.spec)
-    except gw.GenError as e:
+        entries = parse_spec_file(args.spec)
+    except GenError as e:
         print(f"FAIL {e}")
         print("0 passed, 1 failed")
         return 1
@@ -287,7 +292,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 # installs them all, and a skip would hide a wrong range.
                 failed += 1
                 print(f"FAIL {e}")
-        except gw.GenError as e:
+        except GenError as e:
             failed += 1
             print(f"FAIL {e}")
 

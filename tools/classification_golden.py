@@ -14,9 +14,10 @@ changes how a function is treated shows in review as a diff of that file.
                                       generator.classification_golden)
 
 To the generator's lines it adds the facts the generator decides from a
-function's name (the profile's fn_flags.txt, read by tools/gen_wrappers.py; kFnFlags in the
-runtime), as `flags=[cast]` at the end of the line of each function they
-hold for, so that a change to those rules shows the same way.
+function's name (the profile's fn_flags.txt, read by
+tools/wrapgen/api_profile.py; kFnFlags in the runtime), as `flags=[cast]`
+at the end of the line of each function they hold for, so that a change to
+those rules shows the same way.
 
 BUILD (default: build-llvm19) must be a build for LLVM 19 whose generated
 files are current (`cmake --build BUILD --target ownsan_generated`; update
@@ -31,9 +32,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import gen_wrappers as gw  # noqa: E402
+from wrapgen.api_profile import REPO_ROOT, fn_flags  # noqa: E402
 
-REPO_ROOT = gw.REPO_ROOT
 MAJOR = 19
 GOLDEN = os.path.join(REPO_ROOT, "tests", "golden",
                       f"classification-llvm{MAJOR}.txt")
@@ -60,7 +60,7 @@ def with_flags(text):
         if line.startswith("#"):
             lines.append(line)
             continue
-        flags = gw.fn_flags(line.split(" ", 1)[0])
+        flags = fn_flags(line.split(" ", 1)[0])
         if flags:
             line += f" flags=[{' '.join(flags)}]"
         lines.append(line)

@@ -14,7 +14,7 @@ way: its kind sets, parameter-type rules and one row per checked argument.
 A version is listed when the entry's since=/until= range includes it AND the
 function is declared in that version's llvm-c headers
 (/usr/lib/llvm-N/include by default), read the way tools/gen_wrappers.py
-reads them. The spec parser is gen_wrappers' own.
+reads them. The spec parser is the generator's own (tools/wrapgen/spec.py).
 
 Usage (Debian's /usr/bin/python3: it has python3-clang):
   tools/gen_ownership_doc.py            rewrite docs/ownership.md
@@ -43,9 +43,16 @@ from typing import Dict, List, Optional, Sequence, Tuple
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_spec_versions  # noqa: E402
 import gen_conventions  # noqa: E402
-import gen_wrappers as gw  # noqa: E402
+from gen_wrappers import spec_label_for, write_if_changed  # noqa: E402
+from wrapgen import api_profile  # noqa: E402
+from wrapgen.api_profile import (HANDLE_TYPES_DEF, REPO_ROOT,  # noqa: E402
+                                 read_handle_types)
+from wrapgen.headers import DEFAULT_LIBCLANG  # noqa: E402
+from wrapgen.kinds import KindsSpec, parse_kinds_file  # noqa: E402
+from wrapgen.model import (NO_ARG, RET, Effect, Function,  # noqa: E402
+                           GenError, SpecEntry)
+from wrapgen.spec import effect_type_name, parse_spec_file  # noqa: E402
 
-REPO_ROOT = gw.REPO_ROOT
 DEFAULT_SPEC = os.path.join(REPO_ROOT, "src", "profiles", "llvm_c", "ownership.spec")
 DEFAULT_KINDS = os.path.join(REPO_ROOT, "src", "profiles", "llvm_c", "handle_kinds.spec")
 DEFAULT_OUT = os.path.join(REPO_ROOT, "docs", "ownership.md")
@@ -82,12 +89,12 @@ VALUE_NOUNS = {
 _SECTION_RE = re.compile(r"^#\s*---\s*(.*?)\s*-*\s*$")
 
 
-class DocError(gw.GenError):
+class DocError(GenError):
     """A problem that stops generation (main prints it as one line)."""
 
 
 # --------------------------------------------------------------------------
-# Spec layout: sections and comments (the entries come from gen_wrappers)
+# Spec layout: sections and comments (the entries come from wrapgen.spec)
 # --------------------------------------------------------------------------
 
 
@@ -139,7 +146,7 @@ def type_noun(typedef: str) -> str:
     says what a report would say. The API's prefix is dropped in any case
     (`MlirPassManager` -> "pass manager"; HandleTypeNoun keeps `Mlir`)."""
     t = typedef.replace("*", "").replace("const", "").strip() or "object"
-    prefix = gw.CONVENTIONS.prefix
+    prefix = api_profile.CONVENTIONS.prefix
     if t.lower().startswith(prefix.lower()):
         t = t[len(prefix):]
     if len(t) > 3 and t.endswith("Ref"):
@@ -156,7 +163,7 @@ def type_noun(typedef: str) -> str:
     return "".join(out)
 
 
-def arg_text(fn: Optional[gw.Function], index: int) -> str:
+def arg_text(fn: Optional[Function], index: int) -> str:
     """"arg 0 (the module)" for handles, "arg 3 (`OutMessage`)" otherwise."""
     if fn is None or index >= len(fn.params):
         return f"arg {index}"
@@ -173,34 +180,34 @@ def arg_text(fn: Optional[gw.Function], index: int) -> str:
     return f"arg {index}"
 
 
-def out_text(fn: Optional[gw.Function], index: int) -> str:
+def out_text(fn: Optional[Function], index: int) -> str:
     """What the call writes through out-parameter `index` (the `*` is
     escaped: it would start emphasis)."""
     return "\\*" + arg_text(fn, index)
 
 
-def when_prefix(effect: gw.Effect) -> str:
+def when_prefix(effect: Effect) -> str:
     """The condition of an out-parameter effect, as a leading clause."""
     return {1: "if the call succeeds, ",
             2: "if the call fails, ",
             0: "whether the call succeeds or not, "}[effect.extra]
 
 
-def new_object_noun(fn: Optional[gw.Function], effect: gw.Effect) -> str:
+def new_object_noun(fn: Optional[Function], effect: Effect) -> str:
     """"execution engine" for the object a new(...) effect creates."""
     if fn is None:
         return "object"
-    return type_noun(gw.effect_type_name(fn, effect)) or "object"
+    return type_noun(effect_type_name(fn, effect)) or "object"
 
 
-def effect_words(fn: Optional[gw.Function], e: gw.Effect) -> str:
+def effect_words(fn: Optional[Function], e: Effect) -> str:
     """One effect in plain words (a clause, lower case, no final period).
 
     The wording follows the format block at the top of the spec; a kind
     without wording here is an error, so that a new effect kind cannot
     reach the page undescribed.
     """
-    a = arg_text(fn, e.arg) if e.arg not in (gw.RET, gw.NO_ARG) else ""
+    a = arg_text(fn, e.arg) if e.arg not in (RET, NO_ARG) else ""
     if e.field:  # `2.MCJMM`: a handle field of a struct argument
         a = f"the handle in field `{e.field}` of {a}"
     if e.kind == "free":
@@ -242,20 +249,20 @@ def effect_words(fn: Optional[gw.Function], e: gw.Effect) -> str:
                     " the caller owns")
         else:
             text = f"the result is a new {noun} the caller owns"
-        if e.other != gw.NO_ARG:
+        if e.other != NO_ARG:
             text += f"; it dies with {arg_text(fn, e.other)}"
         return text
     if e.kind in ("consume", "consume_if_ok", "consume_if_failed"):
         prefix = {"consume": "", "consume_if_ok": "if the call succeeds, ",
                   "consume_if_failed": "if the call fails, "}[e.kind]
         return (f"{prefix}consumes {a}: it belongs to"
-                f" {gw.CONVENTIONS.library_name} now, and any later"
+                f" {api_profile.CONVENTIONS.library_name} now, and any later"
                 " use or dispose is reported")
     if e.kind in ("own", "own_by_out"):
         # (own(ret,by=J): the result belongs to J; own(I,by=ret): I belongs
         # to the result.)
         subject = a or "the result"
-        owner = ("the result" if e.other == gw.RET else
+        owner = ("the result" if e.other == RET else
                  arg_text(fn, e.other) if e.kind == "own" else
                  f"the new object in {out_text(fn, e.other)}")
         return (f"{subject} now belongs to {owner}: usable, but not the"
@@ -280,13 +287,13 @@ def effect_words(fn: Optional[gw.Function], e: gw.Effect) -> str:
         return (f"{a} serializes the call: it claims no context, so"
                 " concurrent calls are not reported as a context race")
     if e.kind == "data_only":
-        return (f"{gw.CONVENTIONS.library_name} only reads {a} as data and"
-                " keeps nothing of it: an"
+        return (f"{api_profile.CONVENTIONS.library_name} only reads {a}"
+                " as data and keeps nothing of it: an"
                 " object of another context there is not reported as"
                 " cross-context")
     if e.kind == "position":
-        block = arg_text(fn, e.other) if e.other != gw.NO_ARG else ""
-        before = arg_text(fn, e.extra) if e.extra != gw.NO_ARG else ""
+        block = arg_text(fn, e.other) if e.other != NO_ARG else ""
+        before = arg_text(fn, e.extra) if e.extra != NO_ARG else ""
         if block and before:
             where = (f"inserts before {before}, or at the end of {block}"
                      f" if arg {e.extra} is NULL")
@@ -323,12 +330,12 @@ def sentence(clause: str) -> str:
 
 
 def load_declared(include_patterns: Sequence[str], libclang: str
-                  ) -> Dict[int, Optional[Dict[str, gw.Function]]]:
+                  ) -> Dict[int, Optional[Dict[str, Function]]]:
     """Major -> declared functions (None: headers not installed), the
     headers found as tools/check_spec_versions.py finds them."""
     if isinstance(include_patterns, str):
         include_patterns = [include_patterns]
-    declared: Dict[int, Optional[Dict[str, gw.Function]]] = {}
+    declared: Dict[int, Optional[Dict[str, Function]]] = {}
     for major in MAJORS:
         try:
             declared[major] = check_spec_versions.load_headers(
@@ -338,8 +345,8 @@ def load_declared(include_patterns: Sequence[str], libclang: str
     return declared
 
 
-def versions_text(entry: gw.SpecEntry,
-                  declared: Dict[int, Optional[Dict[str, gw.Function]]]
+def versions_text(entry: SpecEntry,
+                  declared: Dict[int, Optional[Dict[str, Function]]]
                   ) -> str:
     """"19, 22 (since=19)", with notes for what could not be decided."""
     listed, missing, undeclared = [], [], []
@@ -368,9 +375,9 @@ def versions_text(entry: gw.SpecEntry,
     return text
 
 
-def declaration_for(entry: gw.SpecEntry,
-                    declared: Dict[int, Optional[Dict[str, gw.Function]]]
-                    ) -> Optional[gw.Function]:
+def declaration_for(entry: SpecEntry,
+                    declared: Dict[int, Optional[Dict[str, Function]]]
+                    ) -> Optional[Function]:
     """The newest declaration the entry applies to (for parameter names)."""
     fallback = None
     for major in sorted(MAJORS, reverse=True):
@@ -443,12 +450,12 @@ other argument of these calls is checked as usual.
 """
 
 
-def render_data_only(entries: Sequence[gw.SpecEntry], comment_of: Dict[int, str],
-                     declared: Dict[int, Optional[Dict[str, gw.Function]]]
+def render_data_only(entries: Sequence[SpecEntry], comment_of: Dict[int, str],
+                     declared: Dict[int, Optional[Dict[str, Function]]]
                      ) -> List[str]:
     """The table of data_only arguments, one row per argument."""
     out = [DATA_ONLY_INTRO,
-           f"| function | argument | {gw.CONVENTIONS.library_name} |"
+           f"| function | argument | {api_profile.CONVENTIONS.library_name} |"
            " why (source) |",
            "|---|---|---|---|"]
     for entry in entries:
@@ -468,15 +475,15 @@ def majors_text() -> str:
     return ", ".join(str(m) for m in MAJORS[:-1]) + f" and {MAJORS[-1]}"
 
 
-def render(entries: Sequence[gw.SpecEntry], spec_path: str,
-           declared: Dict[int, Optional[Dict[str, gw.Function]]],
+def render(entries: Sequence[SpecEntry], spec_path: str,
+           declared: Dict[int, Optional[Dict[str, Function]]],
            intro: str = INTRO) -> str:
     """The whole page (`intro`: its top, {regenerate} and {majors}
     replaced)."""
     section_of, comment_of, prose = read_layout(spec_path)
     out = [intro.format(regenerate=REGENERATE_TEXT, majors=majors_text()),
            f"| function | what it does to ownership |"
-           f" {gw.CONVENTIONS.library_name} | why (source) |",
+           f" {api_profile.CONVENTIONS.library_name} | why (source) |",
            "|---|---|---|---|"]
     current = None
     for entry in entries:
@@ -534,13 +541,13 @@ NO_KINDS = """
 """
 
 
-def render_kinds(spec: "gw.KindsSpec", kinds_path: str,
-                 declared: Dict[int, Optional[Dict[str, gw.Function]]]
+def render_kinds(spec: "KindsSpec", kinds_path: str,
+                 declared: Dict[int, Optional[Dict[str, Function]]]
                  ) -> str:
     """The expected-kind section: sets, parameter types, then entries."""
     if not (spec.sets or spec.type_rules or spec.entries):
-        return NO_KINDS.format(kinds=gw.spec_label_for(kinds_path),
-                               api=gw.CONVENTIONS.api_name)
+        return NO_KINDS.format(kinds=spec_label_for(kinds_path),
+                               api=api_profile.CONVENTIONS.api_name)
     section_of, _, _ = read_layout(kinds_path)
     out = [KINDS_INTRO.rstrip("\n")]
     for name, ks in spec.sets.items():
@@ -553,7 +560,7 @@ def render_kinds(spec: "gw.KindsSpec", kinds_path: str,
         out.append(f"| `{typedef}` | {escape(ks.description)} |"
                    f" {escape(spec.type_reasons[typedef])} |")
     out += ["", "| function | argument | expects |"
-            f" {gw.CONVENTIONS.library_name} | why (source) |",
+            f" {api_profile.CONVENTIONS.library_name} | why (source) |",
             "|---|---|---|---|---|"]
     current = None
     for entry in spec.entries:
@@ -580,8 +587,8 @@ def generate(spec_path: str, include_pattern, libclang: str,
              ) -> Tuple[str, List[int]]:
     """Returns (the page, the majors whose headers are not installed).
     include_pattern: a pattern or a list of them (a search path)."""
-    entries = gw.parse_spec_file(spec_path)
-    kinds = gw.parse_kinds_file(kinds_path)
+    entries = parse_spec_file(spec_path)
+    kinds = parse_kinds_file(kinds_path)
     declared = load_declared(include_pattern, libclang)
     missing = [m for m, fns in declared.items() if fns is None]
     return (render(entries, spec_path, declared, intro) +
@@ -609,8 +616,8 @@ def check(path: str, text: str, spec_path: str = DEFAULT_SPEC,
         current.splitlines(keepends=True), text.splitlines(keepends=True),
         fromfile=f"{label} (checked in)",
         tofile=f"{label} (generated from the spec)"))
-    print(f"\n{label} is out of date with {gw.spec_label_for(spec_path)} or"
-          f" {gw.spec_label_for(kinds_path)};"
+    print(f"\n{label} is out of date with {spec_label_for(spec_path)} or"
+          f" {spec_label_for(kinds_path)};"
           f" regenerate it with\n  {REGENERATE_TEXT}")
     return 1
 
@@ -631,9 +638,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         help="do not write: exit 1 with a diff if --out"
                         " differs, 77 if headers are missing")
     check_spec_versions.add_version_arguments(parser)
-    parser.add_argument("--libclang", default=gw.DEFAULT_LIBCLANG,
-                        help=f"libclang (default: {gw.DEFAULT_LIBCLANG})")
-    parser.add_argument("--handle-types", default=gw.HANDLE_TYPES_DEF,
+    parser.add_argument("--libclang", default=DEFAULT_LIBCLANG,
+                        help=f"libclang (default: {DEFAULT_LIBCLANG})")
+    parser.add_argument("--handle-types", default=HANDLE_TYPES_DEF,
                         help="the profile's handle-type table (default:"
                         " src/profiles/llvm_c/handle_types.def)")
     parser.add_argument("--intro",
@@ -647,9 +654,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     REGENERATE_TEXT = args.regenerate
     include_patterns = args.include_dir or [DEFAULT_INCLUDE]
     try:
-        gw.CONVENTIONS = check_spec_versions.conventions_of(args)
-        gw.NAMED_HANDLE_TYPES, gw.OBJECT_KINDS = gw.read_handle_types(
-            args.handle_types)
+        api_profile.CONVENTIONS = check_spec_versions.conventions_of(args)
+        (api_profile.NAMED_HANDLE_TYPES,
+         api_profile.OBJECT_KINDS) = read_handle_types(args.handle_types)
         MAJORS = tuple(check_spec_versions.majors_of(args))
         intro = INTRO
         if args.intro:
@@ -660,10 +667,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 raise DocError(f"cannot read {args.intro}: {e}")
         text, missing = generate(args.spec, include_patterns, args.libclang,
                                  args.kinds, intro)
-    except gw.GenError as e:
+    except GenError as e:
         print(f"gen_ownership_doc.py: error: {e}", file=sys.stderr)
         return 1
-    conv = gw.CONVENTIONS
+    conv = api_profile.CONVENTIONS
     missing_text = ", ".join(str(m) for m in missing)
     where = " or ".join(include_patterns)
     if args.check:
@@ -685,7 +692,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
               f" for {conv.library_name} {missing_text}; the page says so in"
               f" its {conv.library_name} column. Check in a page made where"
               " all are installed.", file=sys.stderr)
-    gw.write_if_changed(args.out, text)
+    write_if_changed(args.out, text)
     print(f"wrote {os.path.relpath(args.out, REPO_ROOT)}")
     return 0
 

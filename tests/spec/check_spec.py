@@ -34,7 +34,6 @@ for each); with --spec and --llvm-major, only those covering an entry of
 that LLVM (a case of another version's entries is not run).
 """
 import argparse
-import importlib.util
 import os
 import sys
 
@@ -49,14 +48,11 @@ RUN_OPTIONS = "symbolize=0"
 
 
 def load_spec(path):
-    """The entries of the spec, parsed by tools/gen_wrappers.py."""
-    module_path = os.path.join(HERE, "..", "..", "tools", "gen_wrappers.py")
-    loader = importlib.util.spec_from_file_location("gen_wrappers",
-                                                    module_path)
-    gw = importlib.util.module_from_spec(loader)
-    sys.modules["gen_wrappers"] = gw  # (its dataclasses look it up)
-    loader.loader.exec_module(gw)
-    return gw.parse_spec_file(path)
+    """The entries of the spec, parsed by the wrapper generator's spec
+    module (tools/wrapgen/spec.py)."""
+    sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+    from wrapgen.spec import parse_spec_file
+    return parse_spec_file(path)
 
 
 def read_cases():

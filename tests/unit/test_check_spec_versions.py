@@ -16,7 +16,8 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO_ROOT, "tools"))
 import check_spec_versions as csv  # noqa: E402
-import gen_wrappers as gw  # noqa: E402
+from wrapgen.model import GenError  # noqa: E402
+from wrapgen.spec import parse_spec_text  # noqa: E402
 
 # Three supported majors; LLVMNew appears in 15, LLVMOld goes after 15,
 # LLVMHalf is declared everywhere but exported from 16 on.
@@ -29,7 +30,7 @@ EXPORTED = {14: {"LLVMOld", "LLVMAll"},
 
 
 def problems(spec_text):
-    entries = gw.parse_spec_text(spec_text, "test.spec")
+    entries = parse_spec_text(spec_text, "test.spec")
     return csv.range_problems(entries, DECLARED, EXPORTED)
 
 
@@ -83,11 +84,11 @@ class MajorsFile(unittest.TestCase):
                          [14, 19])
 
     def test_rejects_a_non_number(self):
-        with self.assertRaises(gw.GenError):
+        with self.assertRaises(GenError):
             self.read("14\nnineteen\n")
 
     def test_rejects_an_empty_list(self):
-        with self.assertRaises(gw.GenError):
+        with self.assertRaises(GenError):
             self.read("# nothing\n")
 
     def test_repository_list_is_sorted_without_repeats(self):

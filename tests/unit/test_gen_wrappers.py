@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""Tests for tools/gen_wrappers.py.
+"""Tests for tools/gen_wrappers.py and its modules (tools/wrapgen/).
 
 Run from the repository root:
     /usr/bin/python3 -m unittest tests/unit/test_gen_wrappers.py
@@ -37,23 +37,41 @@ SRC_DIR = os.path.join(REPO_ROOT, "src")
 PYTHON = sys.executable or "/usr/bin/python3"
 
 
-def load_generator():
-    """Imports tools/gen_wrappers.py as a module."""
-    spec = importlib.util.spec_from_file_location("gen_wrappers", GENERATOR)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["gen_wrappers"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-gw = load_generator()
+# The generator's modules (tools/wrapgen/) and its driver, from tools/.
+sys.path.insert(0, os.path.join(REPO_ROOT, "tools"))
+import gen_conventions as gc  # noqa: E402
+from gen_wrappers import Result  # noqa: E402
+from wrapgen import api_profile  # noqa: E402
+from wrapgen.api_profile import read_handle_types  # noqa: E402
+from wrapgen.classify import classify  # noqa: E402
+from wrapgen.cxx_types import render_aliases  # noqa: E402
+from wrapgen.exports import (nm_command, parse_nm_output,  # noqa: E402
+                             parse_nm_version_node, read_exports)
+from wrapgen.headers import (DEFAULT_LIBCLANG, list_headers,  # noqa: E402
+                             parse_headers)
+from wrapgen.kinds import (kind_set_table, parse_kinds_text,  # noqa: E402
+                           render_kind_expectations, resolve_kinds)
+from wrapgen.model import (COUNT_INT_TYPES, EFFECT_KINDS,  # noqa: E402
+                           Effect, Function, GenError, HandleArray,
+                           HandleOut, Param, SpecError)
+from wrapgen.render_link import (LINK_MODE_ALLOCATION_SYMBOLS,  # noqa: E402
+                                 render_link_wrap_list,
+                                 render_version_script)
+from wrapgen.render_reports import (classification_line,  # noqa: E402
+                                    render_classification, render_coverage)
+from wrapgen.render_sources import (generated_banner,  # noqa: E402
+                                    render_fn_info, render_real_declarations)
+from wrapgen.render_wrapper import (lends_string,  # noqa: E402
+                                    render_reget, render_wrapper)
+from wrapgen.spec import (parse_effect, parse_spec_text,  # noqa: E402
+                          resolve_spec)
 
 
 def have_libclang() -> bool:
     """True if clang.cindex and the default libclang are available."""
     if importlib.util.find_spec("clang") is None:
         return False
-    return os.path.exists(gw.DEFAULT_LIBCLANG)
+    return os.path.exists(DEFAULT_LIBCLANG)
 
 
 def wrapper_body(cpp: str, name: str) -> str:
@@ -69,11 +87,11 @@ def make_fn(name, params, ret="void", ret_handle=None, ret_typedef=""):
     """A Function model from (name, spelling, handle, elem_handle) tuples."""
     plist = []
     for i, (pname, spelling, handle, elem) in enumerate(params):
-        plist.append(gw.Param(index=i, name=pname, spelling=spelling,
-                              handle=handle, elem_handle=elem,
-                              is_integer=spelling in gw.COUNT_INT_TYPES))
-    return gw.Function(name=name, ret=ret, params=plist, ret_handle=ret_handle,
-                       ret_typedef=ret_typedef)
+        plist.append(Param(index=i, name=pname, spelling=spelling,
+                           handle=handle, elem_handle=elem,
+                           is_integer=spelling in COUNT_INT_TYPES))
+    return Function(name=name, ret=ret, params=plist, ret_handle=ret_handle,
+                    ret_typedef=ret_typedef)
 
 
 # A small declared API for the spec resolution tests.
@@ -110,17 +128,17 @@ class SpecParsingTest(unittest.TestCase):
             LLVMBaz out_array(2,count=LLVMCount(0,1)) out_array(1,count=arg(3))
             LLVMQux free_attached(0) free_detached(1) until=18
             """)
-        entries = gw.parse_spec_text(text, "x.spec")
+        entries = parse_spec_text(text, "x.spec")
         self.assertEqual([e.function for e in entries],
                          ["LLVMFoo", "LLVMBar", "LLVMBaz", "LLVMQux"])
         foo, bar, baz, qux = entries
         self.assertEqual(foo.line_no, 3)
         self.assertEqual((foo.since, foo.until), (14, 19))
-        self.assertEqual(foo.effects, [gw.Effect("free", 0)])
+        self.assertEqual(foo.effects, [Effect("free", 0)])
         self.assertEqual(bar.effects,
-                         [gw.Effect("attach", 1, other=0),
-                          gw.Effect("attach_at_builder", 2, other=0),
-                          gw.Effect("detach", 3)])
+                         [Effect("attach", 1, other=0),
+                          Effect("attach_at_builder", 2, other=0),
+                          Effect("detach", 3)])
         self.assertEqual(baz.effects[0].count_fn, "LLVMCount")
         self.assertEqual(baz.effects[0].count_args, (0, 1))
         self.assertEqual(baz.effects[1].count_arg, 3)
@@ -129,13 +147,13 @@ class SpecParsingTest(unittest.TestCase):
                          ["free_attached", "free_detached"])
 
     def test_struct_field_and_unterminated(self):
-        entry = gw.parse_spec_text(
+        entry = parse_spec_text(
             "LLVMMake own(2.MCJMM,by=out=0) consume_if_failed(2.MCJMM) "
             "forget(1.X) unterminated_message(ret)")[0]
         self.assertEqual(entry.effects[0],
-                         gw.Effect("own_by_out", 2, other=0, field="MCJMM"))
+                         Effect("own_by_out", 2, other=0, field="MCJMM"))
         self.assertEqual(entry.effects[1],
-                         gw.Effect("consume_if_failed", 2, field="MCJMM"))
+                         Effect("consume_if_failed", 2, field="MCJMM"))
         self.assertEqual(entry.effects[3].kind, "unterminated_message")
         self.assertEqual(
             " ".join(e.spec_text() for e in entry.effects),
@@ -145,19 +163,19 @@ class SpecParsingTest(unittest.TestCase):
         for bad in ("consume(2.MCJMM)", "free(2.MCJMM)",
                     "free_message(1.X)", "unterminated_message(ret,parent=0)"):
             with self.subTest(bad=bad):
-                with self.assertRaises(gw.SpecError):
-                    gw.parse_spec_text(f"LLVMMake {bad}")
+                with self.assertRaises(SpecError):
+                    parse_spec_text(f"LLVMMake {bad}")
 
     def test_spec_text_round_trips(self):
         line = ("LLVMBaz out_array(2,count=LLVMCountItems(0,1)) "
                 "attach(1,builder=0) attach(1,parent=0) "
                 "out_array(1,count=arg(3))")
-        entry = gw.parse_spec_text(line)[0]
+        entry = parse_spec_text(line)[0]
         self.assertEqual(" ".join(e.spec_text() for e in entry.effects),
                          line.split(" ", 1)[1])
 
     def test_applies_to(self):
-        entry = gw.parse_spec_text("LLVMFoo free(0) since=15 until=19")[0]
+        entry = parse_spec_text("LLVMFoo free(0) since=15 until=19")[0]
         self.assertFalse(entry.applies_to(14))
         self.assertTrue(entry.applies_to(15))
         self.assertTrue(entry.applies_to(19))
@@ -166,8 +184,8 @@ class SpecParsingTest(unittest.TestCase):
     def assertSpecError(self, line, fragment):
         """The line is rejected with a message naming line 2 and fragment."""
         text = "# header\n" + line + "\n"
-        with self.assertRaises(gw.SpecError) as ctx:
-            gw.parse_spec_text(text, "bad.spec")
+        with self.assertRaises(SpecError) as ctx:
+            parse_spec_text(text, "bad.spec")
         message = str(ctx.exception)
         self.assertTrue(message.startswith("bad.spec:2: "), message)
         self.assertIn(fragment, message)
@@ -205,11 +223,11 @@ class SpecResolutionTest(unittest.TestCase):
     """resolve_spec: entries checked against the declarations."""
 
     def resolve(self, text, major=19):
-        entries = gw.parse_spec_text(text, "r.spec")
-        return gw.resolve_spec(entries, major, FAKE_DECLARED, FAKE_WRAPPED)
+        entries = parse_spec_text(text, "r.spec")
+        return resolve_spec(entries, major, FAKE_DECLARED, FAKE_WRAPPED)
 
     def assertResolveError(self, text, fragment, major=19):
-        with self.assertRaises(gw.SpecError) as ctx:
+        with self.assertRaises(SpecError) as ctx:
             self.resolve(text, major)
         message = str(ctx.exception)
         self.assertTrue(message.startswith("r.spec:1: "), message)
@@ -220,7 +238,7 @@ class SpecResolutionTest(unittest.TestCase):
             "LLVMDisposeThing free(0)\n"
             "LLVMAttach attach(1,builder=0)\n"
             "LLVMGetItems out_array(2,count=LLVMCountItems(0,1))\n")
-        self.assertEqual(effects["LLVMDisposeThing"], [gw.Effect("free", 0)])
+        self.assertEqual(effects["LLVMDisposeThing"], [Effect("free", 0)])
         self.assertEqual(effects["LLVMAttach"][0].kind, "attach_at_builder")
         self.assertEqual(effects["LLVMGetItems"][0].count_args, (0, 1))
 
@@ -264,7 +282,7 @@ class SpecResolutionTest(unittest.TestCase):
 
     def test_renames_value(self):
         effects = self.resolve("LLVMAttach attach(1,builder=0) renames(1)\n")
-        self.assertEqual(effects["LLVMAttach"][1], gw.Effect("renames", 1))
+        self.assertEqual(effects["LLVMAttach"][1], Effect("renames", 1))
 
     def test_renames_needs_value_block_or_module(self):
         self.assertResolveError("LLVMAttach renames(0)",
@@ -272,7 +290,7 @@ class SpecResolutionTest(unittest.TestCase):
 
     def test_data_only_value(self):
         effects = self.resolve("LLVMAttach data_only(1)\n")
-        self.assertEqual(effects["LLVMAttach"], [gw.Effect("data_only", 1)])
+        self.assertEqual(effects["LLVMAttach"], [Effect("data_only", 1)])
 
     def test_data_only_needs_value_or_type(self):
         self.assertResolveError("LLVMAttach data_only(0)",
@@ -307,7 +325,7 @@ class SpecResolutionTest(unittest.TestCase):
             "LLVMCountItems takes 2 arguments")
 
     def test_duplicate_entry(self):
-        with self.assertRaises(gw.SpecError) as ctx:
+        with self.assertRaises(SpecError) as ctx:
             self.resolve("LLVMDisposeThing free(0)\n"
                          "LLVMDisposeThing free(0)\n")
         self.assertIn("r.spec:2: ", str(ctx.exception))
@@ -333,11 +351,11 @@ class KindsSpecTest(unittest.TestCase):
     """parse_kinds_text / resolve_kinds: the expected-kind table."""
 
     def resolve(self, text, major=19):
-        return gw.resolve_kinds(gw.parse_kinds_text(text, "k.spec"), major,
-                                KINDS_DECLARED)
+        return resolve_kinds(parse_kinds_text(text, "k.spec"), major,
+                             KINDS_DECLARED)
 
     def assertKindsError(self, text, fragment, line=1):
-        with self.assertRaises(gw.SpecError) as ctx:
+        with self.assertRaises(SpecError) as ctx:
             self.resolve(text)
         message = str(ctx.exception)
         self.assertTrue(message.startswith(f"k.spec:{line}: "), message)
@@ -381,16 +399,16 @@ class KindsSpecTest(unittest.TestCase):
 
     def test_rendered_check_and_table(self):
         expects = self.resolve("LLVMFirst 0=function  # w\n")
-        table = gw.kind_set_table(expects)
-        cls = gw.classify(KINDS_DECLARED["LLVMFirst"], ())
+        table = kind_set_table(expects)
+        cls = classify(KINDS_DECLARED["LLVMFirst"], ())
         cls.expects = {0: (1, expects["LLVMFirst"][0])}
-        text = gw.render_wrapper(KINDS_DECLARED["LLVMFirst"], cls,
-                                 KINDS_DECLARED)
+        text = render_wrapper(KINDS_DECLARED["LLVMFirst"], cls,
+                              KINDS_DECLARED)
         self.assertIn("call.CheckHandle(0, p0, ownsan::HandleType::Value, 1);",
                       text)
-        self.assertIn("kinds=[0:function]", gw.classification_line(
+        self.assertIn("kinds=[0:function]", classification_line(
             KINDS_DECLARED["LLVMFirst"], cls))
-        rendered = gw.render_kind_expectations(table)
+        rendered = render_kind_expectations(table)
         self.assertIn("{0, nullptr},", rendered)
         self.assertIn('{(1u << unsigned(ObjectKind::Function)), '
                       '"a function"},', rendered)
@@ -408,7 +426,7 @@ class NmParsingTest(unittest.TestCase):
             0000000002cbfae0 D LLVMSomeData@@LLVM_19.1
             0000000002cbfae0 T _ZN4llvm3fooEv@@LLVM_19.1
             """)
-        self.assertEqual(gw.parse_nm_output(text),
+        self.assertEqual(parse_nm_output(text),
                          {"LLVMABIAlignmentOfType", "LLVMOld", "LLVMWeak"})
 
     def test_version_node(self):
@@ -419,18 +437,18 @@ class NmParsingTest(unittest.TestCase):
             0000000002cbfae0 T LLVMOld@LLVM_14
             0000000002cbfae0 T _ZN4llvm3fooEv@@OTHER
             """)
-        self.assertEqual(gw.parse_nm_version_node(text), "LLVM_19.1")
-        self.assertIsNone(gw.parse_nm_version_node(
+        self.assertEqual(parse_nm_version_node(text), "LLVM_19.1")
+        self.assertIsNone(parse_nm_version_node(
             "0000000002cbfb80 T LLVMABIAlignmentOfType\n"))
-        with self.assertRaises(gw.GenError):
-            gw.parse_nm_version_node("1 T LLVMA@@LLVM_14\n2 T LLVMB@@V2\n")
+        with self.assertRaises(GenError):
+            parse_nm_version_node("1 T LLVMA@@LLVM_14\n2 T LLVMB@@V2\n")
 
 
 class VersionScriptTest(unittest.TestCase):
     """render_version_script: LLVM* versioned, C++ leftovers local."""
 
     def test_versioned(self):
-        text = gw.render_version_script(19, "spec", "LLVM_19.1")
+        text = render_version_script(19, "spec", "LLVM_19.1")
         body = re.sub(r"/\*.*?\*/", "", text, flags=re.S).split()
         self.assertEqual(body[:5], ["LLVM_19.1", "{", "global:", "LLVM*;",
                                     "local:"])
@@ -438,7 +456,7 @@ class VersionScriptTest(unittest.TestCase):
         self.assertNotIn("*;", body[5:])  # no `local: *`: dlsym stays global
 
     def test_unversioned_library(self):
-        text = gw.render_version_script(19, "spec", None)
+        text = render_version_script(19, "spec", None)
         body = re.sub(r"/\*.*?\*/", "", text, flags=re.S).split()
         self.assertEqual(body[:4], ["{", "global:", "LLVM*;", "local:"])
 
@@ -530,21 +548,21 @@ class HeuristicsTest(unittest.TestCase):
         with open(os.path.join(cls.tmp, "llvm-c", "Fake.h"), "w",
                   encoding="utf-8") as f:
             f.write(FAKE_HEADER)
-        cls.declared = gw.parse_headers(cls.tmp, gw.list_headers(cls.tmp))
-        entries = gw.parse_spec_text(FAKE_SPEC, "fake.spec")
-        cls.effects = gw.resolve_spec(entries, 19, cls.declared,
-                                      set(cls.declared))
+        cls.declared = parse_headers(cls.tmp, list_headers(cls.tmp))
+        entries = parse_spec_text(FAKE_SPEC, "fake.spec")
+        cls.effects = resolve_spec(entries, 19, cls.declared,
+                                   set(cls.declared))
 
     @classmethod
     def tearDownClass(cls):
         shutil.rmtree(cls.tmp)
 
     def classify(self, name):
-        return gw.classify(self.declared[name], self.effects.get(name, ()))
+        return classify(self.declared[name], self.effects.get(name, ()))
 
     def render(self, name):
-        return gw.render_wrapper(self.declared[name], self.classify(name),
-                                 self.declared)
+        return render_wrapper(self.declared[name], self.classify(name),
+                              self.declared)
 
     def test_declarations_collected(self):
         self.assertIn("LLVMUseArray", self.declared)
@@ -572,7 +590,7 @@ class HeuristicsTest(unittest.TestCase):
                          "Other")
         self.assertIsNone(self.declared["LLVMDisposeFlags"].params[0]
                           .elem_handle)
-        self.assertIn('"LLVMModuleFlagEntry"', gw.render_fn_info(
+        self.assertIn('"LLVMModuleFlagEntry"', render_fn_info(
             [copy], {"LLVMCopyFlags": self.classify("LLVMCopyFlags")}))
 
     def test_struct_field_effects(self):
@@ -592,12 +610,12 @@ class HeuristicsTest(unittest.TestCase):
             " + sizeof(p1->Helper)) ? (const void *)p1->Helper : nullptr};",
             text)
         self.assertIn("own(1.Helper,by=out=0) consume_if_failed(1.Helper)",
-                      gw.classification_line(
+                      classification_line(
                           fn, self.classify("LLVMMakeWithOptions")))
         # arg_type: the field's handle type (how an unseen helper is adopted).
         self.assertIn('{EffectKind::OwnByOut, 3, 0, kNoArg, "LLVMWidgetRef", '
                       'ownsan::HandleType::Other}',
-                      gw.render_fn_info([fn], {fn.name: self.classify(
+                      render_fn_info([fn], {fn.name: self.classify(
                           fn.name)}))
 
     def test_bad_struct_fields(self):
@@ -606,18 +624,18 @@ class HeuristicsTest(unittest.TestCase):
                 ("LLVMMakeWithOptions forget(1.Level)", "is not a handle"),
         ]:
             with self.subTest(line=line):
-                entries = gw.parse_spec_text(line, "f.spec")
-                with self.assertRaises(gw.SpecError) as ctx:
-                    gw.resolve_spec(entries, 19, self.declared,
-                                    set(self.declared))
+                entries = parse_spec_text(line, "f.spec")
+                with self.assertRaises(SpecError) as ctx:
+                    resolve_spec(entries, 19, self.declared,
+                                 set(self.declared))
                 self.assertIn(fragment, str(ctx.exception))
 
     def test_input_arrays(self):
         expected = {
-            "LLVMUseArray": [gw.HandleArray(0, "Value", 1)],
-            "LLVMUseArraySize": [gw.HandleArray(1, "Value", 2)],
-            "LLVMUseArrayLen": [gw.HandleArray(0, "Other", 1)],
-            "LLVMUseArrayCount": [gw.HandleArray(0, "Module", 1)],
+            "LLVMUseArray": [HandleArray(0, "Value", 1)],
+            "LLVMUseArraySize": [HandleArray(1, "Value", 2)],
+            "LLVMUseArrayLen": [HandleArray(0, "Other", 1)],
+            "LLVMUseArrayCount": [HandleArray(0, "Module", 1)],
             "LLVMNotArrayName": [],
             "LLVMNotArrayType": [],
         }
@@ -625,7 +643,7 @@ class HeuristicsTest(unittest.TestCase):
             with self.subTest(name=name):
                 self.assertEqual(self.classify(name).arrays, arrays)
         self.assertEqual(self.classify("LLVMNotArrayName").unchecked_ptrs,
-                         [gw.HandleOut(0, "Value")])
+                         [HandleOut(0, "Value")])
 
     def test_array_check_emitted(self):
         self.assertIn("call.CheckArray(1, (const void *const *)p1, "
@@ -636,7 +654,7 @@ class HeuristicsTest(unittest.TestCase):
 
     def test_out_handles(self):
         make_module = self.classify("LLVMMakeModule")
-        self.assertEqual(make_module.outs, [gw.HandleOut(1, "Module")])
+        self.assertEqual(make_module.outs, [HandleOut(1, "Module")])
         self.assertEqual(make_module.out_condition, "r == 0")
         self.assertIn("if (r == 0 && p1)\n"
                       "      call.Returned(*p1, ownsan::HandleType::Module);",
@@ -650,11 +668,11 @@ class HeuristicsTest(unittest.TestCase):
         make_void = self.classify("LLVMMakeVoid")
         self.assertEqual(make_void.outs, [])
         self.assertEqual(make_void.out_unregistered,
-                         [gw.HandleOut(0, "Module")])
+                         [HandleOut(0, "Module")])
         self.assertNotIn("Returned", self.render("LLVMMakeVoid"))
         find_it = self.classify("LLVMFindIt")
         self.assertEqual(find_it.outs, [])
-        self.assertEqual(find_it.unchecked_ptrs, [gw.HandleOut(0, "Value")])
+        self.assertEqual(find_it.unchecked_ptrs, [HandleOut(0, "Value")])
 
     def test_spec_out_array_overrides_input_heuristic(self):
         fill = self.classify("LLVMFillValues")
@@ -691,7 +709,7 @@ class HeuristicsTest(unittest.TestCase):
     def test_aliases_for_function_pointers_and_arrays(self):
         functions = [self.declared["LLVMSetCallback"],
                      self.declared["LLVMSum"]]
-        aliases = gw.render_aliases(functions)
+        aliases = render_aliases(functions)
         self.assertIn("using LLVMSetCallback_p1 = void (*)(void *);", aliases)
         self.assertIn("using LLVMSum_p0 = const uint64_t[];", aliases)
         text = self.render("LLVMSetCallback")
@@ -701,8 +719,8 @@ class HeuristicsTest(unittest.TestCase):
     def test_link_mode_real_declarations(self):
         functions = [self.declared["LLVMNoArgs"],
                      self.declared["LLVMDisposeWidget"]]
-        text = gw.render_real_declarations(functions, "OWNSAN_REAL_WEAK ",
-                                           strong={"LLVMNoArgs"})
+        text = render_real_declarations(functions, "OWNSAN_REAL_WEAK ",
+                                        strong={"LLVMNoArgs"})
         self.assertIn("decltype(::LLVMNoArgs) __real_LLVMNoArgs;\n", text)
         self.assertNotIn("OWNSAN_REAL_WEAK decltype(::LLVMNoArgs)", text)
         self.assertIn("OWNSAN_REAL_WEAK decltype(::LLVMDisposeWidget) "
@@ -712,12 +730,12 @@ class HeuristicsTest(unittest.TestCase):
     def test_link_mode_wrap_list(self):
         functions = [self.declared["LLVMNoArgs"],
                      self.declared["LLVMDisposeWidget"]]
-        lines = gw.render_link_wrap_list(functions).splitlines()
+        lines = render_link_wrap_list(functions).splitlines()
         self.assertEqual(lines[:2], ["--wrap=LLVMNoArgs",
                                      "--wrap=LLVMDisposeWidget"])
         self.assertIn("--wrap=_ZdlPv", lines)
         self.assertIn("--wrap=_Znwm", lines)
-        self.assertEqual(len(lines), 2 + len(gw.LINK_MODE_ALLOCATION_SYMBOLS))
+        self.assertEqual(len(lines), 2 + len(LINK_MODE_ALLOCATION_SYMBOLS))
 
     def test_zero_argument_function(self):
         text = self.render("LLVMNoArgs")
@@ -728,7 +746,7 @@ class HeuristicsTest(unittest.TestCase):
     def test_classification_line(self):
         fn = self.declared["LLVMUseArraySize"]
         self.assertEqual(
-            gw.classification_line(fn, self.classify("LLVMUseArraySize")),
+            classification_line(fn, self.classify("LLVMUseArraySize")),
             "LLVMUseArraySize ret=- args=[0:Builder] arrays=[1:Value[2]]"
             " out=[] out_unregistered=[] unchecked_ptrs=[] effects=[]")
 
@@ -1026,7 +1044,6 @@ class RealLLVM14Test(RealLLVMEndToEndBase, unittest.TestCase):
 # Another API's conventions (tools/gen_conventions.py): MLIR-C's
 # --------------------------------------------------------------------------
 
-gc = gw.gen_conventions
 # MLIR-C's options, as src/profiles/mlir_c/profile.cmake passes them.
 MLIR_OPTIONS = [
     "--prefix", "mlir", "--header-glob", "mlir-c/**/*.h",
@@ -1050,14 +1067,14 @@ def conventions_from(options):
 def using(conventions, named_handle_types=None):
     """Runs the generator's functions with these conventions (and handle
     typedefs), as main() would set them."""
-    saved = gw.CONVENTIONS, gw.NAMED_HANDLE_TYPES
-    gw.CONVENTIONS = conventions
+    saved = api_profile.CONVENTIONS, api_profile.NAMED_HANDLE_TYPES
+    api_profile.CONVENTIONS = conventions
     if named_handle_types is not None:
-        gw.NAMED_HANDLE_TYPES = named_handle_types
+        api_profile.NAMED_HANDLE_TYPES = named_handle_types
     try:
         yield
     finally:
-        gw.CONVENTIONS, gw.NAMED_HANDLE_TYPES = saved
+        api_profile.CONVENTIONS, api_profile.NAMED_HANDLE_TYPES = saved
 
 
 class ConventionsTest(unittest.TestCase):
@@ -1119,12 +1136,12 @@ class ConventionsTest(unittest.TestCase):
                     "typedef struct MlirType MlirType;\n"
                     "LLVMTypeRef mlirTypeToLLVM(MlirType t);\n")
         with using(conventions_from(MLIR_OPTIONS)):
-            headers = gw.list_headers(mlir)
+            headers = list_headers(mlir)
             self.assertEqual(headers, ["mlir-c/LLVMIR.h"])
-            with self.assertRaisesRegex(gw.GenError, "llvm-c/Core.h"):
-                gw.parse_headers(mlir, headers)
+            with self.assertRaisesRegex(GenError, "llvm-c/Core.h"):
+                parse_headers(mlir, headers)
         with using(conventions_from(MLIR_OPTIONS + ["--extra-include", llvm])):
-            declared = gw.parse_headers(mlir, headers)
+            declared = parse_headers(mlir, headers)
         self.assertEqual(sorted(declared), ["mlirTypeToLLVM"])
         self.assertEqual(declared["mlirTypeToLLVM"].header, "mlir-c/LLVMIR.h")
 
@@ -1147,44 +1164,44 @@ class ConventionsTest(unittest.TestCase):
 
     def test_spec_names_take_the_prefix(self):
         with using(conventions_from(MLIR_OPTIONS)):
-            entries = gw.parse_spec_text(
+            entries = parse_spec_text(
                 "mlirContextDestroy free(0)\n"
                 "mlirGetThings out_array(1,count=mlirCountThings(0))\n")
             self.assertEqual([e.function for e in entries],
                              ["mlirContextDestroy", "mlirGetThings"])
             self.assertEqual(entries[1].effects[0].count_fn,
                              "mlirCountThings")
-            with self.assertRaises(gw.SpecError) as ctx:
-                gw.parse_spec_text("LLVMContextDispose free(0)\n", "m.spec")
+            with self.assertRaises(SpecError) as ctx:
+                parse_spec_text("LLVMContextDispose free(0)\n", "m.spec")
             self.assertIn("expected a function name", str(ctx.exception))
-            with self.assertRaises(gw.SpecError):
-                gw.parse_spec_text(
+            with self.assertRaises(SpecError):
+                parse_spec_text(
                     "mlirGet out_array(1,count=LLVMCount(0))\n")
-            with self.assertRaises(gw.SpecError):
-                gw.parse_kinds_text("LLVMFirst 0=function  # w\n")
-        with self.assertRaises(gw.SpecError):
-            gw.parse_spec_text("mlirContextDestroy free(0)\n")
+            with self.assertRaises(SpecError):
+                parse_kinds_text("LLVMFirst 0=function  # w\n")
+        with self.assertRaises(SpecError):
+            parse_spec_text("mlirContextDestroy free(0)\n")
 
     def test_texts_name_the_api(self):
         with using(conventions_from(MLIR_OPTIONS)):
-            self.assertTrue(gw.generated_banner(19, "s.spec", "//").startswith(
+            self.assertTrue(generated_banner(19, "s.spec", "//").startswith(
                 "// GENERATED by tools/gen_wrappers.py from the mlir-c"
                 " headers of LLVM 19 and s.spec"))
-            script = gw.render_version_script(19, "s", None, "libMLIRCAPI*")
+            script = render_version_script(19, "s", None, "libMLIRCAPI*")
             self.assertIn("\n    mlir*;\n", script)
             self.assertNotIn("LLVM*", script)
-            coverage = gw.render_coverage(19, {"mlirA"}, {}, [], [],
-                                          "libMLIRCAPI*")
+            coverage = render_coverage(19, {"mlirA"}, {}, [], [],
+                                       "libMLIRCAPI*")
             self.assertIn("# exported by libMLIRCAPI* but not declared in the"
                           " mlir-c headers (1)", coverage)
-            self.assertEqual(gw.Result(set(), {}, [], {}).summary(19),
+            self.assertEqual(Result(set(), {}, [], {}).summary(19),
                              "ownsan: wrapped 0 of 0 exported MLIR-C functions"
                              " (0 declared in headers), LLVM 19")
 
     def test_handle_types_table_rows_of_every_profile(self):
         """The MLIR-C table's OWNSAN_WATCHED_* and OWNSAN_KIND_ALSO_NAMED
         rows are not handle types or kinds."""
-        named, kinds = gw.read_handle_types(MLIR_HANDLE_TYPES)
+        named, kinds = read_handle_types(MLIR_HANDLE_TYPES)
         self.assertEqual(named["MlirOperation"], "Operation")
         self.assertEqual(named["MlirBlock"], "BasicBlock")
         self.assertEqual(len(named), 9)
@@ -1215,19 +1232,19 @@ class ArchiveNmTest(unittest.TestCase):
 
     def test_parse_archive_output(self):
         with using(conventions_from(MLIR_OPTIONS)):
-            self.assertEqual(gw.parse_nm_output(self.NM_ARCHIVE),
+            self.assertEqual(parse_nm_output(self.NM_ARCHIVE),
                              {"mlirContextCreate", "mlirContextDestroy",
                               "mlirGetDialectHandle__arith__",
                               "mlirInlineDefinedTwice"})
-            self.assertIsNone(gw.parse_nm_version_node(self.NM_ARCHIVE))
+            self.assertIsNone(parse_nm_version_node(self.NM_ARCHIVE))
         # The LLVM-C prefix picks the other one.
-        self.assertEqual(gw.parse_nm_output(self.NM_ARCHIVE), {"LLVMNotOurs"})
+        self.assertEqual(parse_nm_output(self.NM_ARCHIVE), {"LLVMNotOurs"})
 
     def test_nm_command(self):
-        self.assertEqual(gw.nm_command(["/l/libLLVM.so.19.1"]),
+        self.assertEqual(nm_command(["/l/libLLVM.so.19.1"]),
                          ["nm", "-D", "--defined-only", "/l/libLLVM.so.19.1"])
         # Archives: their members' symbol tables, every archive in one run.
-        self.assertEqual(gw.nm_command(["/l/libA.a", "/l/libB.a"]),
+        self.assertEqual(nm_command(["/l/libA.a", "/l/libB.a"]),
                          ["nm", "--defined-only", "/l/libA.a", "/l/libB.a"])
 
     @unittest.skipUnless(shutil.which("gcc") and shutil.which("ar")
@@ -1252,11 +1269,11 @@ class ArchiveNmTest(unittest.TestCase):
             subprocess.run(["ar", "rcs", archive, obj], check=True)
             archives.append(archive)
         with using(conventions_from(MLIR_OPTIONS)):
-            exported, version = gw.read_exports(archives)
+            exported, version = read_exports(archives)
         self.assertEqual(exported, {"mlirA", "mlirB", "mlirBoth"})
         self.assertIsNone(version)
-        with self.assertRaises(gw.GenError):
-            gw.read_exports(archives + [os.path.join(tmp, "libNone.a")])
+        with self.assertRaises(GenError):
+            read_exports(archives + [os.path.join(tmp, "libNone.a")])
 
 
 FAKE_MLIR_HEADER = textwrap.dedent("""\
@@ -1380,13 +1397,13 @@ class StructHandlesTest(unittest.TestCase):
         with open(def_path, "w", encoding="utf-8") as f:
             f.write(FAKE_MLIR_HANDLE_TYPES)
         cls.conventions = conventions_from(MLIR_OPTIONS)
-        cls.named, _ = gw.read_handle_types(def_path)
+        cls.named, _ = read_handle_types(def_path)
         with using(cls.conventions, cls.named):
-            cls.headers = gw.list_headers(cls.tmp)
-            cls.declared = gw.parse_headers(cls.tmp, cls.headers)
-            entries = gw.parse_spec_text(FAKE_MLIR_SPEC, "fake.spec")
-            cls.effects = gw.resolve_spec(entries, 19, cls.declared,
-                                          set(cls.declared))
+            cls.headers = list_headers(cls.tmp)
+            cls.declared = parse_headers(cls.tmp, cls.headers)
+            entries = parse_spec_text(FAKE_MLIR_SPEC, "fake.spec")
+            cls.effects = resolve_spec(entries, 19, cls.declared,
+                                       set(cls.declared))
 
     @classmethod
     def tearDownClass(cls):
@@ -1398,11 +1415,11 @@ class StructHandlesTest(unittest.TestCase):
         self.addCleanup(scope.__exit__, None, None, None)
 
     def classify(self, name):
-        return gw.classify(self.declared[name], self.effects.get(name, ()))
+        return classify(self.declared[name], self.effects.get(name, ()))
 
     def render(self, name):
-        return gw.render_wrapper(self.declared[name], self.classify(name),
-                                 self.declared)
+        return render_wrapper(self.declared[name], self.classify(name),
+                              self.declared)
 
     def test_headers_and_names(self):
         self.assertEqual(self.headers, ["mlir-c/Dialect/Func.h",
@@ -1437,12 +1454,12 @@ class StructHandlesTest(unittest.TestCase):
 
     def test_counts_before_their_arrays(self):
         expected = {
-            "mlirAddOperands": [gw.HandleArray(2, "Value", 1)],
+            "mlirAddOperands": [HandleArray(2, "Value", 1)],
             # Both arrays after the count.
-            "mlirBlockCreate": [gw.HandleArray(1, "Type", 0),
-                                gw.HandleArray(2, "Value", 0)],
+            "mlirBlockCreate": [HandleArray(1, "Type", 0),
+                                HandleArray(2, "Value", 0)],
             # A count after the array, as --count-after names it.
-            "mlirCompress": [gw.HandleArray(0, "Other", 1)],
+            "mlirCompress": [HandleArray(0, "Other", 1)],
             # numResultDims follows, but --count-after does not name it.
             "mlirReplace": [],
         }
@@ -1450,7 +1467,7 @@ class StructHandlesTest(unittest.TestCase):
             with self.subTest(name=name):
                 self.assertEqual(self.classify(name).arrays, arrays)
         self.assertEqual(self.classify("mlirReplace").unchecked_ptrs,
-                         [gw.HandleOut(1, "Type")])
+                         [HandleOut(1, "Type")])
         self.assertIn("call.CheckArray(2, (const void *const *)p2, "
                       "(size_t)p1, ownsan::HandleType::Value);",
                       self.render("mlirAddOperands"))
@@ -1471,7 +1488,7 @@ class StructHandlesTest(unittest.TestCase):
 
     def test_logical_result_is_success(self):
         make = self.classify("mlirMakeOp")
-        self.assertEqual(make.outs, [gw.HandleOut(1, "Other")])
+        self.assertEqual(make.outs, [HandleOut(1, "Other")])
         self.assertIn("if (r.value != 0 && p1)\n"
                       "      call.Returned(p1->ptr, "
                       "ownsan::HandleType::Other);", self.render("mlirMakeOp"))
@@ -1487,9 +1504,9 @@ class StructHandlesTest(unittest.TestCase):
 
     def test_borrowed_string_reget_builds_the_struct(self):
         fn = self.declared["mlirOperationName"]
-        self.assertTrue(gw.lends_string(fn, self.classify(fn.name)))
+        self.assertTrue(lends_string(fn, self.classify(fn.name)))
         self.assertIn("MlirOperation{const_cast<void *>(a[0])}",
-                      gw.render_reget(fn))
+                      render_reget(fn))
         self.assertIn("call.BorrowedString(r, (const void *)p0.ptr, nullptr,"
                       " nullptr, &ownsan_reget_mlirOperationName);",
                       self.render(fn.name))
@@ -1504,8 +1521,8 @@ class StructHandlesTest(unittest.TestCase):
         self.assertIn("call.CheckStringRef(0, p0.data);", text)
         self.assertIn("if (call.Skipped())\n    return;", text)
         self.assertIn(" strings=[0]",
-                      gw.classification_line(self.declared["mlirUseOthers"],
-                                             self.classify("mlirUseOthers")))
+                      classification_line(self.declared["mlirUseOthers"],
+                                          self.classify("mlirUseOthers")))
 
     def test_lends_registers_the_string_with_its_context(self):
         (effect,) = self.effects["mlirTypeText"]
@@ -1534,19 +1551,19 @@ class StructHandlesTest(unittest.TestCase):
         }
         for line, message in bad.items():
             with self.subTest(line=line):
-                entries = gw.parse_spec_text(line, "bad.spec")
-                with self.assertRaisesRegex(gw.SpecError, message):
-                    gw.resolve_spec(entries, 19, self.declared,
-                                    set(self.declared))
-        self.assertEqual(gw.parse_effect("free_caller_owned(1)"),
-                         gw.Effect(kind="free_caller_owned", arg=1))
-        self.assertEqual(gw.EFFECT_KINDS["free_caller_owned"],
+                entries = parse_spec_text(line, "bad.spec")
+                with self.assertRaisesRegex(SpecError, message):
+                    resolve_spec(entries, 19, self.declared,
+                                 set(self.declared))
+        self.assertEqual(parse_effect("free_caller_owned(1)"),
+                         Effect(kind="free_caller_owned", arg=1))
+        self.assertEqual(EFFECT_KINDS["free_caller_owned"],
                          "FreeCallerOwned")
-        self.assertIsNone(gw.parse_effect("lends(0,context=mlirX(0))"))
-        self.assertIsNone(gw.parse_effect("lends(ret,context=LLVMX(0))"))
+        self.assertIsNone(parse_effect("lends(0,context=mlirX(0))"))
+        self.assertIsNone(parse_effect("lends(ret,context=LLVMX(0))"))
 
     def test_classification_header(self):
-        text = gw.render_classification([], {}, 19, "m.spec", "k.spec")
+        text = render_classification([], {}, 19, "m.spec", "k.spec")
         self.assertIn("(return type is not MlirLogicalResult)", text)
         self.assertIn("other pointer-to-handle arguments", text)
         self.assertIn("spec effects (m.spec)", text)
