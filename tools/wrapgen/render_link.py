@@ -71,11 +71,9 @@ def render_version_script(major: int, spec_label: str,
            if version_node else
            f"no version: the {library} it wraps has no symbol versions")
     prefix = api_profile.CONVENTIONS.prefix
-    # (The script's comment names tools/gen_wrappers.py, the generator's
-    # command line, as every generated file does.)
     return (generated_banner(major, spec_label, "/*")[:-1] + " */\n"
             f"/* The wrappers ({prefix}*) carry {why}; see\n"
-            f"   render_version_script in tools/gen_wrappers.py. */\n"
+            f"   render_version_script in tools/wrapgen/render_link.py. */\n"
             f"{node}{{\n"
             f"  global:\n"
             f"    {prefix}*;\n"
