@@ -74,6 +74,28 @@ public:
   bool MaybeOverlaps(const void *lo, size_t size) const {
     uintptr_t first = reinterpret_cast<uintptr_t>(lo) >> shift_;
     uintptr_t last = (reinterpret_cast<uintptr_t>(lo) + size - 1) >> shift_;
+    // Case: a granule filter and a range within one word's 64 granules
+    // (nine in ten allocations): one word, tested inline.
+    if (shift_ != 0 && first >> 6 == last >> 6)
+      return BlockMayHold(first >> 6, first & 63, last & 63);
+    return MaybeOverlapsSlow(first, last);
+  }
+
+private:
+  /// Whether granules [from, to] of `block` (64 neighbouring granules) may
+  /// hold an added address.
+  bool BlockMayHold(uintptr_t block, unsigned from, unsigned to) const {
+    uint64_t w = BlockWord(block);
+    uint64_t page = w >> kWordsPerPageLog2;
+    if (!((summary_[page >> 6].load(std::memory_order_acquire) >> (page & 63)) &
+          1))
+      return false;
+    uint64_t want = (~uint64_t{0} >> (63 - to)) & (~uint64_t{0} << from);
+    return words_[w].load(std::memory_order_acquire) & want;
+  }
+
+  __attribute__((noinline)) bool MaybeOverlapsSlow(uintptr_t first,
+                                                   uintptr_t last) const {
     if (shift_ == 0) {
       for (uintptr_t g = first; g <= last; ++g)
         if (MaybeContains(reinterpret_cast<const void *>(g)))
@@ -83,24 +105,13 @@ public:
     // Granule filters keep 64 neighbouring granules in one word: one load
     // per 64 granules of the range (an allocation of a few hundred bytes is
     // one word to look at, not one per granule).
-    for (uintptr_t block = first >> 6; block <= last >> 6; ++block) {
-      uint64_t w = BlockWord(block);
-      uint64_t page = w >> kWordsPerPageLog2;
-      if (!((summary_[page >> 6].load(std::memory_order_acquire) >>
-             (page & 63)) &
-            1))
-        continue;
-      uint64_t bits = words_[w].load(std::memory_order_acquire);
-      unsigned from = block == first >> 6 ? first & 63 : 0;
-      unsigned to = block == last >> 6 ? last & 63 : 63;
-      uint64_t want = (~uint64_t{0} >> (63 - to)) & (~uint64_t{0} << from);
-      if (bits & want)
+    for (uintptr_t block = first >> 6; block <= last >> 6; ++block)
+      if (BlockMayHold(block, block == first >> 6 ? first & 63 : 0,
+                       block == last >> 6 ? last & 63 : 63))
         return true;
-    }
     return false;
   }
 
-private:
   uint64_t Hash(uintptr_t key) const {
     // Fibonacci hashing spreads neighbouring keys over the whole set.
     return (key * 0x9E3779B97F4A7C15ull) >> 20;

@@ -180,5 +180,33 @@ TEST(AddressFilter, SummaryHidesNoGranule) {
   EXPECT_EQ(hits, 0);
 }
 
+// MaybeOverlaps answers for a range exactly what its granules answer one by
+// one (MaybeContains), whether the range lies in one word of the set (the
+// inline case) or spans several.
+TEST(AddressFilter, OverlapsIsTheOrOfItsGranules) {
+  for (unsigned shift : {3u, 4u, 12u}) {
+    AddressFilter f(16, shift);
+    uint64_t x = 88172645463325252ull; // xorshift: the same ranges every run
+    auto next = [&x] {
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      return x;
+    };
+    const uintptr_t base = 0x7f0000000000;
+    for (int i = 0; i < 300; ++i)
+      f.Add(Addr(base + next() % 0x100000));
+    for (int i = 0; i < 20000; ++i) {
+      uintptr_t lo = base + next() % 0x100000;
+      size_t size = 1 + next() % (i % 2 ? 64 : 5000);
+      bool any = false;
+      for (uintptr_t g = lo >> shift; g <= (lo + size - 1) >> shift; ++g)
+        any = any || f.MaybeContains(Addr(g << shift));
+      ASSERT_EQ(f.MaybeOverlaps(Addr(lo), size), any)
+          << "shift " << shift << " lo " << lo << " size " << size;
+    }
+  }
+}
+
 } // namespace
 } // namespace ownsan
