@@ -178,6 +178,18 @@ public:
       EraseSlice(key, *region, i, i + 1);
   }
 
+  /// The entry indexed at `addr`, to overwrite in place (the index never
+  /// reads it), or nullptr if there is none. Valid until the next change.
+  /// (One look-up where Find() then PutAt() take two: the region is
+  /// remembered as for a mutation.)
+  ObjectRecord **Slot(const void *addr) {
+    Region *region = ExistingRegion(RegionOf(addr));
+    size_t i;
+    if (!region || !Locate(*region, OffsetOf(addr), &i))
+      return nullptr;
+    return &region->records[i];
+  }
+
   /// True if some record is indexed in [lo, lo + size).
   bool AnyInRange(const void *lo, size_t size) const {
     return AnyInRange(lo, size, [](const ObjectRecord *) { return true; });

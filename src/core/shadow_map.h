@@ -80,10 +80,12 @@ public:
   /// The record `r` is evicted: if it is still matched at its address, an
   /// evicted entry takes its place; if it expired there, the entry goes.
   void Evict(const ObjectRecord *r, bool consumed) {
-    ObjectRecord *e = by_addr_.Find(r->addr);
-    if (e == r)
-      by_addr_.PutAt(r->addr, EvictedEntry(r->kind, consumed));
-    else if (e == Tagged(const_cast<ObjectRecord *>(r)))
+    ObjectRecord **slot = by_addr_.Slot(r->addr);
+    if (!slot)
+      return;
+    if (*slot == r)
+      *slot = EvictedEntry(r->kind, consumed);
+    else if (*slot == Tagged(const_cast<ObjectRecord *>(r)))
       by_addr_.EraseAt(r->addr);
   }
 

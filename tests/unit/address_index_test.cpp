@@ -46,6 +46,24 @@ TEST(AddressIndex, PutReplacesAndEraseChecksTheRecord) {
   EXPECT_EQ(ix.size(), 0u);
 }
 
+TEST(AddressIndex, SlotIsTheEntryInPlace) {
+  Records rs;
+  AddressIndex ix;
+  ObjectRecord *a = rs.At(0x5000), *b = rs.At(0x5040), *c = rs.At(0x5000);
+  EXPECT_EQ(ix.Slot(Addr(0x5000)), nullptr) << "empty index";
+  ix.Put(a);
+  ix.Put(b);
+  EXPECT_EQ(ix.Slot(Addr(0x5020)), nullptr) << "between two entries";
+  EXPECT_EQ(ix.Slot(Addr(0x5000 + (1 << 14))), nullptr) << "next region";
+  ObjectRecord **slot = ix.Slot(Addr(0x5000));
+  ASSERT_NE(slot, nullptr);
+  EXPECT_EQ(*slot, a);
+  *slot = c;
+  EXPECT_EQ(ix.Find(Addr(0x5000)), c);
+  EXPECT_EQ(ix.Find(Addr(0x5040)), b) << "its neighbour is untouched";
+  EXPECT_EQ(ix.size(), 2u);
+}
+
 TEST(AddressIndex, EmptiedRegionsAreRefilledAndReplaced) {
   // One emptied region is kept (the spare); refilling it must take it out
   // of that role, or emptying another region would drop its new entries.
