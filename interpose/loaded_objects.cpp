@@ -31,15 +31,13 @@ namespace {
 
 // A file read piece by piece: only the headers and one symbol table are
 // read (pread into memory, not a map: mapping whole files and faulting
-// their pages in cost ~0.1 ms per object, most of ownsan's start-up).
+// their pages in cost ~0.1 ms per object, most of ownsan's start-up). The
+// file's size is asked for (fstat) only before a large read: a short read
+// says the file is shorter, and a size read from a header may be garbage.
 class FileReader {
 public:
   explicit FileReader(const std::string &path)
-      : fd_(open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
-    struct stat st;
-    if (fd_ >= 0 && fstat(fd_, &st) == 0 && S_ISREG(st.st_mode))
-      size_ = static_cast<uint64_t>(st.st_size);
-  }
+      : fd_(open(path.c_str(), O_RDONLY | O_CLOEXEC)) {}
   ~FileReader() {
     if (fd_ >= 0)
       close(fd_);
@@ -48,8 +46,10 @@ public:
   FileReader &operator=(const FileReader &) = delete;
 
   /// Reads `n` bytes at `offset` into `out`; false if the file is shorter.
-  bool Read(uint64_t offset, uint64_t n, std::vector<char> *out) const {
-    if (size_ == 0 || offset > size_ || n > size_ - offset)
+  bool Read(uint64_t offset, uint64_t n, std::vector<char> *out) {
+    if (fd_ < 0)
+      return false;
+    if (n > kReadWithoutSize && !Fits(offset, n))
       return false;
     out->resize(n);
     uint64_t done = 0;
@@ -64,8 +64,20 @@ public:
   }
 
 private:
+  // (Section headers are a few KiB; a symbol table is larger.)
+  static constexpr uint64_t kReadWithoutSize = 64 * 1024;
+  bool Fits(uint64_t offset, uint64_t n) {
+    if (size_ == kUnknown) {
+      struct stat st;
+      size_ = fstat(fd_, &st) == 0 && S_ISREG(st.st_mode)
+                  ? static_cast<uint64_t>(st.st_size)
+                  : 0;
+    }
+    return offset <= size_ && n <= size_ - offset;
+  }
+  static constexpr uint64_t kUnknown = ~uint64_t{0};
   int fd_;
-  uint64_t size_ = 0;
+  uint64_t size_ = kUnknown;
 };
 
 // ownsan's own object (libownsan.so): its base address and loaded
@@ -182,13 +194,30 @@ const char *LoadedBytes(const dl_phdr_info *info, ElfW(Addr) vaddr,
 
 } // namespace
 
+// The ELF header of a loaded object, where the loader mapped it (the
+// segment that maps the file's first bytes), or nullptr.
+static const ElfW(Ehdr) * LoadedElfHeader(const dl_phdr_info *info) {
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+    if (ph.p_type == PT_LOAD && ph.p_offset == 0)
+      return reinterpret_cast<const ElfW(Ehdr) *>(
+          LoadedBytes(info, ph.p_vaddr, sizeof(ElfW(Ehdr))));
+  }
+  return nullptr;
+}
+
 size_t CountLLVMCDefinitions(const std::string &path,
                              const dl_phdr_info *loaded) {
   FileReader file(path);
   std::vector<char> header, section_bytes, symbol_bytes, name_bytes;
-  if (!file.Read(0, sizeof(ElfW(Ehdr)), &header))
-    return 0;
-  auto *eh = reinterpret_cast<const ElfW(Ehdr) *>(header.data());
+  // The header is read where it is loaded (one system call less per
+  // object at every start), from the file otherwise.
+  const ElfW(Ehdr) *eh = loaded ? LoadedElfHeader(loaded) : nullptr;
+  if (!eh) {
+    if (!file.Read(0, sizeof(ElfW(Ehdr)), &header))
+      return 0;
+    eh = reinterpret_cast<const ElfW(Ehdr) *>(header.data());
+  }
   if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
       eh->e_ident[EI_CLASS] != ELFCLASS64 ||
       eh->e_shentsize != sizeof(ElfW(Shdr)) ||

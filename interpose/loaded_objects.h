@@ -36,9 +36,9 @@ std::vector<ObjectDefiningLLVMC>
 ObjectsDefiningLLVMC(absl::FunctionRef<bool(const std::string &)> skip);
 
 /// Counts the defined functions whose names the wrappers wrap in one ELF
-/// file's symbol table (.symtab, or .dynsym if it was stripped; the loaded
-/// copy of .dynsym if `loaded` is the file's loaded object). 0 for a file
-/// that cannot be read or is not ELF.
+/// file's symbol table (.symtab, or .dynsym if it was stripped). If `loaded`
+/// is the file's loaded object, its ELF header and .dynsym are read where
+/// the loader mapped them. 0 for a file that cannot be read or is not ELF.
 size_t CountLLVMCDefinitions(const std::string &path,
                              const dl_phdr_info *loaded = nullptr);
 
