@@ -10,7 +10,7 @@ from typing import Dict, List, Optional, Sequence, Set
 from wrapgen import api_profile
 from wrapgen.model import (Function, GenError, KindSet, Param, SpecEntry,
                            SpecError)
-from wrapgen.spec import _VERSION_RE
+from wrapgen.spec import VERSION_RE
 
 
 # Base kinds of the kinds spec -> ownsan::ObjectKind enumerator (how the
@@ -122,7 +122,7 @@ def parse_kinds_text(text: str, path: str = "<kinds>") -> KindsSpec:
                             f"expected a function name, got '{function}'")
         entry = KindsEntry(function, {}, None, None, path, line_no, reason)
         for token in tokens[1:]:
-            m = _VERSION_RE.match(token)
+            m = VERSION_RE.match(token)
             if m:
                 setattr(entry, m.group(1), int(m.group(2)))
                 continue

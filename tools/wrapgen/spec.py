@@ -42,7 +42,7 @@ _FORGET_RET_RE = re.compile(r"^forget\(ret\)$")
 _ARG_EFFECT_RE = re.compile(
     r"^(consume|consume_if_ok|consume_if_failed|free_message|"
     r"free_error_message|forget)\((\d+)(?:\.(\w+))?\)$")
-_VERSION_RE = re.compile(r"^(since|until)=(\d+)$")
+VERSION_RE = re.compile(r"^(since|until)=(\d+)$")
 
 
 def _lends_re() -> "re.Pattern[str]":
@@ -150,7 +150,7 @@ def parse_spec_line(line: str, path: str, line_no: int) -> Optional[SpecEntry]:
     effects: List[Effect] = []
     since = until = None
     for token in tokens[1:]:
-        m = _VERSION_RE.match(token)
+        m = VERSION_RE.match(token)
         if m:
             if m.group(1) == "since":
                 since = int(m.group(2))
