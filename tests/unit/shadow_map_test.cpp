@@ -8,6 +8,7 @@
 
 #include "gtest/gtest.h"
 
+#include <utility>
 #include <vector>
 
 namespace ownsan {
@@ -182,10 +183,12 @@ TEST(AddressFilter, SummaryHidesNoGranule) {
 
 // MaybeOverlaps answers for a range exactly what its granules answer one by
 // one (MaybeContains), whether the range lies in one word of the set (the
-// inline case) or spans several.
+// inline case), spans several, or several groups of eight words hashed
+// together; in sets of every size (the smallest has fewer than eight words).
 TEST(AddressFilter, OverlapsIsTheOrOfItsGranules) {
-  for (unsigned shift : {3u, 4u, 12u}) {
-    AddressFilter f(16, shift);
+  for (auto [log2_bits, shift] :
+       {std::pair{16u, 3u}, {16u, 4u}, {16u, 12u}, {7u, 4u}, {24u, 4u}}) {
+    AddressFilter f(log2_bits, shift);
     uint64_t x = 88172645463325252ull; // xorshift: the same ranges every run
     auto next = [&x] {
       x ^= x << 13;
@@ -198,12 +201,13 @@ TEST(AddressFilter, OverlapsIsTheOrOfItsGranules) {
       f.Add(Addr(base + next() % 0x100000));
     for (int i = 0; i < 20000; ++i) {
       uintptr_t lo = base + next() % 0x100000;
-      size_t size = 1 + next() % (i % 2 ? 64 : 5000);
+      size_t size = 1 + next() % (i % 3 == 0 ? 64 : i % 3 == 1 ? 5000 : 40000);
       bool any = false;
       for (uintptr_t g = lo >> shift; g <= (lo + size - 1) >> shift; ++g)
         any = any || f.MaybeContains(Addr(g << shift));
       ASSERT_EQ(f.MaybeOverlaps(Addr(lo), size), any)
-          << "shift " << shift << " lo " << lo << " size " << size;
+          << "bits 2^" << log2_bits << " shift " << shift << " lo " << lo
+          << " size " << size;
     }
   }
 }
