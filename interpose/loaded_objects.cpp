@@ -192,11 +192,9 @@ const char *LoadedBytes(const dl_phdr_info *info, ElfW(Addr) vaddr,
   return nullptr;
 }
 
-} // namespace
-
 // The ELF header of a loaded object, where the loader mapped it (the
 // segment that maps the file's first bytes), or nullptr.
-static const ElfW(Ehdr) * LoadedElfHeader(const dl_phdr_info *info) {
+const ElfW(Ehdr) * LoadedElfHeader(const dl_phdr_info *info) {
   for (int i = 0; i < info->dlpi_phnum; ++i) {
     const ElfW(Phdr) &ph = info->dlpi_phdr[i];
     if (ph.p_type == PT_LOAD && ph.p_offset == 0)
@@ -205,6 +203,8 @@ static const ElfW(Ehdr) * LoadedElfHeader(const dl_phdr_info *info) {
   }
   return nullptr;
 }
+
+} // namespace
 
 size_t CountLLVMCDefinitions(const std::string &path,
                              const dl_phdr_info *loaded) {
