@@ -10,7 +10,7 @@ from typing import Dict, List, Optional, Sequence, Set
 from wrapgen import api_profile
 from wrapgen.model import (Function, GenError, KindSet, Param, SpecEntry,
                            SpecError)
-from wrapgen.spec import VERSION_RE
+from wrapgen.spec import VERSION_RE, applicable_entries
 
 
 # Base kinds of the kinds spec -> ownsan::ObjectKind enumerator (how the
@@ -170,17 +170,7 @@ def resolve_kinds(spec: KindsSpec, major: int,
             rule = spec.type_rules.get(_param_typedef(p))
             if rule is not None:
                 result.setdefault(name, {})[p.index] = rule
-    first_line: Dict[str, int] = {}
-    for entry in spec.entries:
-        if not entry.applies_to(major):
-            continue
-        fn = declared.get(entry.function)
-        if fn is None:
-            raise entry.error(f"not declared in the LLVM {major} headers")
-        if entry.function in first_line:
-            raise entry.error("duplicate entry (also on line"
-                              f" {first_line[entry.function]})")
-        first_line[entry.function] = entry.line_no
+    for entry, fn in applicable_entries(spec.entries, major, declared):
         for arg, kinds in entry.args.items():
             if arg >= len(fn.params):
                 raise entry.error(f"argument {arg} out of range")

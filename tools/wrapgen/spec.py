@@ -20,10 +20,9 @@ _ATTACH_RE = re.compile(r"^attach\((\d+),(parent|builder)=(\d+)\)$")
 _OUT_ARRAY_ARG_RE = re.compile(r"^out_array\((\d+),count=arg\((\d+)\)\)$")
 _POSITION_RE = re.compile(
     r"^position\((\d+)(?:,block=(\d+))?(?:,before=(\d+))?\)$")
-_CAUSE_TEXT_RE = re.compile(r"^cause_text\((\d+)\)$")
-_RENAMES_RE = re.compile(r"^renames\((\d+)\)$")
-_SERIALIZED_RE = re.compile(r"^serialized_by\((\d+)\)$")
-_DATA_ONLY_RE = re.compile(r"^data_only\((\d+)\)$")
+# The effects whose only operand is an argument index.
+_ONE_ARG_RE = re.compile(
+    r"^(cause_text|renames|serialized_by|data_only)\((\d+)\)$")
 _NEW_RE = re.compile(
     r"^(new|message|unterminated_message|error_message)"
     r"\((ret|out=(\d+))(?:,parent=(\d+))?"
@@ -89,18 +88,9 @@ def parse_effect(token: str) -> Optional[Effect]:
         return Effect(kind="position", arg=int(m.group(1)),
                       other=int(m.group(2)) if m.group(2) else NO_ARG,
                       extra=int(m.group(3)) if m.group(3) else NO_ARG)
-    m = _CAUSE_TEXT_RE.match(token)
+    m = _ONE_ARG_RE.match(token)
     if m:
-        return Effect(kind="cause_text", arg=int(m.group(1)))
-    m = _RENAMES_RE.match(token)
-    if m:
-        return Effect(kind="renames", arg=int(m.group(1)))
-    m = _SERIALIZED_RE.match(token)
-    if m:
-        return Effect(kind="serialized_by", arg=int(m.group(1)))
-    m = _DATA_ONLY_RE.match(token)
-    if m:
-        return Effect(kind="data_only", arg=int(m.group(1)))
+        return Effect(kind=m.group(1), arg=int(m.group(2)))
     m = _NEW_RE.match(token)
     if m:
         if m.group(1) != "new" and m.group(4):
@@ -434,6 +424,18 @@ def resolve_spec(entries: Sequence[SpecEntry], major: int,
     function, a bad index or an effect on a non-handle is a SpecError.
     """
     effects: Dict[str, List[Effect]] = {}
+    for entry, fn in applicable_entries(entries, major, declared):
+        for effect in entry.effects:
+            _validate_effect(entry, effect, fn, declared, wrapped)
+        effects[entry.function] = _number_fields(fn, entry.effects)
+    return effects
+
+
+def applicable_entries(entries, major: int, declared: Dict[str, Function]):
+    """Yields (entry, its function's declaration) for each entry of a spec
+    (the ownership spec's or the kinds spec's) that applies to `major`; an
+    applicable entry for a function the headers do not declare, or a second
+    one for the same function, is a SpecError."""
     first_line: Dict[str, int] = {}
     for entry in entries:
         if not entry.applies_to(major):
@@ -441,14 +443,11 @@ def resolve_spec(entries: Sequence[SpecEntry], major: int,
         fn = declared.get(entry.function)
         if fn is None:
             raise entry.error(f"not declared in the LLVM {major} headers")
-        if entry.function in effects:
+        if entry.function in first_line:
             raise entry.error("duplicate entry (also on line"
                               f" {first_line[entry.function]})")
-        for effect in entry.effects:
-            _validate_effect(entry, effect, fn, declared, wrapped)
-        effects[entry.function] = _number_fields(fn, entry.effects)
         first_line[entry.function] = entry.line_no
-    return effects
+        yield entry, fn
 
 
 def _number_fields(fn: Function,
