@@ -172,35 +172,30 @@ def build_sarif(problems, col, paths, category=None):
         related = []
         flow = []  # (frame, what happened there), in time order
         stacks = []
+
+        def event(ev, msg, loc_id):
+            """`ev`'s stack, and its binding frame as related location
+            `loc_id`; returns that frame (None if it has none)."""
+            frame = binding_frame(ev.stack)
+            if frame is not None:
+                related.append(sarif_location(frame, paths, msg, loc_id))
+            stacks.append(sarif_stack(msg, ev.stack, ev.thread, paths))
+            return frame
+
         if rep.create is not None:
-            cf = binding_frame(rep.create.stack)
             msg = f"created by {rep.create.function or '?'}"
-            if cf is not None:
-                related.append(sarif_location(cf, paths, msg, 2))
-            flow.append((cf, msg))
-            stacks.append(sarif_stack(msg, rep.create.stack,
-                                      rep.create.thread, paths))
+            flow.append((event(rep.create, msg, 2), msg))
         if rep.free is not None:
-            ff = binding_frame(rep.free.stack)
             msg = f"freed by {free_text(rep.free)}"
-            if ff is not None:
-                related.append(sarif_location(ff, paths, msg, 1))
-            flow.append((ff, msg))
-            stacks.append(sarif_stack(msg, rep.free.stack, rep.free.thread,
-                                      paths))
+            flow.append((event(rep.free, msg, 1), msg))
         use_msg = f"used: {call_text(rep)}"
         flow.append((use_f, use_msg))
         stacks.append(sarif_stack(use_msg, rep.use.stack, rep.use.thread,
                                   paths))
         other_flow = None
         if rep.other is not None:
-            of = binding_frame(rep.other.stack)
             msg = f"at the same time {other_text(rep.other)}"
-            if of is not None:
-                related.append(sarif_location(of, paths, msg, 3))
-            other_flow = (of, msg)
-            stacks.append(sarif_stack(msg, rep.other.stack, rep.other.thread,
-                                      paths))
+            other_flow = (event(rep.other, msg, 3), msg)
         related.sort(key=lambda l: l["id"])
         if related:
             result["relatedLocations"] = related
