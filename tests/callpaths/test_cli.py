@@ -2,14 +2,16 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The `ownsan` command line.
 
-    test_cli.py --ownsan PATH --llvm-major N --preloadable LIB.so
+    test_cli.py --ownsan PATH --llvm-major N --preloadable LIB.so [--static]
 
 Usage errors exit 2 with a message on stderr; a command that cannot be run
 exits 127 (not found) or 126 (not executable) with one line naming it;
 --version names the LLVM major the build is for; `ownsan run` execs the
 command, so the child keeps the pid; the runtime goes first in LD_PRELOAD and
 an LD_PRELOAD already set (LIB.so, any library that can be preloaded) stays
-after it.
+after it. With --static (the builds that are not sanitized), the CLI is a
+static executable: its own exec, before the program's, runs no dynamic
+loader and maps no library.
 """
 
 import argparse
@@ -20,7 +22,7 @@ import shutil
 import sys
 import tempfile
 
-from ownsan_testing import Checker, clean_env, run
+from ownsan_testing import Checker, clean_env, needed_libraries, run
 
 
 def run_capped(cmd, timeout=20):
@@ -42,6 +44,8 @@ def main(argv=None):
     p.add_argument("--llvm-major", type=int, required=True)
     p.add_argument("--preloadable", required=True,
                    help="a shared library that can be put in LD_PRELOAD")
+    p.add_argument("--static", action="store_true",
+                   help="the CLI must be linked statically")
     args = p.parse_args(argv)
     ownsan = args.ownsan
     runtime = os.path.realpath(os.path.join(
@@ -143,6 +147,16 @@ def main(argv=None):
     c.check(r.returncode == 127 and "cannot run '--help'" in r.err,
             "`ownsan run -- --help` runs a command named --help (there is "
             "none: 127)", r)
+
+    # --- How it is linked ---------------------------------------------------
+    if args.static:
+        headers = run(["readelf", "-l", "-W", ownsan])
+        c.check(headers.returncode == 0 and "LOAD" in headers.out and
+                "INTERP" not in headers.out,
+                "the CLI has no program interpreter (no dynamic loader runs "
+                "before `ownsan run` execs the program)", headers)
+        c.equal(needed_libraries(ownsan), [], "the CLI needs no shared "
+                "library")
 
     # --- What the child gets --------------------------------------------------
     r = run([ownsan, "run", "--", "sh", "-c", "echo $$"])
