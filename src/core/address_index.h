@@ -178,6 +178,19 @@ public:
       EraseSlice(key, *region, i, i + 1);
   }
 
+  /// Removes the entry indexed at `addr` and returns it, or nullptr if there
+  /// is none (Find() and EraseAt() in one look-up).
+  ObjectRecord *Take(const void *addr) {
+    uintptr_t key = RegionOf(addr);
+    Region *region = ExistingRegion(key);
+    size_t i;
+    if (!region || !Locate(*region, OffsetOf(addr), &i))
+      return nullptr;
+    ObjectRecord *e = region->records[i];
+    EraseSlice(key, *region, i, i + 1);
+    return e;
+  }
+
   /// The entry indexed at `addr`, to overwrite in place (the index never
   /// reads it), or nullptr if there is none. Valid until the next change.
   /// (One look-up where Find() then PutAt() take two: the region is

@@ -8,7 +8,7 @@
 // never saw being created (C++ code inside a binding, or LLVM itself), and
 // reporting would risk a false positive. Such entries expire: they stay in
 // the index, tagged, so that a new object LLVM later hands out at that
-// address can name its predecessor (TakeExpired), until a newer death or a
+// address can name its predecessor (TakeOver), until a newer death or a
 // new object takes the address. Expiring does not touch the record: the
 // allocation hook that does it runs on every operator new over memory
 // where objects died, and the dead records are cold.
@@ -94,14 +94,6 @@ public:
     return exact_.MaybeContains(addr);
   }
 
-  /// Removes the matched entry at `addr`, which the caller has just found
-  /// with Find() or FindEvicted() (LLVM handed the address out again, to a
-  /// new object).
-  void Forget(const void *addr) {
-    by_addr_.EraseAt(addr);
-    --matched_;
-  }
-
   /// Expires every matched entry in [lo, lo + size): new memory now lives
   /// there. Returns how many.
   size_t DropRange(const void *lo, size_t size) {
@@ -116,14 +108,20 @@ public:
     return n;
   }
 
-  /// The record that expired at exactly `addr` (and forgets it), or nullptr.
-  ObjectRecord *TakeExpired(const void *addr) {
+  /// A new object takes `addr`: the entry there goes, matched, expired or
+  /// evicted (one look-up). Returns the record it named, if any (an evicted
+  /// entry names none); *matched tells whether it was still matched.
+  ObjectRecord *TakeOver(const void *addr, bool *matched) {
+    *matched = false;
     if (!exact_.MaybeContains(addr))
       return nullptr;
-    ObjectRecord *e = by_addr_.Find(addr);
-    if (!e || !IsExpired(e))
+    ObjectRecord *e = by_addr_.Take(addr);
+    if (!e)
       return nullptr;
-    by_addr_.EraseAt(addr);
+    if (!IsExpired(e)) {
+      *matched = true;
+      --matched_;
+    }
     return IsEvicted(e) ? nullptr : Untagged(e);
   }
 

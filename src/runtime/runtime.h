@@ -12,6 +12,7 @@
 #define OWNSAN_RUNTIME_RUNTIME_H
 
 #include "core/address_filter.h"
+#include "core/mutex.h"
 #include "core/ownership_graph.h"
 #include "core/quarantine.h"
 #include "core/shadow_map.h"
@@ -22,8 +23,6 @@
 #include "runtime/flags.h"
 #include "runtime/profile.h"
 #include "wrapper_api.h"
-
-#include "core/mutex.h"
 
 #include <algorithm>
 #include <atomic>
@@ -236,9 +235,12 @@ private:
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   /// ValuesDied() for a block released inside a wrapped call: recorded with
   /// the next FlushDeaths() (at the latest when the call returns), under one
-  /// lock with the other blocks of the call. The block is held until then.
-  /// False outside a wrapped call: the caller records the deaths now.
-  bool DeferDeaths(void *p, size_t size);
+  /// lock with the other blocks of the call. The block is held until then;
+  /// kNotDeferred outside one (the caller records the deaths now);
+  /// kNothingLives if nothing in the block lives (a stale filter bit).
+  enum class Deferral { kDeferred, kNotDeferred, kNothingLives };
+  Deferral DeferDeaths(void *p, size_t size);
+  bool AnyLiveIn(const void *p, size_t size); ///< watched or not
   /// Calls visit(r) on each live record at an address in [p, p + size)
   /// (watched or not), if the live_values_ filter says there may be one.
   template <typename F>
@@ -263,9 +265,8 @@ private:
   /// A live record (and its unwatched descendants) died where ownsan could
   /// not see it: forgotten, not matched (under mu_).
   void DropUnseen(ObjectRecord *r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  /// A new object takes `h` (under mu_): the freed record still matched
-  /// there stops matching. Returns the object that had the address before,
-  /// matched or expired, if any.
+  /// A new object takes `h` (under mu_): the entry there goes. Returns the
+  /// object that had the address before, matched or expired, if any.
   ObjectRecord *TakeOverFreedAddress(const void *h)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   /// Links `r` to the object that had its address before, if any.

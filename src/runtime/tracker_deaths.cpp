@@ -242,26 +242,40 @@ FreeEvent *NewThreadFreeEvent(FnIndex fn, ObjectRecord *target, StackId stack,
                       std::size(in_use));
 }
 
-bool Runtime::DeferDeaths(void *p, size_t size) {
+Runtime::Deferral Runtime::DeferDeaths(void *p, size_t size) {
   // Case: outside any wrapped call (the program's C++ code, exit-time
   // destructors): nothing would flush the batch soon.
   const CallContext &call = CurrentCall();
   if (call.fn == kNoFn)
-    return false;
+    return Deferral::kNotDeferred;
   ThreadCallState &state = CurrentThreadCallState();
   PendingDeaths &pending = tls_pending_deaths;
   if (state.pending_deaths == 0) {
+    // Case: the filter's bit was left by values that died before (its bits
+    // are never cleared) and the call has no stack yet: the stack would be
+    // unwound through LLVM with DWARF (~25,000 instructions), so look
+    // first. Nothing in the block lives: no death to record.
+    if (!call.event && !call.stack && !AnyLiveIn(p, size))
+      return Deferral::kNothingLives;
     // The stack is taken here, inside LLVM, as for a death recorded at once.
     pending.event = CurrentFreeEvent(nullptr);
     pending.owner = call.frame;
     pending.recorded = 0;
   } else if (pending.owner != call.frame) {
-    return false; // Case: the batch is an outer call's (see PendingDeaths).
+    // Case: the batch is an outer call's (see PendingDeaths).
+    return Deferral::kNotDeferred;
   }
   pending.blocks[state.pending_deaths++] = {p, size};
   if (state.pending_deaths == kMaxPendingDeaths)
     FlushDeaths();
-  return true;
+  return Deferral::kDeferred;
+}
+
+bool Runtime::AnyLiveIn(const void *p, size_t size) {
+  ReaderMutexLock lock(&mu_);
+  bool any = false;
+  ForEachRecordIn(p, size, [&](ObjectRecord *) { any = true; });
+  return any;
 }
 
 void Runtime::FlushDeaths(bool release) {
@@ -432,8 +446,17 @@ bool Runtime::TakeIntoQuarantine(void *p) {
   RuntimeSection section;
   // Case: a block that may hold live values, released inside a wrapped
   // call: recorded with the call's other deaths (held until then).
-  if (values && DeferDeaths(p, size))
-    return true;
+  if (values) {
+    switch (DeferDeaths(p, size)) {
+    case Deferral::kDeferred:
+      return true;
+    case Deferral::kNothingLives:
+      values = false;
+      break;
+    case Deferral::kNotDeferred:
+      break;
+    }
+  }
   // Case: the block held live values: they died, and their freed records
   // now match addresses in it (no need to ask the shadow map).
   bool died = values && ValuesDied(p, size);

@@ -300,21 +300,15 @@ void Runtime::EvictHistory() {
 }
 
 ObjectRecord *Runtime::TakeOverFreedAddress(const void *h) {
-  if (ShadowMap::EvictedObject evicted; shadow_.FindEvicted(h, &evicted)) {
-    // Case: the same, for an object whose history was evicted.
-    shadow_.Forget(h);
-    return nullptr;
-  }
-  if (ObjectRecord *old = shadow_.Find(h)) {
-    // Case: LLVM hands out a freed address again: a new object lives
-    // there; stale copies of the handle now alias it.
+  bool matched;
+  ObjectRecord *old = shadow_.TakeOver(h, &matched);
+  // Case: LLVM hands out a freed address again: a new object lives there;
+  // stale copies of the handle now alias it. (Otherwise: the address was
+  // reallocated earlier, by operator new, and this is the object that got
+  // it; or the old object's history was evicted.)
+  if (old && matched)
     old->address_reused = true;
-    shadow_.Forget(h);
-    return old;
-  }
-  // Case: the address was reallocated earlier (operator new); this is the
-  // object that got it.
-  return shadow_.TakeExpired(h);
+  return old;
 }
 
 void Runtime::LinkPredecessor(ObjectRecord *r, ObjectRecord *old) {
@@ -408,11 +402,8 @@ void Runtime::RegisterString(FnId fn, const char *s, bool error_message,
   MutexLock lock(&mu_);
   if (ObjectRecord *old = graph_.Find(s))
     DropUnseen(old); // live as something we did not see die
-  ShadowMap::EvictedObject evicted;
-  if (shadow_.Find(s) || shadow_.FindEvicted(s, &evicted))
-    shadow_.Forget(s);
-  else
-    shadow_.TakeExpired(s);
+  bool matched;
+  shadow_.TakeOver(s, &matched); // (a string names no predecessor)
   ObjectRecord *r = graph_.Add(
       s, error_message ? ObjectKind::ErrorMessage : ObjectKind::Message,
       nullptr);

@@ -55,8 +55,24 @@ TEST(ShadowMap, EvictedRecordStaysMatchedByItsKind) {
   // New memory over the address: it stops matching, names no predecessor.
   EXPECT_EQ(m.DropRange(Addr(0x5000), 16), 1u);
   EXPECT_FALSE(m.FindEvicted(Addr(0x5000), &what));
-  EXPECT_EQ(m.TakeExpired(Addr(0x5000)), nullptr);
+  bool matched = true;
+  EXPECT_EQ(m.TakeOver(Addr(0x5000), &matched), nullptr);
+  EXPECT_FALSE(matched);
   EXPECT_EQ(m.size(), 0u);
+}
+
+TEST(ShadowMap, TakingOverAnEvictedMatchNamesNothing) {
+  Records rs;
+  ShadowMap m;
+  ObjectRecord *r = rs.Freed(0x5000);
+  m.Insert(r);
+  m.Evict(r, /*consumed=*/false);
+  bool matched = false;
+  EXPECT_EQ(m.TakeOver(Addr(0x5000), &matched), nullptr) << "record gone";
+  EXPECT_TRUE(matched);
+  EXPECT_EQ(m.size(), 0u);
+  ShadowMap::EvictedObject what;
+  EXPECT_FALSE(m.FindEvicted(Addr(0x5000), &what)) << "taken";
 }
 
 TEST(ShadowMap, EvictingAnExpiredRecordForgetsIt) {
@@ -69,7 +85,9 @@ TEST(ShadowMap, EvictingAnExpiredRecordForgetsIt) {
   m.Evict(r, /*consumed=*/true);
   ShadowMap::EvictedObject what;
   EXPECT_FALSE(m.FindEvicted(Addr(0x5000), &what));
-  EXPECT_EQ(m.TakeExpired(Addr(0x5000)), nullptr) << "nothing to name";
+  bool matched = true;
+  EXPECT_EQ(m.TakeOver(Addr(0x5000), &matched), nullptr) << "nothing to name";
+  EXPECT_FALSE(matched);
 }
 
 TEST(ShadowMap, EvictingAReplacedRecordLeavesTheNewerDeath) {
@@ -102,32 +120,38 @@ TEST(ShadowMap, ExpiredEntriesNameThePredecessorOnce) {
   ObjectRecord *a = rs.Freed(0x1000), *b = rs.Freed(0x1040);
   m.Insert(a);
   m.Insert(b);
-  EXPECT_EQ(m.TakeExpired(Addr(0x1000)), nullptr) << "still matched";
   m.DropRange(Addr(0x1000), 0x100);
   EXPECT_FALSE(m.AnyInRange(Addr(0x1000), 0x100)) << "expired: not matched";
   EXPECT_EQ(m.size(), 0u);
-  EXPECT_EQ(m.TakeExpired(Addr(0x1000)), a);
-  EXPECT_EQ(m.TakeExpired(Addr(0x1000)), nullptr) << "taken";
+  bool matched = true;
+  EXPECT_EQ(m.TakeOver(Addr(0x1000), &matched), a);
+  EXPECT_FALSE(matched);
+  EXPECT_EQ(m.TakeOver(Addr(0x1000), &matched), nullptr) << "taken";
   // A newer death replaces an expired entry and is matched again.
   ObjectRecord *c = rs.Freed(0x1040);
   m.Insert(c);
   EXPECT_EQ(m.Find(Addr(0x1040)), c);
   EXPECT_TRUE(m.AnyInRange(Addr(0x1000), 0x100));
   EXPECT_EQ(m.size(), 1u);
-  EXPECT_EQ(m.TakeExpired(Addr(0x1040)), nullptr);
-  // Forget removes only a matched entry.
-  m.Forget(Addr(0x1040));
-  EXPECT_EQ(m.Find(Addr(0x1040)), nullptr);
-  EXPECT_EQ(m.size(), 0u);
 }
 
-TEST(ShadowMap, ForgetRemovesTheMatch) {
+// A new object at a still-matched address takes the entry: the record is
+// named (its address was reused) and no longer matched.
+TEST(ShadowMap, TakingOverAMatchedAddressNamesItsRecord) {
   Records rs;
   ShadowMap m;
-  m.Insert(rs.Freed(0x3000));
-  m.Forget(Addr(0x3000));
+  ObjectRecord *a = rs.Freed(0x3000), *b = rs.Freed(0x3040);
+  m.Insert(a);
+  m.Insert(b);
+  bool matched = false;
+  EXPECT_EQ(m.TakeOver(Addr(0x3000), &matched), a);
+  EXPECT_TRUE(matched);
   EXPECT_EQ(m.Find(Addr(0x3000)), nullptr);
-  EXPECT_EQ(m.size(), 0u);
+  EXPECT_EQ(m.Find(Addr(0x3040)), b) << "its neighbour stays";
+  EXPECT_EQ(m.size(), 1u);
+  EXPECT_EQ(m.TakeOver(Addr(0x3008), &matched), nullptr) << "no entry there";
+  EXPECT_FALSE(matched);
+  EXPECT_EQ(m.size(), 1u);
 }
 
 TEST(AddressFilter, NoFalseNegatives) {
