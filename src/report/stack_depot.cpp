@@ -3,9 +3,12 @@
 
 #include "report/stack_depot.h"
 
+#include "core/tls_model.h"
+
 #include "absl/debugging/stacktrace.h"
 
 #include <execinfo.h>
+#include <pthread.h>
 
 namespace ownsan {
 
@@ -33,9 +36,77 @@ size_t StackDepot::size() const {
   return stacks_.size();
 }
 
+namespace {
+
+// The calling thread's stack, [lo, hi), asked for once per thread (for the
+// main thread glibc reads /proc/self/maps); lo == hi: not known.
+struct ThreadStack {
+  bool asked;
+  uintptr_t lo, hi;
+};
+__thread ThreadStack tls_thread_stack OWNSAN_TLS_MODEL;
+
+const ThreadStack &CurrentThreadStack() {
+  ThreadStack &s = tls_thread_stack;
+  if (__builtin_expect(!s.asked, 0)) {
+    s.asked = true;
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+      void *addr;
+      size_t size;
+      if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+        s.lo = reinterpret_cast<uintptr_t>(addr);
+        s.hi = s.lo + size;
+      }
+      pthread_attr_destroy(&attr);
+    }
+  }
+  return s;
+}
+
+// Walks the frame pointers from this function's frame; -1 if its frame is
+// not on the thread's own stack (a signal handler's alternate stack, a
+// coroutine's), where the caller falls back to Abseil's unwinder. Only
+// memory between this frame and the top of the stack is read, each frame
+// above the one before: all of it is mapped, so a frame pointer chain that
+// code built without frame pointers broke ends the walk, never faults.
+__attribute__((noinline)) int WalkFramePointers(uintptr_t *out, int max,
+                                                int skip) {
+  const ThreadStack &stack = CurrentThreadStack();
+  constexpr uintptr_t kFrame = 2 * sizeof(uintptr_t); // saved fp, pc
+  uintptr_t fp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  if (stack.hi - stack.lo < kFrame || fp < stack.lo || fp > stack.hi - kFrame)
+    return -1;
+  int n = 0;
+  while (n < max) {
+    const uintptr_t *frame = reinterpret_cast<const uintptr_t *>(fp);
+    uintptr_t next = frame[0], pc = frame[1];
+    if (pc == 0)
+      break;
+    if (skip > 0)
+      --skip;
+    else
+      out[n++] = pc;
+    if (next <= fp || next > stack.hi - kFrame || next & 7)
+      break;
+    fp = next;
+  }
+  return n;
+}
+
+} // namespace
+
 __attribute__((noinline)) int
 CaptureNativeStack(uintptr_t *out, int max, int skip, int depth, bool fast) {
   constexpr int kMax = 256;
+  if (depth < max)
+    max = depth;
+  if (fast) {
+    // +1: this function's frame.
+    int n = WalkFramePointers(out, max, skip + 1);
+    if (n >= 0)
+      return n;
+  }
   void *frames[kMax];
   int want = depth + skip + 1 > kMax ? kMax : depth + skip + 1;
   int n;
@@ -48,7 +119,7 @@ CaptureNativeStack(uintptr_t *out, int max, int skip, int depth, bool fast) {
     skip += 1; // this function
   }
   int kept = 0;
-  for (int i = skip; i < n && kept < depth && kept < max; ++i)
+  for (int i = skip; i < n && kept < max; ++i)
     out[kept++] = reinterpret_cast<uintptr_t>(frames[i]);
   return kept;
 }

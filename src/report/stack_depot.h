@@ -61,7 +61,8 @@ private:
 
 /// Captures the native stack of the calling thread, skipping `skip` frames
 /// of ownsan itself, at most `depth` frames. With `fast` it walks frame
-/// pointers (Abseil's unwinder); otherwise it uses the DWARF unwinder, which
+/// pointers (within the thread's stack; elsewhere, as on a signal handler's
+/// alternate stack, Abseil's unwinder); otherwise the DWARF unwinder, which
 /// also gets through code built without frame pointers (libLLVM).
 void CaptureNativeStack(StackTrace *out, int skip, int depth, bool fast);
 /// The same into `out[0, max)`, without allocating; returns the count.

@@ -5,6 +5,12 @@
 
 #include "gtest/gtest.h"
 
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdlib>
+#include <vector>
+
 namespace ownsan {
 namespace {
 
@@ -45,6 +51,86 @@ TEST(StackDepot, CapturesTheCaller) {
   CaptureNativeStack(&slow, 0, 8, /*fast=*/false);
   EXPECT_FALSE(slow.pcs.empty());
   EXPECT_LE(fast.pcs.size(), 8u);
+}
+
+// The frame-pointer walk and the DWARF unwinder agree on the callers: the
+// walk skips none and invents none. (Each capture is its own call site, and
+// the two count the capture's own frames differently: the DWARF stack's
+// second frame is looked up in the walk, and they must agree from there.)
+struct TwoStacks {
+  StackTrace fast, slow;
+};
+__attribute__((noinline)) void CaptureBoth(TwoStacks *out) {
+  CaptureNativeStack(&out->fast, 0, 16, /*fast=*/true);
+  CaptureNativeStack(&out->slow, 0, 16, /*fast=*/false);
+  asm volatile("" ::: "memory"); // (not a tail call)
+}
+__attribute__((noinline)) void Nest(TwoStacks *out, int depth) {
+  if (depth == 0)
+    CaptureBoth(out);
+  else
+    Nest(out, depth - 1);
+  asm volatile("" ::: "memory");
+}
+void ExpectSameCallers(const TwoStacks &s, size_t agreeing) {
+  const std::vector<uintptr_t> &fast = s.fast.pcs, &slow = s.slow.pcs;
+  ASSERT_GE(slow.size(), agreeing + 1);
+  size_t j = 0;
+  while (j < fast.size() && fast[j] != slow[1])
+    ++j;
+  ASSERT_LE(j, 2u) << "the walk does not reach the capture's callers";
+  ASSERT_GE(fast.size() - j, agreeing);
+  for (size_t k = 0; k < agreeing; ++k)
+    EXPECT_EQ(fast[j + k], slow[1 + k]) << "frame " << k;
+}
+
+TEST(StackDepot, FramePointerWalkSeesEveryCaller) {
+  TwoStacks s;
+  Nest(&s, 5);
+  ExpectSameCallers(s, 7); // 6 x Nest, this test
+}
+
+// A thread with the smallest stack: the walk stays within it.
+TEST(StackDepot, FramePointerWalkOnASmallThreadStack) {
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 64 * 1024);
+  TwoStacks s;
+  pthread_t t;
+  ASSERT_EQ(pthread_create(
+                &t, &attr,
+                [](void *p) -> void * {
+                  Nest(static_cast<TwoStacks *>(p), 3);
+                  return nullptr;
+                },
+                &s),
+            0);
+  pthread_join(t, nullptr);
+  pthread_attr_destroy(&attr);
+  ExpectSameCallers(s, 4); // 4 x Nest
+}
+
+// On a signal handler's alternate stack (outside the thread's stack) the
+// walk is not trusted: Abseil's unwinder takes over, and the capture still
+// names the handler's callers.
+TwoStacks *g_on_signal_stack;
+TEST(StackDepot, CaptureOnAnAlternateSignalStack) {
+  std::vector<char> alt(256 * 1024);
+  stack_t ss = {}, old_ss;
+  ss.ss_sp = alt.data();
+  ss.ss_size = alt.size();
+  ASSERT_EQ(sigaltstack(&ss, &old_ss), 0);
+  struct sigaction sa = {}, old_sa;
+  sa.sa_handler = [](int) { Nest(g_on_signal_stack, 2); };
+  sa.sa_flags = SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  ASSERT_EQ(sigaction(SIGUSR1, &sa, &old_sa), 0);
+  TwoStacks s;
+  g_on_signal_stack = &s;
+  raise(SIGUSR1);
+  sigaction(SIGUSR1, &old_sa, nullptr);
+  sigaltstack(&old_ss, nullptr);
+  ExpectSameCallers(s, 3); // 3 x Nest
 }
 
 } // namespace
