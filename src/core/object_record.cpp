@@ -243,25 +243,34 @@ void ObjectRecord::SetTypeName(const char *type) {
 }
 
 RecordName &RecordName::operator=(std::string_view v) {
-  char *data = nullptr;
-  if (!v.empty()) {
+  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+                "an inline name's length byte is the lowest");
+  uintptr_t bits = 0;
+  if (!v.empty() && v.size() <= kInline) {
+    bits = (v.size() << 1) | 1;
+    std::memcpy(reinterpret_cast<char *>(&bits) + 1, v.data(), v.size());
+  } else if (!v.empty()) {
     uint32_t n = static_cast<uint32_t>(v.size());
-    data = static_cast<char *>(InternalAllocate(sizeof n + n));
+    char *data = static_cast<char *>(InternalAllocate(sizeof n + n));
     std::memcpy(data, &n, sizeof n);
     std::memcpy(data + sizeof n, v.data(), n);
+    bits = reinterpret_cast<uintptr_t>(data);
   }
   Release();
-  data_ = data;
+  bits_ = bits;
   return *this;
 }
 
 void RecordName::Release() {
-  if (!data_)
+  if (!bits_ || IsInline()) {
+    bits_ = 0;
     return;
+  }
+  char *data = reinterpret_cast<char *>(bits_);
   uint32_t n;
-  std::memcpy(&n, data_, sizeof n);
-  InternalDeallocate(data_, sizeof n + n);
-  data_ = nullptr;
+  std::memcpy(&n, data, sizeof n);
+  InternalDeallocate(data, sizeof n + n);
+  bits_ = 0;
 }
 
 std::string HandleTypeNoun(const char *type) {

@@ -108,35 +108,48 @@ struct alignas(64) ContextUse {
   std::atomic<const void *> active_pc{nullptr};
 };
 
-/// A record's name: a copy in ownsan's internal allocator (not the
-/// program's heap, where a chunk per named value would change which
-/// addresses the program's next objects get), or nothing for the empty
-/// name (which most values have). 8 bytes where a std::string takes 32.
+/// A record's name, or nothing for the empty name (which most values have).
+/// 8 bytes where a std::string takes 32. A name of up to 7 bytes ("entry",
+/// "t1": most of those a program gives) is kept in those 8 bytes: byte 0
+/// holds (length << 1) | 1, the next ones the characters. A longer one is
+/// a copy in ownsan's internal allocator (not the program's heap, where a
+/// chunk per named value would change which addresses the program's next
+/// objects get), with its length first.
 class RecordName {
 public:
-  /// The bytes a name of `n` characters takes.
-  static size_t Footprint(size_t n) { return n ? sizeof(uint32_t) + n : 0; }
-  size_t footprint() const { return Footprint(view().size()); }
+  static constexpr size_t kInline = sizeof(uintptr_t) - 1;
+  /// The bytes a name of `n` characters takes besides the record.
+  static size_t Footprint(size_t n) {
+    return n > kInline ? sizeof(uint32_t) + n : 0;
+  }
+  size_t footprint() const { return IsInline() ? 0 : Footprint(view().size()); }
   RecordName() = default;
   RecordName(const RecordName &) = delete;
   RecordName &operator=(const RecordName &) = delete;
   ~RecordName() { Release(); }
 
   RecordName &operator=(std::string_view v);
-  bool empty() const { return data_ == nullptr; }
+  bool empty() const { return bits_ == 0; }
+  /// Valid while the name is not changed (an inline name is in the record).
   std::string_view view() const {
-    if (!data_)
+    if (IsInline())
+      return std::string_view(reinterpret_cast<const char *>(&bits_) + 1,
+                              (bits_ & 0xff) >> 1);
+    if (!bits_)
       return {};
+    const char *data = reinterpret_cast<const char *>(bits_);
     uint32_t n;
-    std::memcpy(&n, data_, sizeof n);
-    return std::string_view(data_ + sizeof n, n);
+    std::memcpy(&n, data, sizeof n);
+    return std::string_view(data + sizeof n, n);
   }
   operator std::string() const { return std::string(view()); }
 
   void Release();
 
 private:
-  char *data_ = nullptr; ///< length (uint32_t), then the bytes
+  bool IsInline() const { return bits_ & 1; }
+  /// 0, an inline name, or the address of the copy (8-byte aligned).
+  uintptr_t bits_ = 0;
 };
 
 /// The fields few records need, allocated on first write: builders (their

@@ -33,6 +33,34 @@ TEST(RecordName, StoredAtItsSize) {
   EXPECT_EQ(names[0].view(), std::string(17, 'x'));
 }
 
+// Names of up to 7 bytes live in the record (no allocation, nothing for the
+// history bound to count); longer ones in the internal allocator. Each
+// length reads back the same, and a name can change between the two.
+TEST(RecordName, ShortNamesInTheRecord) {
+  RecordName n;
+  EXPECT_TRUE(n.empty());
+  EXPECT_EQ(n.view(), "");
+  for (size_t len = 1; len <= 12; ++len) {
+    std::string text;
+    for (size_t i = 0; i < len; ++i)
+      text += static_cast<char>(i == 3 ? '\0' : 'a' + i); // (NULs kept)
+    n = text;
+    EXPECT_FALSE(n.empty());
+    EXPECT_EQ(std::string(n.view()), text) << len;
+    bool in_record = n.view().data() >= reinterpret_cast<const char *>(&n) &&
+                     n.view().data() < reinterpret_cast<const char *>(&n + 1);
+    EXPECT_EQ(in_record, len <= RecordName::kInline) << len;
+    EXPECT_EQ(n.footprint(), len <= 7 ? 0u : 4 + len) << len;
+  }
+  n = "entry";
+  EXPECT_EQ(n.view(), "entry");
+  n = n.view(); // (assigned its own bytes)
+  EXPECT_EQ(n.view(), "entry");
+  n = std::string_view();
+  EXPECT_TRUE(n.empty());
+  EXPECT_EQ(n.footprint(), 0u);
+}
+
 TEST(OwnershipGraph, EvictedContextLeavesNothingBehind) {
   // A context created and disposed over and over, each record evicted in
   // between: one record slot and one context use slot, reused each time.
