@@ -9,6 +9,9 @@
 
 #include <execinfo.h>
 #include <pthread.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 namespace ownsan {
 
@@ -36,6 +39,8 @@ size_t StackDepot::size() const {
   return stacks_.size();
 }
 
+extern "C" void *__libc_stack_end; // (glibc: the stack pointer at start)
+
 namespace {
 
 // The calling thread's stack, [lo, hi), asked for once per thread (for the
@@ -50,6 +55,20 @@ const ThreadStack &CurrentThreadStack() {
   ThreadStack &s = tls_thread_stack;
   if (__builtin_expect(!s.asked, 0)) {
     s.asked = true;
+    if (syscall(SYS_gettid) == getpid()) {
+      // The main thread: glibc would read /proc/self/maps for its bounds
+      // (18 system calls and 300,000 instructions at the first capture of
+      // every process). Its frames lie below where the process started
+      // (__libc_stack_end), within the stack's limit.
+      rlimit limit;
+      uintptr_t size = uintptr_t{8} << 20;
+      if (getrlimit(RLIMIT_STACK, &limit) == 0 &&
+          limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < (1ull << 32))
+        size = limit.rlim_cur;
+      s.hi = reinterpret_cast<uintptr_t>(__libc_stack_end);
+      s.lo = s.hi > size ? s.hi - size : 0;
+      return s;
+    }
     pthread_attr_t attr;
     if (pthread_getattr_np(pthread_self(), &attr) == 0) {
       void *addr;
