@@ -24,7 +24,7 @@ ALL_FILES = (".cpp", ".h", ".inc")
 # may call (runtime.h declares NewReport).
 RULES = [
     ("changes the shadow map or the ownership graph's structure",
-     r"\b(shadow_|graph_)\s*\.\s*(Insert\w*|Evict|Forget|TakeExpired|"
+     r"\b(shadow_|graph_)\s*\.\s*(Insert\w*|Evict|TakeOver|"
      r"DropRange|Add|Remove\w*|Recycle|SetParent)\s*\(",
      TRACKER, SOURCES),
     ("moves a record to another state or ownership sub-state",
