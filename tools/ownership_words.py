@@ -95,6 +95,17 @@ def new_object_noun(fn: Optional[Function], effect: Effect) -> str:
     return type_noun(effect_type_name(fn, effect)) or "object"
 
 
+# What each free kind adds to "frees X and everything it owns".
+FREE_CONDITIONS = {
+    "free": "",
+    "free_attached": "; it must still be in its parent",
+    "free_caller_owned": ("; the header says the caller must own it (not in"
+                          " a parent), which the library does not enforce:"
+                          " reported with strict_ownership=1"),
+    "free_detached": "; it must not be in a parent (remove it first)",
+}
+
+
 def effect_words(fn: Optional[Function], e: Effect) -> str:
     """One effect in plain words (a clause, lower case, no final period).
 
@@ -105,18 +116,8 @@ def effect_words(fn: Optional[Function], e: Effect) -> str:
     a = arg_text(fn, e.arg) if e.arg not in (RET, NO_ARG) else ""
     if e.field:  # `2.MCJMM`: a handle field of a struct argument
         a = f"the handle in field `{e.field}` of {a}"
-    if e.kind == "free":
-        return f"frees {a} and everything it owns"
-    if e.kind == "free_attached":
-        return (f"frees {a} and everything it owns; it must still be in its"
-                " parent")
-    if e.kind == "free_caller_owned":
-        return (f"frees {a} and everything it owns; the header says the"
-                " caller must own it (not in a parent), which the library"
-                " does not enforce: reported with strict_ownership=1")
-    if e.kind == "free_detached":
-        return (f"frees {a} and everything it owns; it must not be in a"
-                " parent (remove it first)")
+    if e.kind in FREE_CONDITIONS:
+        return f"frees {a} and everything it owns{FREE_CONDITIONS[e.kind]}"
     if e.kind == "detach":
         return f"{a} leaves its parent; the caller owns it now"
     if e.kind == "attach":
