@@ -5,12 +5,14 @@
 // set scatters neighbouring objects over the whole table, so a module's
 // teardown, which deletes its values one after the other, paid a cache miss
 // for the table's control bytes and one for its slot on every value. Here
-// the address space is cut into 16 KiB regions (found in a small hash map:
-// a few thousand regions cover a large module), each a sorted array of the
+// the address space is cut into 16 KiB regions, each a sorted array of the
 // 16-bit offsets of its objects with their records beside them: neighbours
 // share cache lines, and a region holds at most a few hundred objects
 // (LLVM objects are at least 24 bytes), so keeping it sorted costs a short
-// move on insertion.
+// move on insertion. A region is found through a two-level table indexed by
+// its address (a leaf per GiB of address space the program uses): two
+// loads, where a hash map took a hash, a probe of its control bytes and a
+// compare on every look-up.
 //
 // Not thread-safe: the OwnershipGraph's owner serializes access.
 //
@@ -35,17 +37,25 @@ namespace ownsan {
 class AddressIndex {
 public:
   AddressIndex() = default;
-  AddressIndex(const AddressIndex &) = delete; // (last_region_ points inside)
+  AddressIndex(const AddressIndex &) = delete; // (owns its regions)
   AddressIndex &operator=(const AddressIndex &) = delete;
+  ~AddressIndex() {
+    for (Region *region : regions_) {
+      region->~Region();
+      InternalDeallocate(region, sizeof(Region));
+    }
+    for (auto [top, leaf] : leaves_)
+      InternalUnmapBlock(leaf, kLeafEntries * sizeof(Region *));
+    if (top_)
+      InternalUnmapBlock(top_, kTopEntries * sizeof(Region **));
+  }
 
   /// The record indexed at `addr`, or nullptr.
   ObjectRecord *Find(const void *addr) const {
-    auto it = regions_.find(RegionOf(addr));
-    if (it == regions_.end())
-      return nullptr;
+    const Region *region = FindRegion(RegionOf(addr));
     size_t i;
-    return Locate(it->second, OffsetOf(addr), &i) ? it->second.records[i]
-                                                  : nullptr;
+    return region && Locate(*region, OffsetOf(addr), &i) ? region->records[i]
+                                                         : nullptr;
   }
 
   /// Indexes `r` at `r->addr`, replacing the record indexed there, if any
@@ -84,7 +94,7 @@ public:
     if (!region || !Locate(*region, OffsetOf(r->addr), &i) ||
         region->records[i] != r)
       return false;
-    EraseSlice(key, *region, i, i + 1);
+    EraseSlice(*region, i, i + 1);
     return true;
   }
 
@@ -111,7 +121,7 @@ public:
           records[kept++] = records[e];
         }
         if (kept < size)
-          EraseSlice(key, *region, kept, size);
+          EraseSlice(*region, kept, size);
       }
     }
   }
@@ -175,7 +185,7 @@ public:
     Region *region = ExistingRegion(key);
     size_t i;
     if (region && Locate(*region, OffsetOf(addr), &i))
-      EraseSlice(key, *region, i, i + 1);
+      EraseSlice(*region, i, i + 1);
   }
 
   /// Removes the entry indexed at `addr` and returns it, or nullptr if there
@@ -187,7 +197,7 @@ public:
     if (!region || !Locate(*region, OffsetOf(addr), &i))
       return nullptr;
     ObjectRecord *e = region->records[i];
-    EraseSlice(key, *region, i, i + 1);
+    EraseSlice(*region, i, i + 1);
     return e;
   }
 
@@ -210,13 +220,13 @@ public:
   /// True if pred(entry) holds for some entry indexed in [lo, lo + size).
   template <typename P>
   bool AnyInRange(const void *lo, size_t size, P pred) const {
-    return VisitEntries(regions_, lo, size, pred);
+    return VisitEntries(lo, size, pred);
   }
 
   /// Calls fn(entry) on each entry indexed in [lo, lo + size), in address
   /// order; fn may change the entry (a reference) but not the index.
   template <typename F> void UpdateRange(const void *lo, size_t size, F fn) {
-    VisitEntries(regions_, lo, size, [&](ObjectRecord *&e) {
+    VisitEntries(lo, size, [&](ObjectRecord *&e) {
       fn(e);
       return false;
     });
@@ -226,7 +236,7 @@ public:
   /// order. fn must not change the index.
   template <typename F>
   void ForEachInRange(const void *lo, size_t size, F fn) const {
-    VisitEntries(regions_, lo, size, [&](ObjectRecord *r) {
+    VisitEntries(lo, size, [&](ObjectRecord *r) {
       fn(r);
       return false;
     });
@@ -235,8 +245,8 @@ public:
   size_t size() const { return size_; }
 
   template <typename F> void ForEach(F fn) const {
-    for (const auto &entry : regions_)
-      for (ObjectRecord *r : entry.second.records)
+    for (const Region *region : regions_)
+      for (ObjectRecord *r : region->records)
         fn(r);
   }
 
@@ -262,35 +272,78 @@ private:
   struct Region {
     Vector<uint16_t, 8> offsets;       ///< sorted
     Vector<ObjectRecord *, 4> records; ///< records[i] is at offsets[i]
+    uintptr_t key;                     ///< its address >> kRegionBits
+    size_t index;                      ///< in regions_
   };
-  using Regions = absl::flat_hash_map<
-      uintptr_t, Region, absl::container_internal::hash_default_hash<uintptr_t>,
-      absl::container_internal::hash_default_eq<uintptr_t>,
-      InternalAllocator<std::pair<const uintptr_t, Region>>>;
 
-  /// The region of `key`, created if need be. The last one used by a
-  /// mutation is remembered: a module's values are added and removed in
-  /// runs within one region. (Not for lookups: they run under a shared
-  /// lock, concurrently.)
-  Region &MutableRegion(uintptr_t key) {
-    if (key == spare_key_)
-      spare_key_ = kNoKey; // (it gets an entry now)
-    if (key != last_key_) {
-      last_region_ = &regions_[key]; // (may rehash: the old pointer is gone)
-      last_key_ = key;
+  // The region table: a top level of kTopEntries leaves, each a leaf of
+  // kLeafEntries regions (1 GiB of address space), mapped when first used
+  // (a leaf's pages are only backed where the program has objects). It
+  // covers addresses below 2^47, all a process gets on x86-64 and AArch64
+  // unless it asks mmap for higher ones; regions above go to overflow_.
+  static constexpr unsigned kLeafBits = 16;
+  static constexpr unsigned kTopBits = 47 - kRegionBits - kLeafBits;
+  static constexpr size_t kLeafEntries = size_t{1} << kLeafBits;
+  static constexpr size_t kTopEntries = size_t{1} << kTopBits;
+
+  /// The region of `key`, or nullptr. (Lookups run under a shared lock,
+  /// concurrently: this only reads.)
+  [[gnu::always_inline]] Region *FindRegion(uintptr_t key) const {
+    uintptr_t top = key >> kLeafBits;
+    if (__builtin_expect(top < kTopEntries, 1)) {
+      Region **leaf = top_ ? top_[top] : nullptr;
+      return leaf ? leaf[key & (kLeafEntries - 1)] : nullptr;
     }
-    return *last_region_;
+    auto it = overflow_.find(key);
+    return it == overflow_.end() ? nullptr : it->second;
   }
-  /// The region of `key` if it has entries (remembered as above).
-  Region *ExistingRegion(uintptr_t key) {
-    if (key != last_key_) {
-      auto it = regions_.find(key);
-      if (it == regions_.end())
-        return nullptr;
-      last_region_ = &it->second;
-      last_key_ = key;
+  /// The table's slot for `key`'s region, its leaf mapped if need be.
+  [[gnu::always_inline]] Region *&RegionSlot(uintptr_t key) {
+    uintptr_t top = key >> kLeafBits;
+    if (top >= kTopEntries)
+      return overflow_[key];
+    if (!top_)
+      top_ = static_cast<Region ***>(
+          InternalMapBlock(kTopEntries * sizeof(Region **), false));
+    Region **&leaf = top_[top];
+    if (!leaf) {
+      leaf = static_cast<Region **>(
+          InternalMapBlock(kLeafEntries * sizeof(Region *), false));
+      std::pair<uint32_t, Region **> entry{static_cast<uint32_t>(top), leaf};
+      leaves_.insert(std::upper_bound(leaves_.begin(), leaves_.end(), entry),
+                     entry);
     }
-    return last_region_;
+    return leaf[key & (kLeafEntries - 1)];
+  }
+
+  /// The region of `key`, created if need be.
+  Region &MutableRegion(uintptr_t key) {
+    Region *&slot = RegionSlot(key);
+    if (!slot) {
+      slot = new (InternalAllocate(sizeof(Region))) Region;
+      slot->key = key;
+      slot->index = regions_.size();
+      regions_.push_back(slot);
+    }
+    if (slot == spare_)
+      spare_ = nullptr; // (it gets an entry now)
+    return *slot;
+  }
+  /// The region of `key` if it has entries (or is the spare).
+  Region *ExistingRegion(uintptr_t key) { return FindRegion(key); }
+  /// Unlinks and frees an empty region.
+  void FreeRegion(Region *region) {
+    uintptr_t key = region->key;
+    if ((key >> kLeafBits) < kTopEntries)
+      RegionSlot(key) = nullptr;
+    else
+      overflow_.erase(key);
+    Region *last = regions_.back();
+    last->index = region->index;
+    regions_[region->index] = last;
+    regions_.pop_back();
+    region->~Region();
+    InternalDeallocate(region, sizeof(Region));
   }
 
   /// The index of the first offset >= `off`: a binary search whose steps
@@ -318,23 +371,20 @@ private:
     *i = LowerBound(region.offsets, off);
     return *i < region.offsets.size() && region.offsets[*i] == off;
   }
-  void EraseSlice(uintptr_t key, Region &region, size_t from, size_t to) {
+  void EraseSlice(Region &region, size_t from, size_t to) {
     EraseRange(region.offsets, from, to);
     EraseRange(region.records, from, to);
     size_ -= to - from;
-    if (region.offsets.empty()) {
+    if (region.offsets.empty() && spare_ != &region) {
       // The emptied region is kept as the spare, and the previous spare
       // goes: objects LLVM hands out and takes back one at a time (a
       // builder, a metadata-entry array) make and empty a region each, at
       // addresses that move on slowly, so the next one is most often in the
-      // same region, and making and erasing it in the hash map cost more
-      // than the entry itself.
-      if (spare_key_ != kNoKey && spare_key_ != key) {
-        regions_.erase(spare_key_);
-        if (spare_key_ == last_key_)
-          last_key_ = kNoKey; // (its pointer is gone)
-      }
-      spare_key_ = key;
+      // same region, and freeing and making it again (with its vectors)
+      // cost more than the entry itself.
+      if (spare_)
+        FreeRegion(spare_);
+      spare_ = &region;
     }
   }
 
@@ -400,43 +450,99 @@ private:
             static_cast<size_t>(end - region.offsets.begin())};
   }
 
-  /// Calls visit(it, from, to) for each region `it` holding entries in
+  /// Calls visit(region, from, to) for each region holding entries in
   /// [lo, lo + size), the slice [from, to) of its entries, until it returns
-  /// true. (A template over the map, for the const and mutable users.)
-  template <typename Map, typename V>
-  static void VisitRange(Map &regions, const void *lo, size_t size, V visit) {
+  /// true.
+  template <typename V>
+  void VisitRange(const void *lo, size_t size, V visit) const {
     Bounds b = BoundsOf(lo, size);
-    for (uintptr_t key = b.first_key; key <= b.last_key; ++key) {
-      auto it = regions.find(key);
-      if (it == regions.end())
+    uintptr_t first_top = b.first_key >> kLeafBits,
+              last_top = b.last_key >> kLeafBits;
+    if (first_top == last_top && first_top < kTopEntries) {
+      // Case: the range lies in one leaf (every allocation under 1 GiB
+      // but the few across a leaf's edge).
+      VisitLeaf(b.first_key, b.last_key, b, visit);
+      return;
+    }
+    // Case: a range across leaves: only those mapped, in order.
+    for (auto [top, leaf] : leaves_) {
+      if (top < first_top || top > last_top)
         continue;
-      auto [from, to] = Slice(it->second, key, b);
-      if (from < to && visit(it, from, to))
+      uintptr_t from = std::max(b.first_key, uintptr_t{top} << kLeafBits);
+      uintptr_t to =
+          std::min(b.last_key, ((uintptr_t{top} + 1) << kLeafBits) - 1);
+      if (VisitLeaf(from, to, b, visit))
+        return;
+    }
+    if (last_top >= kTopEntries)
+      VisitOverflow(std::max(b.first_key, uintptr_t{kTopEntries} << kLeafBits),
+                    b, visit);
+  }
+  /// VisitRange over keys [from, to] of one leaf; true if visit stopped it.
+  template <typename V>
+  [[gnu::always_inline]] bool VisitLeaf(uintptr_t from, uintptr_t to,
+                                        const Bounds &b, V &visit) const {
+    Region **leaf = top_ ? top_[from >> kLeafBits] : nullptr;
+    if (!leaf)
+      return false;
+    for (uintptr_t key = from; key <= to; ++key) {
+      Region *region = leaf[key & (kLeafEntries - 1)];
+      if (!region)
+        continue;
+      auto [f, t] = Slice(*region, key, b);
+      if (f < t && visit(region, f, t))
+        return true;
+    }
+    return false;
+  }
+  /// VisitRange over the keys from `key` on above the table: those of
+  /// overflow_ in the range, in order (the range may span most of them).
+  template <typename V>
+  void VisitOverflow(uintptr_t key, const Bounds &b, V visit) const {
+    std::vector<uintptr_t> keys;
+    for (const auto &[k, region] : overflow_)
+      if (k >= key && k <= b.last_key)
+        keys.push_back(k);
+    std::sort(keys.begin(), keys.end());
+    for (uintptr_t k : keys) {
+      Region *region = overflow_.find(k)->second;
+      auto [from, to] = Slice(*region, k, b);
+      if (from < to && visit(region, from, to))
         return;
     }
   }
 
   /// Calls visit(entry) on each entry in [lo, lo + size), in address
   /// order, until it returns true; true if it did.
-  template <typename Map, typename V>
-  static bool VisitEntries(Map &regions, const void *lo, size_t size, V visit) {
+  template <typename V>
+  bool VisitEntries(const void *lo, size_t size, V visit) const {
     bool stopped = false;
-    VisitRange(regions, lo, size, [&](auto it, size_t from, size_t to) {
+    VisitRange(lo, size, [&](Region *region, size_t from, size_t to) {
       for (size_t i = from; i < to && !stopped; ++i)
-        stopped = visit(it->second.records[i]);
+        stopped = visit(region->records[i]);
       return stopped;
     });
     return stopped;
   }
 
-  static constexpr uintptr_t kNoKey = ~uintptr_t{0};
-  Regions regions_;
+  Region ***top_ = nullptr; ///< kTopEntries leaves, mapped on first use
+  /// The leaves mapped, by their index in the top level (ranges across
+  /// leaves visit these, the destructor unmaps them).
+  std::vector<std::pair<uint32_t, Region **>,
+              InternalAllocator<std::pair<uint32_t, Region **>>>
+      leaves_;
+  /// Regions above the table (keys >= kTopEntries << kLeafBits).
+  absl::flat_hash_map<uintptr_t, Region *,
+                      absl::container_internal::hash_default_hash<uintptr_t>,
+                      absl::container_internal::hash_default_eq<uintptr_t>,
+                      InternalAllocator<std::pair<const uintptr_t, Region *>>>
+      overflow_;
+  /// Every region, each at its Region::index (ForEach, the destructor).
+  std::vector<Region *, InternalAllocator<Region *>> regions_;
   size_t size_ = 0;
-  uintptr_t last_key_ = kNoKey; ///< see MutableRegion
   /// The one region kept while empty (see EraseSlice); every other region
-  /// in the map has entries.
-  uintptr_t spare_key_ = kNoKey;
-  Region *last_region_ = nullptr;
+  /// in the table has entries.
+  Region *spare_ = nullptr;
 };
 
 } // namespace ownsan

@@ -172,11 +172,13 @@ bool IsLLVMPc(uintptr_t pc) { return InCodeRanges(pc, true); }
 //===----------------------------------------------------------------------===//
 
 namespace {
-// Stacks this thread stored, with their depot ids, by hash (direct-mapped,
-// 128 entries). A call site that runs in a loop (creating objects, or
+// Stacks this thread stored, with their depot ids, by hash (128 entries:
+// 32 sets of 4). A call site that runs in a loop (creating objects, or
 // claiming a context that changed threads) finds its stack here: no depot
 // lock, no hashing of vectors, no allocation. A binding copying a module
-// cycles through a few dozen to a hundred call sites. Exact: an entry is
+// cycles through a few dozen to a hundred call sites: direct-mapped, two of
+// them met in one entry often enough (which ones depends on where the code
+// is loaded) that each evicted the other on every pass. Exact: an entry is
 // used only for the very same frames. The cache (26 KiB) is taken for a
 // thread when it first captures a stack and given back when it exits, not
 // kept in thread-local storage: glibc takes that from each thread's stack,
@@ -185,15 +187,20 @@ namespace {
 // process-wide depot ids, valid on any thread), so short threads cost no
 // mapping each.
 constexpr int kCachedFrames = 24; // the default malloc_context_size
-constexpr unsigned kStackCacheBits = 7;
+constexpr unsigned kStackCacheSetBits = 5;
+constexpr int kStackCacheWays = 4;
 struct CachedStack {
   uint64_t hash;
   uint32_t n;
   StackId id; ///< 0: empty entry
   uintptr_t pcs[kCachedFrames];
 };
+struct StackCacheSet {
+  CachedStack way[kStackCacheWays];
+  uint32_t next_victim; ///< round robin
+};
 struct StackCache {
-  CachedStack entry[1u << kStackCacheBits];
+  StackCacheSet set[1u << kStackCacheSetBits];
 };
 __thread StackCache *tls_stack_cache OWNSAN_TLS_MODEL;
 
@@ -223,7 +230,7 @@ void ReleaseStackCache(void *p) {
   InternalUnmapBlock(cache, sizeof(StackCache));
 }
 
-CachedStack &StackCacheEntry(uint64_t hash) {
+StackCacheSet &StackCacheSetOf(uint64_t hash) {
   StackCache *cache = tls_stack_cache;
   if (__builtin_expect(cache == nullptr, 0)) {
     {
@@ -237,7 +244,7 @@ CachedStack &StackCacheEntry(uint64_t hash) {
     tls_stack_cache = cache;
     ReleaseAtThreadExit<ReleaseStackCache>(cache);
   }
-  return cache->entry[hash >> (64 - kStackCacheBits)];
+  return cache->set[hash >> (64 - kStackCacheSetBits)];
 }
 
 uint64_t HashFrames(const uintptr_t *pcs, int n) {
@@ -310,15 +317,16 @@ StackId Runtime::CaptureStack(bool from_inside_llvm, bool dwarf) {
   uint64_t hash = 0;
   if (cacheable) {
     hash = HashFrames(pcs, kept);
-    const CachedStack &c = StackCacheEntry(hash);
-    if (c.id && c.hash == hash && c.n == static_cast<uint32_t>(kept) &&
-        std::equal(pcs, pcs + kept, c.pcs))
-      return c.id;
+    for (const CachedStack &c : StackCacheSetOf(hash).way)
+      if (c.id && c.hash == hash && c.n == static_cast<uint32_t>(kept) &&
+          std::equal(pcs, pcs + kept, c.pcs))
+        return c.id;
   }
   st.pcs.assign(pcs, pcs + kept);
   StackId id = depot_.Put(std::move(st));
   if (cacheable) {
-    CachedStack &c = StackCacheEntry(hash);
+    StackCacheSet &set = StackCacheSetOf(hash);
+    CachedStack &c = set.way[set.next_victim++ % kStackCacheWays];
     c.hash = hash;
     c.n = kept;
     c.id = id;

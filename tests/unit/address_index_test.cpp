@@ -193,6 +193,62 @@ TEST(AddressIndex, AgreesWithAnOrderedMap) {
     EXPECT_EQ(ix.Find(Addr(a)), r);
 }
 
+// The region table's edges: regions in different leaves (1 GiB apart),
+// next to the top of the table (2^47) and above it (the overflow map), and
+// ranges across them, against std::map as the model.
+TEST(AddressIndex, AgreesWithAnOrderedMapAcrossTheTable) {
+  Records rs;
+  AddressIndex ix;
+  std::map<uintptr_t, ObjectRecord *> model;
+  constexpr uintptr_t kGiB = uintptr_t{1} << 30, kTop = uintptr_t{1} << 47;
+  const uintptr_t bases[] = {0x10000, 3 * kGiB - 0x2000, kTop - 0x6000,
+                             kTop,    kTop + 5 * kGiB,   uintptr_t{1} << 56};
+  std::mt19937_64 rng(3);
+  auto pick = [&] { return bases[rng() % 6] + (rng() % 2048) * 8; };
+  for (int step = 0; step < 6000; ++step) {
+    uintptr_t a = pick();
+    switch (rng() % 4) {
+    case 0:
+    case 1: {
+      ObjectRecord *r = rs.At(a);
+      auto it = model.find(a);
+      EXPECT_EQ(ix.Put(r), it == model.end() ? nullptr : it->second);
+      model[a] = r;
+      break;
+    }
+    case 2: {
+      auto it = model.find(a);
+      EXPECT_EQ(ix.Take(Addr(a)), it == model.end() ? nullptr : it->second);
+      model.erase(a);
+      break;
+    }
+    case 3: {
+      // Up to the next base, or (one in eight) from a to the very top.
+      uintptr_t b = pick();
+      if (b < a)
+        std::swap(a, b);
+      size_t size = rng() % 8 == 0 ? ~a : b - a + 1;
+      std::vector<ObjectRecord *> got, want;
+      ix.ForEachInRange(Addr(a), size,
+                        [&](ObjectRecord *r) { got.push_back(r); });
+      for (auto it = model.lower_bound(a);
+           it != model.end() && it->first - a < size; ++it)
+        want.push_back(it->second);
+      EXPECT_EQ(got, want);
+      EXPECT_EQ(ix.AnyInRange(Addr(a), size), !want.empty());
+      break;
+    }
+    }
+    ASSERT_EQ(ix.size(), model.size());
+  }
+  size_t n = 0;
+  ix.ForEach([&](ObjectRecord *r) {
+    ++n;
+    EXPECT_EQ(model[reinterpret_cast<uintptr_t>(r->addr)], r);
+  });
+  EXPECT_EQ(n, model.size());
+}
+
 // Batches in address order (a module's values dying together) against
 // the same operations on an ordered map: erases of present and absent
 // records, puts that append, fall between entries and replace entries.
