@@ -36,6 +36,10 @@ namespace ownsan {
 
 class AddressIndex {
 public:
+  /// The tag of a freed record's entry (ShadowMap): an index shared by the
+  /// OwnershipGraph and the ShadowMap holds live records untagged.
+  static constexpr uintptr_t kFreedTag = 8;
+
   AddressIndex() = default;
   AddressIndex(const AddressIndex &) = delete; // (owns its regions)
   AddressIndex &operator=(const AddressIndex &) = delete;
@@ -98,38 +102,16 @@ public:
     return true;
   }
 
-  /// Erase() of each of `rs`, sorted by address: one pass over each region
-  /// they are in, not a search and a shift per record (a module's values die
-  /// in runs, front to back, and removing each from the front of its region
-  /// moved the whole region every time).
-  void EraseSorted(ObjectRecord *const *rs, size_t n) {
-    for (size_t i = 0, end; i < n; i = end) {
-      uintptr_t key = RegionOf(rs[i]->addr);
-      end = RunEnd(rs, i, n);
-      if (Region *region = ExistingRegion(key)) {
-        // Keep the entries that are not one of rs[i, end) (both sorted).
-        size_t kept = 0, next = i, size = region->offsets.size();
-        uint16_t *offsets = region->offsets.data();
-        ObjectRecord **records = region->records.data();
-        for (size_t e = 0; e < size; ++e) {
-          while (next < end && OffsetOf(rs[next]->addr) < offsets[e])
-            ++next;
-          if (next < end && OffsetOf(rs[next]->addr) == offsets[e] &&
-              rs[next] == records[e])
-            continue; // (erased)
-          offsets[kept] = offsets[e];
-          records[kept++] = records[e];
-        }
-        if (kept < size)
-          EraseSlice(*region, kept, size);
-      }
-    }
-  }
-
-  /// Put() of each of `rs`, sorted by address (one merge per region);
-  /// calls replaced(old) with what each replaced (nullptr if nothing).
+  /// Put() of each of `rs`, sorted by address (one merge per region), each
+  /// entry with `tag` in its low bits (records are 64-byte aligned; see
+  /// kFreedTag); calls replaced(old) with what each replaced (nullptr if
+  /// nothing).
   template <typename F>
-  void PutSorted(ObjectRecord *const *rs, size_t n, F replaced) {
+  void PutSorted(ObjectRecord *const *rs, size_t n, uintptr_t tag, F replaced) {
+    auto entry = [tag](ObjectRecord *r) {
+      return reinterpret_cast<ObjectRecord *>(reinterpret_cast<uintptr_t>(r) |
+                                              tag);
+    };
     for (size_t i = 0, end; i < n; i = end) {
       uintptr_t key = RegionOf(rs[i]->addr);
       end = RunEnd(rs, i, n);
@@ -140,7 +122,7 @@ public:
         // Case: a few, or all after the region's last entry: one by one
         // (Put appends without a search).
         for (size_t k = i; k < end; ++k)
-          replaced(PutAt(rs[k]->addr, rs[k]));
+          replaced(PutAt(rs[k]->addr, entry(rs[k])));
         continue;
       }
       // Case: a run among existing entries: merge from the back, in place.
@@ -167,12 +149,12 @@ public:
           --e, --out, --k;
           replaced(records[e]);
           offsets[out] = off;
-          records[out] = rs[k];
+          records[out] = entry(rs[k]);
         } else {
           --out, --k;
           replaced(nullptr);
           offsets[out] = off;
-          records[out] = rs[k];
+          records[out] = entry(rs[k]);
         }
       }
       size_ += added;
@@ -188,23 +170,9 @@ public:
       EraseSlice(*region, i, i + 1);
   }
 
-  /// Removes the entry indexed at `addr` and returns it, or nullptr if there
-  /// is none (Find() and EraseAt() in one look-up).
-  ObjectRecord *Take(const void *addr) {
-    uintptr_t key = RegionOf(addr);
-    Region *region = ExistingRegion(key);
-    size_t i;
-    if (!region || !Locate(*region, OffsetOf(addr), &i))
-      return nullptr;
-    ObjectRecord *e = region->records[i];
-    EraseSlice(*region, i, i + 1);
-    return e;
-  }
-
   /// The entry indexed at `addr`, to overwrite in place (the index never
   /// reads it), or nullptr if there is none. Valid until the next change.
-  /// (One look-up where Find() then PutAt() take two: the region is
-  /// remembered as for a mutation.)
+  /// (One look-up where Find() then PutAt() take two.)
   ObjectRecord **Slot(const void *addr) {
     Region *region = ExistingRegion(RegionOf(addr));
     size_t i;

@@ -8,8 +8,9 @@
 namespace ownsan {
 
 ObjectRecord *OwnershipGraph::Add(const void *addr, ObjectKind kind,
-                                  ObjectRecord *parent) {
-  assert(!live_.Find(addr) && "address already live");
+                                  ObjectRecord *parent,
+                                  ObjectRecord **displaced) {
+  assert(!Find(addr) && "address already live");
   ++registered_;
   bool reused = arena_.HasFree();
   ObjectRecord &r = arena_.emplace_back();
@@ -31,7 +32,12 @@ ObjectRecord *OwnershipGraph::Add(const void *addr, ObjectKind kind,
     use->record = &r;
     r.context_use = use;
   }
-  live_.Put(&r);
+  ObjectRecord *old = index_.Put(&r);
+  if (displaced)
+    *displaced = old;
+  else if (old)
+    __builtin_trap(); // (an entry nobody accounts for)
+  ++live_count_;
   if (!IsWatched(kind))
     unwatched_by_addr_.Put(&r);
   SetParent(&r, parent);
@@ -91,7 +97,8 @@ std::vector<ObjectRecord *> OwnershipGraph::Remove(ObjectRecord *root) {
   }
   Unlink(root);
   for (ObjectRecord *r : out) {
-    live_.Erase(r);
+    if (index_.Erase(r))
+      --live_count_;
     if (!IsWatched(r->kind)) {
       unwatched_by_addr_.Erase(r);
     }
@@ -106,7 +113,8 @@ void OwnershipGraph::RemoveWithoutList(ObjectRecord *r) {
   }
   // What Remove() does for an object without unwatched children.
   Unlink(r);
-  live_.Erase(r);
+  if (index_.Erase(r))
+    --live_count_;
   if (!IsWatched(r->kind)) {
     unwatched_by_addr_.Erase(r);
   }

@@ -9,6 +9,8 @@
 // types, builders, memory buffers) are "unwatched": the graph keeps their
 // child lists so a dispose can cascade, and an ordered index so memory that
 // is reallocated under them can be detected (see Runtime::OnAllocation).
+// Its address index holds the ShadowMap's entries too (tagged; the graph
+// skips them): a value that dies keeps its entry, retagged in place.
 //
 // Not thread-safe: the Runtime serializes all access.
 //
@@ -33,11 +35,21 @@ namespace ownsan {
 
 class OwnershipGraph {
 public:
-  /// Creates a live record. The address must not be live already.
-  ObjectRecord *Add(const void *addr, ObjectKind kind, ObjectRecord *parent);
+  /// Creates a live record. The address must not be live already. The
+  /// index entry it displaces there (a ShadowMap entry sharing the index:
+  /// see Index()) goes to *displaced, or must be none.
+  ObjectRecord *Add(const void *addr, ObjectKind kind, ObjectRecord *parent,
+                    ObjectRecord **displaced = nullptr);
 
   /// The live record at `addr`, or nullptr.
-  ObjectRecord *Find(const void *addr) const { return live_.Find(addr); }
+  ObjectRecord *Find(const void *addr) const {
+    ObjectRecord *e = index_.Find(addr);
+    return IsLiveEntry(e) ? e : nullptr;
+  }
+
+  /// The address index of the live records, which a ShadowMap may share
+  /// (its entries are tagged; the graph sees only its own).
+  AddressIndex &Index() { return index_; }
 
   /// Moves `r` under `new_parent` (nullptr: detached, owned by the caller).
   void SetParent(ObjectRecord *r, ObjectRecord *new_parent);
@@ -48,10 +60,14 @@ public:
   /// Remove() without the list: the caller does not use it (a value that
   /// LLVM deleted, which usually has no unwatched children).
   void RemoveWithoutList(ObjectRecord *r);
-  /// RemoveWithoutList() of each of `rs`: watched records without
-  /// unwatched children, sorted by address (a batch of values LLVM deleted).
-  void RemoveWatchedSorted(ObjectRecord *const *rs, size_t n) {
-    live_.EraseSorted(rs, n);
+  /// RemoveWithoutList() of each of `rs` (watched records without
+  /// unwatched children, sorted by address: a batch of values LLVM
+  /// deleted), except that their entries stay in the index for the
+  /// ShadowMap sharing it to retag in place (InsertSortedInPlace): the
+  /// graph no longer counts them live.
+  void ForgetWatchedSorted(ObjectRecord *const *rs, size_t n) {
+    (void)rs;
+    live_count_ -= n;
   }
   /// Does `r` own unwatched objects (which Remove() would take with it)?
   bool HasUnwatchedChildren(ObjectRecord *r) const {
@@ -61,15 +77,23 @@ public:
   /// Live records whose address lies in [lo, lo + size), in address order.
   template <typename F>
   void ForEachLiveIn(const void *lo, size_t size, F fn) const {
-    live_.ForEachInRange(lo, size, fn);
+    index_.ForEachInRange(lo, size, [&](ObjectRecord *e) {
+      if (IsLiveEntry(e))
+        fn(e);
+    });
   }
 
   /// Unwatched live records whose address lies in [lo, lo + size).
   void ForEachUnwatchedIn(const void *lo, size_t size,
                           absl::FunctionRef<void(ObjectRecord *)> fn) const;
 
-  size_t LiveCount() const { return live_.size(); }
-  template <typename F> void ForEachLive(F fn) const { live_.ForEach(fn); }
+  size_t LiveCount() const { return live_count_; }
+  template <typename F> void ForEachLive(F fn) const {
+    index_.ForEach([&](ObjectRecord *e) {
+      if (IsLiveEntry(e))
+        fn(e);
+    });
+  }
   /// Objects registered since the start (records made, new or reused).
   size_t RecordCount() const { return registered_; }
   /// Record slots mapped (live, freed, or evicted and awaiting reuse).
@@ -86,6 +110,10 @@ public:
   static bool IsWatched(ObjectKind k) { return IsWatchedKind(k); }
 
 private:
+  /// A live record's entry: untagged (see AddressIndex::kFreedTag).
+  static bool IsLiveEntry(const ObjectRecord *e) {
+    return e && !(reinterpret_cast<uintptr_t>(e) & 63);
+  }
   void Unlink(ObjectRecord *r);
 
   /// Records never move or die: blocks of records, filled in order (a
@@ -155,7 +183,9 @@ private:
   std::deque<ContextUse> context_uses_; ///< one per context record
   /// Use slots of evicted contexts, reused first.
   std::vector<ContextUse *, InternalAllocator<ContextUse *>> free_uses_;
-  AddressIndex live_;              ///< live records by address
+  /// Live records by address (and, shared, the ShadowMap's entries).
+  AddressIndex index_;
+  size_t live_count_ = 0;
   AddressIndex unwatched_by_addr_; ///< unwatched live records
   absl::flat_hash_map<ObjectRecord *, absl::flat_hash_set<ObjectRecord *>>
       children_; ///< unwatched children only

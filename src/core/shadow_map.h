@@ -19,6 +19,15 @@
 // matches like a record's entry (a use of the address is still known to be
 // stale) and expires the same way, but names no predecessor.
 //
+// The map keeps its entries in the OwnershipGraph's address index, beside
+// the live records (an address holds at most one entry: a live record, or
+// a freed one, matched or expired, or an evicted one): a value that dies
+// has its entry retagged in place (InsertSortedInPlace), and a new object
+// displaces the entry at its address in the same look-up that indexes it
+// (Displaced). Live entries are untagged record pointers; the map's own
+// carry tags in their low bits (see the end of the class) and every walk
+// here skips the others. Standalone (tests), it owns an index of its own.
+//
 // Not thread-safe: the Runtime serializes all access. The AddressFilter
 // members are read lock-free by the hot paths.
 //
@@ -36,7 +45,11 @@ class ShadowMap {
 public:
   // 16-byte granules rather than exact addresses: the addresses of objects
   // that die one after the other share cache lines of the filter.
-  ShadowMap() : exact_(24, 4) {}
+  ShadowMap() : ShadowMap(own_index_) {}
+  /// Entries kept in `index`, shared with the OwnershipGraph's live ones.
+  explicit ShadowMap(AddressIndex &index) : exact_(24, 4), by_addr_(index) {}
+  ShadowMap(const ShadowMap &) = delete;
+  ShadowMap &operator=(const ShadowMap &) = delete;
 
   /// Records that `r` (already marked Freed) died at its address. A newer
   /// death at the same address replaces the older one (matched or expired).
@@ -46,10 +59,24 @@ public:
   void InsertSorted(ObjectRecord *const *rs, size_t n) {
     for (size_t i = 0; i < n; ++i)
       exact_.Add(rs[i]->addr);
-    by_addr_.PutSorted(rs, n, [&](ObjectRecord *old) {
+    by_addr_.PutSorted(rs, n, kFreedBit, [&](ObjectRecord *old) {
       if (!old || IsExpired(old))
         ++matched_;
     });
+  }
+
+  /// Insert() of each of `rs` (sorted by address), whose live entries the
+  /// OwnershipGraph left in the shared index (ForgetWatchedSorted): each
+  /// entry is retagged where it is, nothing moves.
+  void InsertSortedInPlace(ObjectRecord *const *rs, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+      exact_.Add(rs[i]->addr);
+      ObjectRecord **slot = by_addr_.Slot(rs[i]->addr);
+      if (!slot || *slot != rs[i])
+        __builtin_trap(); // (the graph's entry must be there)
+      *slot = Freed(rs[i]);
+    }
+    matched_ += n;
   }
 
   /// The freed record still matched at `addr`, or nullptr.
@@ -57,7 +84,7 @@ public:
     if (!exact_.MaybeContains(addr))
       return nullptr; // (every entry, matched or expired, set its bit)
     ObjectRecord *e = by_addr_.Find(addr);
-    return e && !IsExpired(e) && !IsEvicted(e) ? e : nullptr;
+    return IsMatchedRecord(e) ? Untagged(e) : nullptr;
   }
 
   /// What is left of an object whose record was evicted.
@@ -70,7 +97,7 @@ public:
     if (!exact_.MaybeContains(addr))
       return false;
     ObjectRecord *e = by_addr_.Find(addr);
-    if (!e || IsExpired(e) || !IsEvicted(e))
+    if (!e || !IsEvicted(e) || IsExpired(e))
       return false;
     uintptr_t bits = reinterpret_cast<uintptr_t>(e);
     *out = {static_cast<ObjectKind>(bits >> 8), (bits & kConsumedBit) != 0};
@@ -83,9 +110,10 @@ public:
     ObjectRecord **slot = by_addr_.Slot(r->addr);
     if (!slot)
       return;
-    if (*slot == r)
+    ObjectRecord *freed = Freed(const_cast<ObjectRecord *>(r));
+    if (*slot == freed)
       *slot = EvictedEntry(r->kind, consumed);
-    else if (*slot == Tagged(const_cast<ObjectRecord *>(r)))
+    else if (*slot == Tagged(freed))
       by_addr_.EraseAt(r->addr);
   }
 
@@ -99,7 +127,7 @@ public:
   size_t DropRange(const void *lo, size_t size) {
     size_t n = 0;
     by_addr_.UpdateRange(lo, size, [&](ObjectRecord *&e) {
-      if (!IsExpired(e)) {
+      if (IsMatched(e)) {
         e = Tagged(e);
         ++n;
       }
@@ -115,10 +143,24 @@ public:
     *matched = false;
     if (!exact_.MaybeContains(addr))
       return nullptr;
-    ObjectRecord *e = by_addr_.Take(addr);
+    ObjectRecord **slot = by_addr_.Slot(addr);
+    if (!slot || IsLive(*slot))
+      return nullptr; // (a live entry is the graph's)
+    ObjectRecord *e = *slot;
+    by_addr_.EraseAt(addr);
+    return Displaced(e, matched);
+  }
+
+  /// A new live object took the address of entry `e` in the shared index
+  /// (nullptr: there was none): as TakeOver, for the entry already
+  /// replaced.
+  ObjectRecord *Displaced(ObjectRecord *e, bool *matched) {
+    *matched = false;
     if (!e)
       return nullptr;
-    if (!IsExpired(e)) {
+    if (IsLive(e))
+      __builtin_trap(); // (a live address is never registered again)
+    if (IsMatched(e)) {
       *matched = true;
       --matched_;
     }
@@ -128,38 +170,53 @@ public:
   /// True if some matched entry lies in [lo, lo + size).
   bool AnyInRange(const void *lo, size_t size) const {
     return by_addr_.AnyInRange(lo, size,
-                               [](ObjectRecord *e) { return !IsExpired(e); });
+                               [](ObjectRecord *e) { return IsMatched(e); });
   }
 
   /// Matched entries.
   size_t size() const { return matched_; }
 
 private:
-  // An expired entry is its record's address with the low bit set (records
-  // are 64-byte aligned). An evicted entry is no address: bit 1 set, the
-  // kind in bits 8-15 and kConsumedBit (expired too: bit 0 as well).
-  static constexpr uintptr_t kEvictedBit = 2, kConsumedBit = 4;
-  static bool IsEvicted(const ObjectRecord *e) {
-    return reinterpret_cast<uintptr_t>(e) & kEvictedBit;
+  // Entries (records are 64-byte aligned): a live record is its address,
+  // untagged (the graph's). A freed record's is its address with
+  // kFreedBit; expired, bit 0 as well. An evicted entry is no address:
+  // bit 1 set, the kind in bits 8-15 and kConsumedBit (expired too: bit 0
+  // as well).
+  static constexpr uintptr_t kEvictedBit = 2, kConsumedBit = 4,
+                             kFreedBit = AddressIndex::kFreedTag;
+  static uintptr_t Bits(const ObjectRecord *e) {
+    return reinterpret_cast<uintptr_t>(e);
   }
+  static bool IsLive(const ObjectRecord *e) { return !(Bits(e) & 63); }
+  static bool IsEvicted(const ObjectRecord *e) { return Bits(e) & kEvictedBit; }
   static ObjectRecord *EvictedEntry(ObjectKind kind, bool consumed) {
     return reinterpret_cast<ObjectRecord *>(
         uintptr_t{static_cast<uint8_t>(kind)} << 8 | kEvictedBit |
         (consumed ? kConsumedBit : 0));
   }
-  static bool IsExpired(const ObjectRecord *e) {
-    return reinterpret_cast<uintptr_t>(e) & 1;
+  static bool IsExpired(const ObjectRecord *e) { return Bits(e) & 1; }
+  /// A freed or evicted entry still matched at its address.
+  static bool IsMatched(const ObjectRecord *e) {
+    return (Bits(e) & (kFreedBit | kEvictedBit)) && !IsExpired(e);
+  }
+  /// A freed record's entry, still matched.
+  static bool IsMatchedRecord(const ObjectRecord *e) {
+    return (Bits(e) & (kFreedBit | kEvictedBit | 1)) == kFreedBit;
+  }
+  static ObjectRecord *Freed(ObjectRecord *r) {
+    return reinterpret_cast<ObjectRecord *>(Bits(r) | kFreedBit);
   }
   static ObjectRecord *Tagged(ObjectRecord *r) {
-    return reinterpret_cast<ObjectRecord *>(reinterpret_cast<uintptr_t>(r) | 1);
+    return reinterpret_cast<ObjectRecord *>(Bits(r) | 1);
   }
   static ObjectRecord *Untagged(ObjectRecord *e) {
-    return reinterpret_cast<ObjectRecord *>(reinterpret_cast<uintptr_t>(e) &
-                                            ~uintptr_t{1});
+    return reinterpret_cast<ObjectRecord *>(Bits(e) & ~(kFreedBit | 1));
   }
 
+  AddressIndex own_index_; ///< standalone only (empty otherwise: no memory)
   AddressFilter exact_;
-  AddressIndex by_addr_; ///< records by their old address, matched or expired
+  /// Records by their old address, matched or expired, among the graph's.
+  AddressIndex &by_addr_;
   size_t matched_ = 0;
 };
 

@@ -259,15 +259,15 @@ private:
   void MarkFreed(ObjectRecord *r, FreeEvent *ev)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   /// MarkFreed() of each of `rs`, sorted by address, one per address (a
-  /// batch of values; the shadow map merges them per region).
-  void MarkFreedSorted(ObjectRecord *const *rs, size_t n, FreeEvent *ev)
+  /// batch; `in_place`: entries the graph left to retag, ForgetWatchedSorted).
+  void MarkFreedSorted(ObjectRecord *const *rs, size_t n, FreeEvent *ev,
+                       bool in_place = false)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   /// A live record (and its unwatched descendants) died where ownsan could
   /// not see it: forgotten, not matched (under mu_).
   void DropUnseen(ObjectRecord *r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  /// A new object takes `h` (under mu_): the entry there goes. Returns the
-  /// object that had the address before, matched or expired, if any.
-  ObjectRecord *TakeOverFreedAddress(const void *h)
+  /// A new object displaced index entry `displaced` (under mu_): its object.
+  ObjectRecord *TakeOverFreedAddress(ObjectRecord *displaced)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   /// Links `r` to the object that had its address before, if any.
   static void LinkPredecessor(ObjectRecord *r, ObjectRecord *old);
@@ -462,7 +462,7 @@ private:
   Flags flags_;
   Mutex mu_;
   OwnershipGraph graph_ ABSL_GUARDED_BY(mu_);
-  ShadowMap shadow_ ABSL_GUARDED_BY(mu_);
+  ShadowMap shadow_ ABSL_GUARDED_BY(mu_){graph_.Index()}; // (one index)
   /// Freed (and dropped) records, oldest first: the history
   /// history_size_mb bounds.
   std::deque<HistoryEntry, InternalAllocator<HistoryEntry>>

@@ -90,8 +90,8 @@ void Runtime::MarkFreed(ObjectRecord *r, FreeEvent *ev) {
   MarkFreedSorted(&r, 1, ev);
 }
 
-void Runtime::MarkFreedSorted(ObjectRecord *const *rs, size_t n,
-                              FreeEvent *ev) {
+void Runtime::MarkFreedSorted(ObjectRecord *const *rs, size_t n, FreeEvent *ev,
+                              bool in_place) {
   // (Before marking: the records the caller holds are all live, and
   // freed records it holds are pinned.)
   if (history_bytes_ > history_limit_)
@@ -103,7 +103,10 @@ void Runtime::MarkFreedSorted(ObjectRecord *const *rs, size_t n,
     tracked_pages_.Add(rs[k]->addr);
     AddToHistory(rs[k]);
   }
-  shadow_.InsertSorted(rs, n);
+  if (in_place)
+    shadow_.InsertSortedInPlace(rs, n);
+  else
+    shadow_.InsertSorted(rs, n);
   for (size_t k = 0; k < n; ++k)
     NoteDeath(rs[k]);
 }
@@ -302,25 +305,24 @@ void Runtime::FlushDeaths(bool release) {
     // Two passes: find the records first and prefetch them, then mark them
     // (each is a cache miss of its own otherwise).
     constexpr size_t kBatch = 128;
-    ObjectRecord *found[kBatch];
-    uint16_t block_of[kBatch];
-    size_t n_found = 0;
+    absl::InlinedVector<ObjectRecord *, kBatch> found;
+    absl::InlinedVector<uint16_t, kBatch> block_of;
     absl::InlinedVector<std::pair<ObjectRecord *, uint16_t>, 2> unwatched;
-    // (The visitor below calls die() from inside the index's range walk,
-    // where -Wthread-safety cannot see the lock taken above.)
+    // Never called from inside the index's range walk: marking changes the
+    // index (entries retagged, evicted ones erased, a value with unwatched
+    // children removed), under the walk's feet.
     auto die = [&]() {
       mu_.AssertHeld();
-      // The usual value (no unwatched children) leaves the live index and
-      // enters the shadow map with the rest of the batch, in address order:
-      // one pass over each region rather than a search and a shift each.
-      ObjectRecord *dead[kBatch];
-      size_t n_dead = 0;
-      for (size_t k = 0; k < n_found; ++k) {
+      // The usual value (no unwatched children) passes from the graph to
+      // the shadow map with the rest of the batch, in address order, its
+      // index entry retagged where it is.
+      absl::InlinedVector<ObjectRecord *, kBatch> dead;
+      for (size_t k = 0; k < found.size(); ++k) {
         ObjectRecord *r = found[k];
         if (!OwnershipGraph::IsWatched(r->kind)) {
           // Case: an unwatched object in a block with values (a module
           // C++ code deleted, next to one of its values): it died too,
-          // recorded once the index is no longer being walked.
+          // recorded once the batch is marked.
           unwatched.push_back({r, block_of[k]});
           continue;
         }
@@ -331,24 +333,26 @@ void Runtime::FlushDeaths(bool release) {
           ValueDied(r, pending.event); // (rare: the general path)
           continue;
         }
-        dead[n_dead++] = r;
+        dead.push_back(r);
       }
-      n_found = 0;
-      std::sort(dead, dead + n_dead, [](ObjectRecord *a, ObjectRecord *b) {
+      found.clear();
+      block_of.clear();
+      std::sort(dead.begin(), dead.end(), [](ObjectRecord *a, ObjectRecord *b) {
         return a->addr < b->addr;
       });
-      graph_.RemoveWatchedSorted(dead, n_dead);
-      MarkFreedSorted(dead, n_dead, pending.event);
+      graph_.ForgetWatchedSorted(dead.data(), dead.size());
+      MarkFreedSorted(dead.data(), dead.size(), pending.event,
+                      /*in_place=*/true);
     };
     for (size_t i = from; i < n; ++i) {
       ForEachRecordIn(pending.blocks[i].p, pending.blocks[i].size,
                       [&](ObjectRecord *r) {
                         __builtin_prefetch(r, 1);
-                        found[n_found] = r;
-                        block_of[n_found++] = static_cast<uint16_t>(i);
-                        if (n_found == kBatch)
-                          die();
+                        found.push_back(r);
+                        block_of.push_back(static_cast<uint16_t>(i));
                       });
+      if (found.size() >= kBatch)
+        die();
     }
     die();
     for (auto [r, block] : unwatched) {

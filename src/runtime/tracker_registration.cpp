@@ -220,9 +220,9 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
       // another kind of object: the old one died unseen.
       DropUnseen(existing);
     }
-    ObjectRecord *old = TakeOverFreedAddress(h);
-    r = graph_.Add(h, c.kind, parent);
-    LinkPredecessor(r, old);
+    ObjectRecord *displaced;
+    r = graph_.Add(h, c.kind, parent, &displaced);
+    LinkPredecessor(r, TakeOverFreedAddress(displaced));
     r->is_global_context = is_global;
     r->name = std::move(name);
     if (created_here) {
@@ -299,9 +299,9 @@ void Runtime::EvictHistory() {
   evicted_ += batch.size();
 }
 
-ObjectRecord *Runtime::TakeOverFreedAddress(const void *h) {
+ObjectRecord *Runtime::TakeOverFreedAddress(ObjectRecord *displaced) {
   bool matched;
-  ObjectRecord *old = shadow_.TakeOver(h, &matched);
+  ObjectRecord *old = shadow_.Displaced(displaced, &matched);
   // Case: LLVM hands out a freed address again: a new object lives there;
   // stale copies of the handle now alias it. (Otherwise: the address was
   // reallocated earlier, by operator new, and this is the object that got
@@ -327,8 +327,9 @@ void Runtime::RegisterOpaque(FnId fn, const void *h, const char *type,
   MutexLock lock(&mu_);
   if (ObjectRecord *old = graph_.Find(h))
     DropUnseen(old); // live as something we did not see die
-  ObjectRecord *prev = TakeOverFreedAddress(h);
-  ObjectRecord *r = graph_.Add(h, ObjectKind::Opaque, p);
+  ObjectRecord *displaced;
+  ObjectRecord *r = graph_.Add(h, ObjectKind::Opaque, p, &displaced);
+  ObjectRecord *prev = TakeOverFreedAddress(displaced);
   r->SetTypeName(type);
   CacheRecord(h, r); // the program is about to use it
   r->created_by = fn;
@@ -365,8 +366,9 @@ void Runtime::RegisterLentString(FnId fn, const char *data, size_t length,
   MutexLock lock(&mu_);
   if (graph_.Find(data))
     return; // (another thread registered it meanwhile)
-  ObjectRecord *prev = TakeOverFreedAddress(data);
-  ObjectRecord *r = graph_.Add(data, ObjectKind::LentString, ctx);
+  ObjectRecord *displaced;
+  ObjectRecord *r = graph_.Add(data, ObjectKind::LentString, ctx, &displaced);
+  ObjectRecord *prev = TakeOverFreedAddress(displaced);
   r->name = text;
   CacheRecord(data, r);
   r->created_by = fn;
@@ -403,10 +405,11 @@ void Runtime::RegisterString(FnId fn, const char *s, bool error_message,
   if (ObjectRecord *old = graph_.Find(s))
     DropUnseen(old); // live as something we did not see die
   bool matched;
-  shadow_.TakeOver(s, &matched); // (a string names no predecessor)
+  ObjectRecord *displaced;
   ObjectRecord *r = graph_.Add(
       s, error_message ? ObjectKind::ErrorMessage : ObjectKind::Message,
-      nullptr);
+      nullptr, &displaced);
+  shadow_.Displaced(displaced, &matched); // (a string names no predecessor)
   if (unterminated)
     r->MutableRare().unterminated = true;
   // A short excerpt names it in reports.

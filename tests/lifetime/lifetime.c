@@ -570,6 +570,47 @@ static int case_lone_disposes(void) {
   return 0;
 }
 
+/* ---- many values in one freed block --------------------------------------
+ * A function's arguments are one allocation: deleting a function of 300
+ * parameters frees 300 values in one block, more than the deaths the
+ * runtime marks per batch (128), so the batch is marked in parts; none of
+ * them may be lost (the last one is used). */
+enum { kManyParams = 300 };
+static int case_many_params(void) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m = LLVMModuleCreateWithNameInContext("m", ctx);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
+  LLVMTypeRef params[kManyParams];
+  for (int i = 0; i < kManyParams; ++i)
+    params[i] = i32;
+  LLVMValueRef fn =
+      LLVMAddFunction(m, "wide", LLVMFunctionType(i32, params, kManyParams, 0));
+  LLVMValueRef args[kManyParams];
+  for (int i = 0; i < kManyParams; ++i)
+    args[i] = LLVMGetParam(fn, (unsigned)i);
+  LLVMSetValueName2(args[kManyParams - 1], "last", 4);
+  step("delete the function");
+  LLVMDeleteFunction(fn);
+  if (!fixed) {
+    step("use its last argument");
+    // RUN-many_params: sanitized asan
+    use_value_name(args[kManyParams - 1]);
+    // CHECK-many_params: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef [[LAST:0x[0-9a-f]+]] (argument %last of function @wide in module "m"){{$}}
+    // CHECK-many_params-NEXT: passed as argument 1 of LLVMGetValueName2 on thread T0:
+    // CHECK-many_params-NEXT: #0 {{.*}} in use_value_name {{.*}}lifetime.c:
+    // CHECK-many_params-NEXT: #1 {{.*}} in case_many_params {{.*}}lifetime.c:[[@LINE-4]]:
+    // CHECK-many_params: freed by LLVMDeleteFunction(function @wide in module "m") on thread T0, because it belonged to that function:
+    // CHECK-many_params-NEXT: #0 {{.*}} in case_many_params {{.*}}lifetime.c:
+    // CHECK-many_params: created by LLVMGetParam on thread T0:
+    // CHECK-many_params-NEXT: #0 {{.*}} in case_many_params {{.*}}lifetime.c:
+    // CHECK-many_params: ownership chain when freed: context {{0x[0-9a-f]+}} -> module "m" -> function @wide -> argument %last{{$}}
+    // CHECK-many_params-NEXT: SUMMARY: OwnSan: use-after-free in LLVMGetValueName2 {{.*}}lifetime.c:{{[0-9]+}}:{{[0-9]+}} in use_value_name{{$}}
+  }
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+  return 0;
+}
+
 /* ---- builders left pointing into freed IR ------------------------------- */
 static int case_builder(int before_instruction) {
   LLVMContextRef ctx = LLVMContextCreate();
@@ -656,6 +697,8 @@ int main(int argc, char **argv) {
     return case_thread_exit();
   if (!strcmp(c, "lone_disposes"))
     return case_lone_disposes();
+  if (!strcmp(c, "many_params"))
+    return case_many_params();
   if (!strcmp(c, "builder_block_deleted"))
     return case_builder(0);
   if (!strcmp(c, "builder_before_erased"))

@@ -218,7 +218,10 @@ TEST(AddressIndex, AgreesWithAnOrderedMapAcrossTheTable) {
     }
     case 2: {
       auto it = model.find(a);
-      EXPECT_EQ(ix.Take(Addr(a)), it == model.end() ? nullptr : it->second);
+      ObjectRecord **slot = ix.Slot(Addr(a));
+      EXPECT_EQ(slot ? *slot : nullptr,
+                it == model.end() ? nullptr : it->second);
+      ix.EraseAt(Addr(a));
       model.erase(a);
       break;
     }
@@ -269,7 +272,7 @@ TEST(AddressIndex, SortedBatchesAgreeWithAnOrderedMap) {
       for (const auto &[a, unused] : picked)
         batch.push_back(rs.At(a));
       std::vector<ObjectRecord *> replaced, want;
-      ix.PutSorted(batch.data(), batch.size(),
+      ix.PutSorted(batch.data(), batch.size(), 0,
                    [&](ObjectRecord *old) { replaced.push_back(old); });
       for (ObjectRecord *r : batch) {
         auto it = model.find(reinterpret_cast<uintptr_t>(r->addr));
@@ -288,7 +291,8 @@ TEST(AddressIndex, SortedBatchesAgreeWithAnOrderedMap) {
         bool stale = rng() % 5 == 0;
         batch.push_back(it != model.end() && !stale ? it->second : rs.At(a));
       }
-      ix.EraseSorted(batch.data(), batch.size());
+      for (ObjectRecord *r : batch)
+        ix.Erase(r);
       for (ObjectRecord *r : batch) {
         auto it = model.find(reinterpret_cast<uintptr_t>(r->addr));
         if (it != model.end() && it->second == r)

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "core/ownership_graph.h"
+#include "core/shadow_map.h"
 
 #include "test_records.h"
 
@@ -88,6 +89,61 @@ TEST(OwnershipGraph, AddressCanBeLiveAgainAfterRemoval) {
 
 // Records whose only rare field is their type share one extra per type;
 // writing any other rare field gives the record its own copy.
+// The graph and the shadow map share one address index: each sees only its
+// own entries, a death passes an entry from one to the other in place, and
+// a new object displaces the freed entry at its address.
+TEST(OwnershipGraph, SharesItsIndexWithTheShadowMap) {
+  OwnershipGraph g;
+  ShadowMap m(g.Index());
+  ObjectRecord *fn = g.Add(Addr(0x1000), ObjectKind::Function, nullptr);
+  ObjectRecord *a = g.Add(Addr(0x1040), ObjectKind::Instruction, fn);
+  ObjectRecord *b = g.Add(Addr(0x1080), ObjectKind::Instruction, fn);
+  // Live entries are the graph's only.
+  EXPECT_EQ(m.Find(Addr(0x1040)), nullptr);
+  EXPECT_FALSE(m.AnyInRange(Addr(0x1000), 0x100));
+  EXPECT_EQ(m.DropRange(Addr(0x1000), 0x100), 0u);
+  bool matched = true;
+  EXPECT_EQ(m.TakeOver(Addr(0x1040), &matched), nullptr);
+  EXPECT_FALSE(matched);
+  EXPECT_EQ(g.Find(Addr(0x1040)), a) << "TakeOver left the live entry";
+  // a and b die: their entries pass to the shadow map where they are.
+  ObjectRecord *dead[] = {a, b};
+  for (ObjectRecord *r : dead)
+    r->state = ObjectState::Freed;
+  g.ForgetWatchedSorted(dead, 2);
+  m.InsertSortedInPlace(dead, 2);
+  EXPECT_EQ(g.LiveCount(), 1u);
+  EXPECT_EQ(m.size(), 2u);
+  EXPECT_EQ(g.Find(Addr(0x1040)), nullptr);
+  EXPECT_EQ(m.Find(Addr(0x1040)), a);
+  EXPECT_EQ(m.Find(Addr(0x1080)), b);
+  std::vector<ObjectRecord *> live;
+  g.ForEachLiveIn(Addr(0x1000), 0x100,
+                  [&](ObjectRecord *r) { live.push_back(r); });
+  EXPECT_EQ(live, std::vector<ObjectRecord *>{fn});
+  live.clear();
+  g.ForEachLive([&](ObjectRecord *r) { live.push_back(r); });
+  EXPECT_EQ(live, std::vector<ObjectRecord *>{fn});
+  // New memory over b: expired; a new object at a's address displaces a
+  // matched entry, one at b's an expired one.
+  EXPECT_EQ(m.DropRange(Addr(0x1080), 8), 1u);
+  EXPECT_TRUE(m.AnyInRange(Addr(0x1000), 0x100)) << "a still matched";
+  ObjectRecord *displaced = nullptr;
+  ObjectRecord *a2 =
+      g.Add(Addr(0x1040), ObjectKind::Instruction, fn, &displaced);
+  EXPECT_EQ(m.Displaced(displaced, &matched), a);
+  EXPECT_TRUE(matched);
+  ObjectRecord *b2 =
+      g.Add(Addr(0x1080), ObjectKind::Instruction, fn, &displaced);
+  EXPECT_EQ(m.Displaced(displaced, &matched), b);
+  EXPECT_FALSE(matched);
+  EXPECT_EQ(m.size(), 0u);
+  EXPECT_EQ(g.LiveCount(), 3u);
+  EXPECT_EQ(g.Find(Addr(0x1040)), a2);
+  EXPECT_EQ(g.Find(Addr(0x1080)), b2);
+  EXPECT_EQ(g.Index().size(), 3u) << "one entry per address";
+}
+
 TEST(ObjectRecord, TypeNamesAreSharedUntilWritten) {
   OwnershipGraph g;
   static const char kEngine[] = "LLVMExecutionEngineRef";
