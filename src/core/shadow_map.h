@@ -72,11 +72,16 @@ public:
     for (size_t i = 0; i < n; ++i) {
       exact_.Add(rs[i]->addr);
       ObjectRecord **slot = by_addr_.Slot(rs[i]->addr);
-      if (!slot || *slot != rs[i])
-        __builtin_trap(); // (the graph's entry must be there)
-      *slot = Freed(rs[i]);
+      if (slot && *slot == rs[i]) {
+        *slot = Freed(rs[i]);
+        ++matched_;
+        continue;
+      }
+      // (Not the graph's entry: indexed as Insert() would, never a trap.)
+      ObjectRecord *old = by_addr_.PutAt(rs[i]->addr, Freed(rs[i]));
+      if (!old || IsExpired(old) || IsLive(old))
+        ++matched_;
     }
-    matched_ += n;
   }
 
   /// The freed record still matched at `addr`, or nullptr.
@@ -159,7 +164,7 @@ public:
     if (!e)
       return nullptr;
     if (IsLive(e))
-      __builtin_trap(); // (a live address is never registered again)
+      return nullptr; // (a live address is never registered again)
     if (IsMatched(e)) {
       *matched = true;
       --matched_;

@@ -28,6 +28,18 @@ TEST(ShadowMap, FindsFreedAddresses) {
   EXPECT_EQ(m.Find(Addr(0x5008)), nullptr);
 }
 
+// Retagging in place expects the graph's live entry; without it (a bug
+// elsewhere) the record is indexed as Insert() would, not a trap.
+TEST(ShadowMap, InPlaceWithoutTheLiveEntryStillIndexes) {
+  Records rs;
+  ShadowMap m;
+  ObjectRecord *r = rs.Freed(0x5000);
+  m.InsertSortedInPlace(&r, 1);
+  EXPECT_EQ(m.Find(Addr(0x5000)), r);
+  EXPECT_EQ(m.size(), 1u);
+  EXPECT_TRUE(m.AnyInRange(Addr(0x5000), 8));
+}
+
 TEST(ShadowMap, NewerDeathReplacesOlder) {
   Records rs;
   ShadowMap m;
