@@ -39,6 +39,11 @@ public:
   /// The tag of a freed record's entry (ShadowMap): an index shared by the
   /// OwnershipGraph and the ShadowMap holds live records untagged.
   static constexpr uintptr_t kFreedTag = 8;
+  /// A live record's entry: no tag in its low bits (records are 64-byte
+  /// aligned; the ShadowMap's entries all carry one).
+  static bool IsUntagged(const ObjectRecord *e) {
+    return !(reinterpret_cast<uintptr_t>(e) & 63);
+  }
 
   AddressIndex() = default;
   AddressIndex(const AddressIndex &) = delete; // (owns its regions)
@@ -93,7 +98,7 @@ public:
   /// Removes the entry at `r->addr` if it is `r`; true if it was.
   bool Erase(const ObjectRecord *r) {
     uintptr_t key = RegionOf(r->addr);
-    Region *region = ExistingRegion(key);
+    Region *region = FindRegion(key);
     size_t i;
     if (!region || !Locate(*region, OffsetOf(r->addr), &i) ||
         region->records[i] != r)
@@ -164,7 +169,7 @@ public:
   /// Removes whatever record is indexed at `addr`.
   void EraseAt(const void *addr) {
     uintptr_t key = RegionOf(addr);
-    Region *region = ExistingRegion(key);
+    Region *region = FindRegion(key);
     size_t i;
     if (region && Locate(*region, OffsetOf(addr), &i))
       EraseSlice(*region, i, i + 1);
@@ -174,7 +179,7 @@ public:
   /// reads it), or nullptr if there is none. Valid until the next change.
   /// (One look-up where Find() then PutAt() take two.)
   ObjectRecord **Slot(const void *addr) {
-    Region *region = ExistingRegion(RegionOf(addr));
+    Region *region = FindRegion(RegionOf(addr));
     size_t i;
     if (!region || !Locate(*region, OffsetOf(addr), &i))
       return nullptr;
@@ -297,8 +302,6 @@ private:
       spare_ = nullptr; // (it gets an entry now)
     return *slot;
   }
-  /// The region of `key` if it has entries (or is the spare).
-  Region *ExistingRegion(uintptr_t key) { return FindRegion(key); }
   /// Unlinks and frees an empty region.
   void FreeRegion(Region *region) {
     uintptr_t key = region->key;

@@ -37,14 +37,14 @@ class OwnershipGraph {
 public:
   /// Creates a live record. The address must not be live already. The
   /// index entry it displaces there (a ShadowMap entry sharing the index:
-  /// see Index()) goes to *displaced, or must be none.
+  /// see Index()) goes to *displaced.
   ObjectRecord *Add(const void *addr, ObjectKind kind, ObjectRecord *parent,
                     ObjectRecord **displaced = nullptr);
 
   /// The live record at `addr`, or nullptr.
   ObjectRecord *Find(const void *addr) const {
     ObjectRecord *e = index_.Find(addr);
-    return IsLiveEntry(e) ? e : nullptr;
+    return e && AddressIndex::IsUntagged(e) ? e : nullptr;
   }
 
   /// The address index of the live records, which a ShadowMap may share
@@ -60,15 +60,11 @@ public:
   /// Remove() without the list: the caller does not use it (a value that
   /// LLVM deleted, which usually has no unwatched children).
   void RemoveWithoutList(ObjectRecord *r);
-  /// RemoveWithoutList() of each of `rs` (watched records without
-  /// unwatched children, sorted by address: a batch of values LLVM
-  /// deleted), except that their entries stay in the index for the
-  /// ShadowMap sharing it to retag in place (InsertSortedInPlace): the
-  /// graph no longer counts them live.
-  void ForgetWatchedSorted(ObjectRecord *const *rs, size_t n) {
-    (void)rs;
-    live_count_ -= n;
-  }
+  /// RemoveWithoutList() of `n` watched records without unwatched children
+  /// (a batch of values LLVM deleted), except that their entries stay in the
+  /// index for the ShadowMap sharing it to retag in place
+  /// (InsertSortedInPlace): the graph only stops counting them live.
+  void ForgetWatched(size_t n) { live_count_ -= n; }
   /// Does `r` own unwatched objects (which Remove() would take with it)?
   bool HasUnwatchedChildren(ObjectRecord *r) const {
     return children_.contains(r);
@@ -78,7 +74,7 @@ public:
   template <typename F>
   void ForEachLiveIn(const void *lo, size_t size, F fn) const {
     index_.ForEachInRange(lo, size, [&](ObjectRecord *e) {
-      if (IsLiveEntry(e))
+      if (AddressIndex::IsUntagged(e))
         fn(e);
     });
   }
@@ -90,7 +86,7 @@ public:
   size_t LiveCount() const { return live_count_; }
   template <typename F> void ForEachLive(F fn) const {
     index_.ForEach([&](ObjectRecord *e) {
-      if (IsLiveEntry(e))
+      if (AddressIndex::IsUntagged(e))
         fn(e);
     });
   }
@@ -110,10 +106,6 @@ public:
   static bool IsWatched(ObjectKind k) { return IsWatchedKind(k); }
 
 private:
-  /// A live record's entry: untagged (see AddressIndex::kFreedTag).
-  static bool IsLiveEntry(const ObjectRecord *e) {
-    return e && !(reinterpret_cast<uintptr_t>(e) & 63);
-  }
   void Unlink(ObjectRecord *r);
 
   /// Records never move or die: blocks of records, filled in order (a

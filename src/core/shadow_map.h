@@ -66,7 +66,7 @@ public:
   }
 
   /// Insert() of each of `rs` (sorted by address), whose live entries the
-  /// OwnershipGraph left in the shared index (ForgetWatchedSorted): each
+  /// OwnershipGraph left in the shared index (ForgetWatched): each
   /// entry is retagged where it is, nothing moves.
   void InsertSortedInPlace(ObjectRecord *const *rs, size_t n) {
     for (size_t i = 0; i < n; ++i) {
@@ -192,7 +192,9 @@ private:
   static uintptr_t Bits(const ObjectRecord *e) {
     return reinterpret_cast<uintptr_t>(e);
   }
-  static bool IsLive(const ObjectRecord *e) { return !(Bits(e) & 63); }
+  static bool IsLive(const ObjectRecord *e) {
+    return AddressIndex::IsUntagged(e);
+  }
   static bool IsEvicted(const ObjectRecord *e) { return Bits(e) & kEvictedBit; }
   static ObjectRecord *EvictedEntry(ObjectKind kind, bool consumed) {
     return reinterpret_cast<ObjectRecord *>(

@@ -259,7 +259,7 @@ private:
   void MarkFreed(ObjectRecord *r, FreeEvent *ev)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   /// MarkFreed() of each of `rs`, sorted by address, one per address (a
-  /// batch; `in_place`: entries the graph left to retag, ForgetWatchedSorted).
+  /// batch; `in_place`: entries the graph left to retag, ForgetWatched).
   void MarkFreedSorted(ObjectRecord *const *rs, size_t n, FreeEvent *ev,
                        bool in_place = false)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -291,27 +291,17 @@ StackId Runtime::CaptureStack(bool from_inside_llvm, bool dwarf) {
       ++first_llvm;
     if (first_llvm < n)
       i = first_llvm;
-    // Inside a wrapped call, the program's frames start where the wrapper
-    // returns to. (What finds them when LLVM is linked into the program,
-    // where no range tells LLVM's frames apart.)
-    if (const void *caller = tls_call.caller_pc; caller && tls_call.fn != kNoFn)
-      for (int j = i; j < n; ++j)
-        if (raw[j] == reinterpret_cast<uintptr_t>(caller)) {
-          i = j;
-          break;
-        }
   }
-  if (!from_inside_llvm) {
-    // Inside a wrapped call the program's frames start where the wrapper
-    // returns to: found by one compare per frame, not a look through the
-    // code ranges for each of the runtime's own frames.
-    if (const void *caller = tls_call.caller_pc; caller && tls_call.fn != kNoFn)
-      for (int j = 0; j < n && j < 16; ++j)
-        if (raw[j] == reinterpret_cast<uintptr_t>(caller)) {
-          i = j;
-          break;
-        }
-  }
+  // Inside a wrapped call, the program's frames start where the wrapper
+  // returns to: one compare per frame (not a look through the code ranges
+  // for each of the runtime's own frames), and what finds them when LLVM
+  // is linked into the program, where no range tells LLVM's frames apart.
+  if (const void *caller = tls_call.caller_pc; caller && tls_call.fn != kNoFn)
+    for (int j = i; j < n; ++j)
+      if (raw[j] == reinterpret_cast<uintptr_t>(caller)) {
+        i = j;
+        break;
+      }
   while (i < n && IsInternalPc(raw[i]))
     ++i;
   const uintptr_t *pcs = raw + i;

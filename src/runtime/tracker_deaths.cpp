@@ -340,7 +340,7 @@ void Runtime::FlushDeaths(bool release) {
       std::sort(dead.begin(), dead.end(), [](ObjectRecord *a, ObjectRecord *b) {
         return a->addr < b->addr;
       });
-      graph_.ForgetWatchedSorted(dead.data(), dead.size());
+      graph_.ForgetWatched(dead.size());
       MarkFreedSorted(dead.data(), dead.size(), pending.event,
                       /*in_place=*/true);
     };

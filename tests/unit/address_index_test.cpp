@@ -128,6 +128,29 @@ TEST(AddressIndex, RangesAcrossRegions) {
   EXPECT_EQ(ix.Find(Addr(0x9000)), replacement);
 }
 
+using Model = std::map<uintptr_t, ObjectRecord *>;
+
+// Put() of a new record at `a`: returns what the model had there.
+void PutAgreesWithModel(AddressIndex &ix, Records &rs, Model &model,
+                        uintptr_t a) {
+  ObjectRecord *r = rs.At(a);
+  auto it = model.find(a);
+  EXPECT_EQ(ix.Put(r), it == model.end() ? nullptr : it->second);
+  model[a] = r;
+}
+
+// The range [a, a + size) (size 0: one byte) holds what the model holds.
+void RangeAgreesWithModel(const AddressIndex &ix, const Model &model,
+                          uintptr_t a, size_t size) {
+  std::vector<ObjectRecord *> got, want;
+  ix.ForEachInRange(Addr(a), size, [&](ObjectRecord *r) { got.push_back(r); });
+  for (auto it = model.lower_bound(a);
+       it != model.end() && it->first - a < (size ? size : 1); ++it)
+    want.push_back(it->second);
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(ix.AnyInRange(Addr(a), size), !want.empty());
+}
+
 // Random operations against std::map as the model.
 TEST(AddressIndex, AgreesWithAnOrderedMap) {
   Records rs;
@@ -138,13 +161,9 @@ TEST(AddressIndex, AgreesWithAnOrderedMap) {
     uintptr_t a = 0x100000 + (rng() % 4096) * 8;
     switch (rng() % 4) {
     case 0:
-    case 1: {
-      ObjectRecord *r = rs.At(a);
-      auto it = model.find(a);
-      EXPECT_EQ(ix.Put(r), it == model.end() ? nullptr : it->second);
-      model[a] = r;
+    case 1:
+      PutAgreesWithModel(ix, rs, model, a);
       break;
-    }
     case 2: {
       auto it = model.find(a);
       if (it != model.end() && rng() % 2) {
@@ -175,15 +194,7 @@ TEST(AddressIndex, AgreesWithAnOrderedMap) {
       break;
     }
     case 3: {
-      size_t size = rng() % 512;
-      std::vector<ObjectRecord *> got, want;
-      ix.ForEachInRange(Addr(a), size,
-                        [&](ObjectRecord *r) { got.push_back(r); });
-      for (auto it = model.lower_bound(a);
-           it != model.end() && it->first < a + (size ? size : 1); ++it)
-        want.push_back(it->second);
-      EXPECT_EQ(got, want);
-      EXPECT_EQ(ix.AnyInRange(Addr(a), size), !want.empty());
+      RangeAgreesWithModel(ix, model, a, rng() % 512);
       break;
     }
     }
@@ -209,13 +220,9 @@ TEST(AddressIndex, AgreesWithAnOrderedMapAcrossTheTable) {
     uintptr_t a = pick();
     switch (rng() % 4) {
     case 0:
-    case 1: {
-      ObjectRecord *r = rs.At(a);
-      auto it = model.find(a);
-      EXPECT_EQ(ix.Put(r), it == model.end() ? nullptr : it->second);
-      model[a] = r;
+    case 1:
+      PutAgreesWithModel(ix, rs, model, a);
       break;
-    }
     case 2: {
       auto it = model.find(a);
       ObjectRecord **slot = ix.Slot(Addr(a));
@@ -230,15 +237,7 @@ TEST(AddressIndex, AgreesWithAnOrderedMapAcrossTheTable) {
       uintptr_t b = pick();
       if (b < a)
         std::swap(a, b);
-      size_t size = rng() % 8 == 0 ? ~a : b - a + 1;
-      std::vector<ObjectRecord *> got, want;
-      ix.ForEachInRange(Addr(a), size,
-                        [&](ObjectRecord *r) { got.push_back(r); });
-      for (auto it = model.lower_bound(a);
-           it != model.end() && it->first - a < size; ++it)
-        want.push_back(it->second);
-      EXPECT_EQ(got, want);
-      EXPECT_EQ(ix.AnyInRange(Addr(a), size), !want.empty());
+      RangeAgreesWithModel(ix, model, a, rng() % 8 == 0 ? ~a : b - a + 1);
       break;
     }
     }

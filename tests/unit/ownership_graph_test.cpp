@@ -110,7 +110,7 @@ TEST(OwnershipGraph, SharesItsIndexWithTheShadowMap) {
   ObjectRecord *dead[] = {a, b};
   for (ObjectRecord *r : dead)
     r->state = ObjectState::Freed;
-  g.ForgetWatchedSorted(dead, 2);
+  g.ForgetWatched(2);
   m.InsertSortedInPlace(dead, 2);
   EXPECT_EQ(g.LiveCount(), 1u);
   EXPECT_EQ(m.size(), 2u);
