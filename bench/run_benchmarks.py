@@ -132,11 +132,24 @@ def newest_llvm():
     sys.exit("no LLVM found under /usr/lib/llvm-N")
 
 
-def build(build_dir, llvm, targets, bench):
+def cmake_cache_value(build_dir, name):
+    """`name`'s value in build_dir's CMakeCache.txt (None if not set)."""
+    try:
+        text = (pathlib.Path(build_dir) / "CMakeCache.txt").read_text()
+    except OSError:
+        return None
+    m = re.search(rf"^{name}:\w+=(.*)$", text, re.M)
+    return m[1] if m else None
+
+
+def build(build_dir, llvm, targets, bench, pgo):
+    # The runtime as packaged (README): optimized with its benchmarks'
+    # profile (cmake/pgo.cmake) unless --no-pgo.
     args = ["cmake", "-S", ROOT, "-B", build_dir, "-G", "Ninja",
             f"-DLLVM_DIR=/usr/lib/llvm-{llvm}/lib/cmake/llvm",
             "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
-            f"-DOWNSAN_BUILD_BENCH={'ON' if bench else 'OFF'}"]
+            f"-DOWNSAN_BUILD_BENCH={'ON' if bench else 'OFF'}",
+            f"-DOWNSAN_PGO={'ON' if pgo else 'OFF'}"]
     sh(args, stdout=subprocess.DEVNULL)
     sh(["cmake", "--build", build_dir, "--target"] + targets,
        stdout=subprocess.DEVNULL)
@@ -568,7 +581,8 @@ def print_report(r):
     m = r["machine"]
     p(f"# ownsan benchmarks\n\nmachine: {m['nproc']} x {m['cpu']}, "
       f"{m['mem_gib']} GiB, Linux {m['kernel']}; LLVM {r['llvm']} "
-      f"(llvmlite: LLVM 14); {r['reps']} repetitions, medians; load "
+      f"(llvmlite: LLVM 14); runtime built with OWNSAN_PGO="
+      f"{r.get('pgo', '?')}; {r['reps']} repetitions, medians; load "
       f"average {r['load_before']} before, {r['load_after']} after\n")
 
     p("## Targets (issues 6, 17 and 22)\n")
@@ -906,6 +920,9 @@ def main():
     ap.add_argument("--build-dir14", default=str(ROOT / "build-bench-llvm14"))
     ap.add_argument("--no-build", action="store_true",
                     help="reuse the build dirs as they are")
+    ap.add_argument("--no-pgo", action="store_true",
+                    help="build the runtime without its profile "
+                         "(-DOWNSAN_PGO=OFF)")
     ap.add_argument("--echo-functions", type=int, default=2000)
     ap.add_argument("--modules", type=int, default=3000)
     ap.add_argument("--churn-objects", default="10000000,50000000",
@@ -937,10 +954,10 @@ def main():
     llvm_bin = pathlib.Path(f"/usr/lib/llvm-{llvm}/bin")
     do_lite = "llvmlite" not in skip and llvm != 14
     if not args.no_build:
-        build(bdir, llvm, ["ownsan_bench"], bench=True)
+        build(bdir, llvm, ["ownsan_bench"], bench=True, pgo=not args.no_pgo)
         if do_lite:
             build(bdir14, 14, ["ownsan", "ownsan_cli", "ownsan_observer"],
-                  bench=False)
+                  bench=False, pgo=not args.no_pgo)
     ownsan = bdir / "bin" / "ownsan"
     micro_exe = bdir / "bench" / "ownsan_bench_call_overhead"
     workload = bdir / "bench" / "ownsan_bench_ir_workload"
@@ -949,7 +966,8 @@ def main():
         log("no AddressSanitizer runtime (libclang-rt-N-dev): no reference")
 
     r = {"machine": machine(), "llvm": llvm, "reps": args.reps,
-         "end_to_end": {}, "load_before": loadavg()}
+         "end_to_end": {}, "load_before": loadavg(),
+         "pgo": cmake_cache_value(bdir, "OWNSAN_PGO")}
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="ownsan-bench-"))
     try:
         if "micro" not in skip:

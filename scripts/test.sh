@@ -65,12 +65,13 @@ for v in "${majors[@]}"; do
     echo "=== LLVM $v: all tests [${SECONDS}s] ==="
     ctest --test-dir "$dir" --output-on-failure -j2 || status=1
     # The tool alone, as a user builds it to install: no tests, so no
-    # GoogleTest (disabled to prove it), CMake's default generator; then its
+    # GoogleTest (disabled to prove it), CMake's default generator, the
+    # runtime optimized with its profile (cmake/pgo.cmake); then its
     # Debian package, installed, used and removed (issue 21, item 8).
     echo "=== LLVM $v: the tool alone (build-pkg) and its .deb [${SECONDS}s] ==="
     # shellcheck disable=SC2086
     cmake -S . -B build-pkg -DLLVM_DIR="/usr/lib/llvm-$v/lib/cmake/llvm" \
-      $launcher $werror -DOWNSAN_BUILD_TESTS=OFF \
+      $launcher $werror -DOWNSAN_BUILD_TESTS=OFF -DOWNSAN_PGO=ON \
       -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON >/dev/null
     cmake --build build-pkg -j2 >/dev/null
     scripts/check_deb.sh build-pkg || status=1
