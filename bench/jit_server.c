@@ -28,6 +28,7 @@
 #include <llvm-c/LLJIT.h>
 #include <llvm-c/Orc.h>
 #include <llvm-c/Target.h>
+#include <llvm/Config/llvm-config.h> /* LLVM_VERSION_MAJOR */
 
 #include <pthread.h>
 #include <stdint.h>
@@ -142,8 +143,17 @@ static void run_lljit(struct worker *w) {
     die_error("LLVMOrcCreateLLJIT", err);
   LLVMOrcJITDylibRef main_jd = LLVMOrcLLJITGetMainJITDylib(jit);
   for (long i = w->first; i < w->first + w->count; ++i) {
+#if LLVM_VERSION_MAJOR >= 21
+    /* (A ThreadSafeContext no longer lends its context: the module is
+     * built in a context the new ThreadSafeContext then takes over.) */
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMModuleRef m = build_module(ctx, i);
+    LLVMOrcThreadSafeContextRef tsc =
+        LLVMOrcCreateNewThreadSafeContextFromLLVMContext(ctx);
+#else
     LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
     LLVMModuleRef m = build_module(LLVMOrcThreadSafeContextGetContext(tsc), i);
+#endif
     LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(m, tsc);
     LLVMOrcResourceTrackerRef rt =
         LLVMOrcJITDylibCreateResourceTracker(main_jd);
