@@ -235,27 +235,33 @@ struct ObjectRecord;
 
 /// What the runtime knows about the outermost wrapped call on this thread.
 /// Entered and left inline by CallScope; the rest is the runtime's.
+/// With no call open, stack, event, cause_text and context are zero: the
+/// scope that closes a call clears them.
+///
+/// Other threads read `fn`, `caller_pc` and `context` of this one, and of
+/// its saved outer calls, to tell whether it is inside a call on a context
+/// now (src/runtime/contexts.cpp), holding the thread registry's lock
+/// that keeps the thread from exiting meanwhile.
 struct CallContext {
   FnId fn = 0xffff;   ///< kNoFn: no wrapped call is running
   uint32_t stack = 0; ///< StackId of the call, once captured
   FreeEvent *event = nullptr;
   /// CauseText argument of the call, if any (valid during the call).
   const char *cause_text = nullptr;
-  /// The context the call's handles belong to, and the context's
-  /// active-thread word if this call marked itself as the context's user.
+  /// The context the call's handles belong to (the call claimed it), and
+  /// the argument that named it first.
   ObjectRecord *context = nullptr;
   unsigned context_arg = 0;
-  std::atomic<uint32_t> *entered = nullptr;
   /// Values LLVM deletes outside any wrapped call share one event until the
   /// next wrapped call starts (one stack capture per burst, not per value).
   FreeEvent *orphan_event = nullptr;
   /// Where the program called the wrapper from (its return address): what a
   /// race report shows of a thread whose stack was not recorded.
   const void *caller_pc = nullptr;
-  /// The call's CallScope (in the wrapper's stack frame) and the nesting
+  /// The frame of the call's wrapper (CallScope::Frame) and the nesting
   /// depth it was entered at. A jump (longjmp) out of the call never runs
-  /// its destructor; the frame tells that the scope was left (see
-  /// CallScope::CloseJumpedScopes).
+  /// its CallScope's destructor; the frame tells that the scope was left
+  /// (see CallScope::BeforeJump, EnterNested).
   const void *frame = nullptr;
   unsigned level = 0;
 };
@@ -291,14 +297,17 @@ inline bool LiveAt(const ObjectRecord *record, const void *h) {
 class CallScope {
 public:
   /// `caller_pc`: the wrapper's return address (__builtin_return_address).
-  explicit CallScope(FnId fn, const void *caller_pc = nullptr) : fn_(fn) {
+  // (Always inlined: a call out of line costs a frame of its own, a good
+  // part of a wrapper's; the profile leaves rarely-trained wrappers without.)
+  [[gnu::always_inline]] explicit CallScope(FnId fn,
+                                            const void *caller_pc = nullptr)
+      : fn_(fn) {
     // Calls nested in a wrapped call come from the program's callbacks
     // (diagnostic handlers, ORC materializers): libLLVM binds its own C API
     // calls internally. They are checked too, on a saved call context.
     ThreadCallState &state = tls_call_state;
     level_ = state.depth;
     state.depth = level_ + 1;
-    nested_ = level_ != 0;
     checking_ = !state.in_runtime && g_enabled.load(std::memory_order_relaxed);
     if (checking_ && __builtin_expect(state.signal_depth != 0, 0)) {
       g_signal_handler_calls.fetch_add(1, std::memory_order_relaxed);
@@ -309,19 +318,22 @@ public:
       state.calls.store(calls, std::memory_order_relaxed);
       if (__builtin_expect(calls == 1, 0))
         NoteFirstCall();
-      if (nested_)
-        checking_ = EnterNested(caller_pc);
-      else
-        Publish(caller_pc);
+      if (level_ != 0) {
+        Entered e = EnterNested(fn, Frame(), caller_pc);
+        level_ = e.level;
+        checking_ = e.checking;
+      } else {
+        Publish(fn, Frame(), 0, caller_pc);
+      }
     }
   }
-  ~CallScope() {
+  [[gnu::always_inline]] ~CallScope() {
     if (checking_) {
       CallContext &call = tls_call;
       // Case: calls inside this one were left by a jump (their scopes are
       // still open), or this scope was closed already.
-      if (__builtin_expect(call.frame != this || call.fn == 0xffff, 0) &&
-          !CloseScopesInside()) {
+      if (__builtin_expect(call.frame != Frame() || call.fn == 0xffff, 0) &&
+          !CloseScopesInside(Frame())) {
         tls_call_state.depth = level_;
         return;
       }
@@ -329,16 +341,12 @@ public:
         FlushDeaths();
       call.fn = 0xffff;
       std::atomic_signal_fence(std::memory_order_seq_cst);
-      // Release the context this call claimed (see Runtime::CheckContext).
-      if (call.entered) {
-        call.entered->store(0, std::memory_order_release);
-        call.entered = nullptr;
-      }
-      call.context = nullptr;
+      // (Ends this call's claim of its context: see Runtime::CheckContext.)
+      __atomic_store_n(&call.context, nullptr, __ATOMIC_RELEASE);
       call.stack = 0;
       call.event = nullptr;
       call.cause_text = nullptr;
-      if (nested_)
+      if (level_ != 0)
         LeaveNested();
     }
     // (Absolute, not a decrement: scopes a jump left inside this one count
@@ -355,8 +363,11 @@ public:
   bool Unverified() const { return unverified_; }
 
   /// Checks one handle argument before it reaches LLVM.
-  void CheckHandle(unsigned arg, const void *h, HandleType type) {
-    if (h && CheckHandleArg(fn_, arg, h, type))
+  [[gnu::always_inline]] void CheckHandle(unsigned arg, const void *h,
+                                          HandleType type) {
+    // (`type` is a constant in every wrapper: one of the two calls stays.)
+    if (h && (HasFastCheck(type) ? CheckHandleArg(fn_, arg, h, type)
+                                 : CheckHandleArgFully(fn_, arg, h, type)))
       skip_ = true;
   }
   /// The same for an argument that must name a value of the kinds in
@@ -390,7 +401,7 @@ public:
   /// The out-array effect needs its element count, computed by the wrapper.
   void OutArray(unsigned arg, const void *const *hs, size_t n, HandleType type);
   /// Registers a handle LLVM returned.
-  void Returned(const void *h, HandleType type) {
+  [[gnu::always_inline]] void Returned(const void *h, HandleType type) {
     // (After a call with an argument of unverified kind the result may be
     // garbage: LLVM read the argument as another kind. It is not classified.)
     if (!h || unverified_)
@@ -424,31 +435,49 @@ public:
   static void BeforeJump(uintptr_t target, uintptr_t here);
 
 private:
-  /// Makes this (outermost) call the thread's current call.
-  void Publish(const void *caller_pc) {
+  /// What identifies the scope on its thread's stack: the wrapper's frame
+  /// (one scope per wrapper). Not `this`, which would make the scope's
+  /// fields live in memory instead of registers.
+  [[gnu::always_inline]] static const void *Frame() {
+    return __builtin_frame_address(0);
+  }
+  /// Makes the call `fn` at `frame` the thread's current call.
+  /// (stack, event, context: zero already, see CallContext.)
+  [[gnu::always_inline]] static void
+  Publish(FnId fn, const void *frame, unsigned level, const void *caller_pc) {
     CallContext &call = tls_call;
-    call.stack = 0;
-    call.event = nullptr;
     call.orphan_event = nullptr;
     call.caller_pc = caller_pc;
-    call.frame = this;
-    call.level = level_;
+    call.frame = frame;
+    call.level = level;
     std::atomic_signal_fence(std::memory_order_seq_cst);
-    call.fn = fn_;
+    call.fn = fn;
   }
+  struct Entered {
+    unsigned level; ///< the call's nesting depth after all
+    bool checking;  ///< false: nested too deep, forwarded unchecked
+  };
   /// A call from a callback: first closes scopes a jump left (the call may
-  /// then be the outermost after all), then saves the outer call's context
-  /// (false: nested too deep, forwarded unchecked).
-  bool EnterNested(const void *caller_pc);
+  /// then be the outermost after all), then saves the outer call's context.
+  static Entered EnterNested(FnId fn, const void *frame, const void *caller_pc);
   /// Restores the outer call's context.
   static void LeaveNested();
   /// The destructor found another call's context current: closes the
-  /// scopes opened inside this one (a jump left them). False if this scope
-  /// is not open any more.
-  bool CloseScopesInside();
+  /// scopes opened inside the one at `frame` (a jump left them). False if
+  /// that scope is not open any more.
+  static bool CloseScopesInside(const void *frame);
   /// Runtime::CheckHandle / Runtime::Register on the process's runtime.
+  /// CheckHandleArg first tries the common case, for the handle types
+  /// HasFastCheck accepts (builders have their insertion point checked,
+  /// memory buffers no context, untyped handles no kind).
+  static constexpr bool HasFastCheck(HandleType type) {
+    return type != HandleType::Other && type != HandleType::Builder &&
+           type != HandleType::MemoryBuffer;
+  }
   static bool CheckHandleArg(FnId fn, unsigned arg, const void *h,
                              HandleType type);
+  static bool CheckHandleArgFully(FnId fn, unsigned arg, const void *h,
+                                  HandleType type);
   static ArgVerdict CheckKindedArg(FnId fn, unsigned arg, const void *h,
                                    HandleType type, uint8_t expected);
   static void RegisterResult(FnId fn, const void *h, HandleType type);
@@ -457,12 +486,12 @@ private:
   /// Records the value deaths the call left pending.
   static void FlushDeaths();
 
+  unsigned level_; ///< the thread's nesting depth when the call began
+                   ///< (not 0: nested in another wrapped call)
   FnId fn_;
-  bool nested_;
   bool checking_;
   bool skip_ = false;
   bool unverified_ = false; ///< see ArgVerdict::Unverified
-  unsigned level_;          ///< the thread's nesting depth when the call began
 };
 
 } // namespace ownsan

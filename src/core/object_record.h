@@ -90,22 +90,19 @@ size_t FreeEventsInUse();
 void LockFreeEventsForFork(bool lock);
 void ResetFreeEventsLockInChild();
 
-/// Who is using a context right now (contexts only; see
-/// src/runtime/contexts.cpp). Written lock-free by the threads that call in,
-/// on every call: a cache line of its own, so that threads working on
-/// different contexts do not invalidate each other's.
+/// Which thread uses a context (contexts only; see src/runtime/contexts.cpp).
+/// Written lock-free by the threads that call in, when the context changes
+/// threads: a cache line of its own, so that threads working on different
+/// contexts do not invalidate each other's.
 struct alignas(64) ContextUse {
-  ObjectRecord *record = nullptr;         ///< the context's record (set once)
-  std::atomic<uint32_t> active_thread{0}; ///< thread number + 1; 0: none
-  std::atomic<uint32_t> last_thread{0};   ///< thread number + 1
+  ObjectRecord *record = nullptr; ///< the context's record (set once)
+  /// The thread (number + 1) that claimed it last; 0: none yet. Whether
+  /// that thread is inside a call on it now, its call context says.
+  std::atomic<uint32_t> owner{0};
   /// Claims that still record their stack: set when another thread takes
   /// the context over (a hand-off), counted down by each claim.
   std::atomic<uint32_t> stack_claims_left{0};
   std::atomic<StackId> active_stack{0}; ///< the claim's stack, if recorded
-  std::atomic<FnIndex> active_fn{kNoFn};
-  /// The active call's caller (one frame), recorded on every claim: a race
-  /// on a claim that recorded no stack still shows where the owner is.
-  std::atomic<const void *> active_pc{nullptr};
 };
 
 /// A record's name, or nothing for the empty name (which most values have).

@@ -45,15 +45,10 @@ ObjectRecord *OwnershipGraph::Add(const void *addr, ObjectKind kind,
 void OwnershipGraph::Recycle(ObjectRecord *r) {
   if (r->kind == ObjectKind::Context && r->context_use &&
       r->context_use->record == r) {
-    // (A thread still inside a call that freed the context would release
-    // its claim here later: a use slot is only reused once evicted.)
     ContextUse *use = r->context_use;
-    use->active_thread.store(0, std::memory_order_relaxed);
-    use->last_thread.store(0, std::memory_order_relaxed);
+    use->owner.store(0, std::memory_order_relaxed);
     use->stack_claims_left.store(0, std::memory_order_relaxed);
     use->active_stack.store(0, std::memory_order_relaxed);
-    use->active_fn.store(kNoFn, std::memory_order_relaxed);
-    use->active_pc.store(nullptr, std::memory_order_relaxed);
     use->record = nullptr;
     free_uses_.push_back(use);
   }

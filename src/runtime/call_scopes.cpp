@@ -45,6 +45,32 @@ SavedCalls &CurrentSavedCalls() {
 }
 } // namespace
 
+const void *ThisThreadSavedCalls() { return &CurrentSavedCalls(); }
+
+// Reads another thread's call contexts while it runs: each field once, as
+// a relaxed atomic load, and nothing it points to. (ThreadSanitizer is
+// told not to look: the owner writes them as plain thread-local data, and
+// a claim seen a moment late is a race missed, as before.)
+__attribute__((no_sanitize("thread"))) bool
+OpenCallOnIn(const CallContext *call, const void *saved,
+             const ObjectRecord *ctx, OpenCall *found) {
+  auto open_on = [ctx, found](const CallContext &c) {
+    if (__atomic_load_n(&c.context, __ATOMIC_ACQUIRE) != ctx)
+      return false;
+    found->fn = __atomic_load_n(&c.fn, __ATOMIC_RELAXED);
+    found->caller_pc = __atomic_load_n(&c.caller_pc, __ATOMIC_RELAXED);
+    return true;
+  };
+  if (open_on(*call))
+    return true;
+  const auto *s = static_cast<const SavedCalls *>(saved);
+  int depth = __atomic_load_n(&s->depth, __ATOMIC_RELAXED);
+  for (int i = 0; i < depth && i < kMaxNesting; ++i)
+    if (open_on(s->saved[i]))
+      return true;
+  return false;
+}
+
 // Jumps out of wrapped calls (longjmp from a diagnostic or fatal-error
 // handler, siglongjmp from a SIGFPE handler in JIT code) skip the scopes'
 // destructors: their call contexts stay current, their context claims held.
@@ -82,10 +108,6 @@ void CloseCurrentScope() {
   CallContext &call = tls_call;
   call.fn = kNoFn;
   std::atomic_signal_fence(std::memory_order_seq_cst);
-  if (call.entered) {
-    call.entered->store(0, std::memory_order_release);
-    call.entered = nullptr;
-  }
   SavedCalls &s = CurrentSavedCalls();
   if (s.depth > 0) {
     call = s.saved[s.depth - 1];
@@ -107,26 +129,26 @@ void RecountDepth() {
 }
 } // namespace
 
-bool CallScope::EnterNested(const void *caller_pc) {
+CallScope::Entered CallScope::EnterNested(FnId fn, const void *frame,
+                                          const void *caller_pc) {
   ThreadCallState &state = tls_call_state;
   CallContext &call = tls_call;
-  if (call.fn != kNoFn && ScopeLeft(call.frame, this)) {
+  unsigned level = state.depth - 1;
+  if (call.fn != kNoFn && ScopeLeft(call.frame, frame)) {
     // Case: the current call was left by a jump no libc function saw
     // (__builtin_longjmp, a language runtime's own unwinding).
     do
       CloseCurrentScope();
-    while (call.fn != kNoFn && ScopeLeft(call.frame, this));
+    while (call.fn != kNoFn && ScopeLeft(call.frame, frame));
     RecountDepth();
     if (state.depth == 0) {
       // No call is open after all: this one is the outermost.
-      level_ = 0;
       state.depth = 1;
-      nested_ = false;
-      Publish(caller_pc);
-      return true;
+      Publish(fn, frame, 0, caller_pc);
+      return {0, true};
     }
-    level_ = state.depth;
-    state.depth = level_ + 1;
+    level = state.depth;
+    state.depth = level + 1;
   }
   // The outer call's deaths are recorded under its own event, before the
   // callback's call looks at any handle; their blocks stay held until the
@@ -136,7 +158,7 @@ bool CallScope::EnterNested(const void *caller_pc) {
     Runtime::Get().FlushDeaths(/*release=*/false);
   SavedCalls &s = CurrentSavedCalls();
   if (s.depth == kMaxNesting)
-    return false; // too deep: forwarded unchecked
+    return {level, false}; // too deep: forwarded unchecked
   // (Saved before it counts, so that a signal handler's call in between
   // saves into the next slot, not over this one.)
   s.saved[s.depth] = call;
@@ -146,10 +168,11 @@ bool CallScope::EnterNested(const void *caller_pc) {
   std::atomic_signal_fence(std::memory_order_seq_cst);
   call.context = nullptr;
   call.context_arg = 0;
-  call.entered = nullptr;
   call.cause_text = nullptr;
-  Publish(caller_pc);
-  return true;
+  call.stack = 0;
+  call.event = nullptr;
+  Publish(fn, frame, level, caller_pc);
+  return {level, true};
 }
 
 void CallScope::LeaveNested() {
@@ -162,15 +185,15 @@ void CallScope::LeaveNested() {
   }
 }
 
-bool CallScope::CloseScopesInside() {
+bool CallScope::CloseScopesInside(const void *frame) {
   const SavedCalls &s = CurrentSavedCalls();
   const CallContext &call = tls_call;
-  bool open = call.fn != kNoFn && call.frame == this;
+  bool open = call.fn != kNoFn && call.frame == frame;
   for (int i = 0; i < s.depth && !open; ++i)
-    open = s.saved[i].fn != kNoFn && s.saved[i].frame == this;
+    open = s.saved[i].fn != kNoFn && s.saved[i].frame == frame;
   if (!open)
     return false; // (closed as left: a jump's target was misjudged)
-  while (call.fn == kNoFn || call.frame != this)
+  while (call.fn == kNoFn || call.frame != frame)
     CloseCurrentScope();
   return true;
 }

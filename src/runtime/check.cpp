@@ -154,11 +154,44 @@ ArgVerdict Runtime::CheckKindedHandle(FnId fn, unsigned arg, const void *h,
 //===----------------------------------------------------------------------===//
 
 // Wrapped calls are checked only once the library constructor has made
-// the runtime (g_enabled), so g_runtime is set here.
-bool CallScope::CheckHandleArg(FnId fn, unsigned arg, const void *h,
-                               HandleType type) {
+// the runtime (g_enabled), so g_runtime is set here. (Not inlined into
+// CheckHandleArg, which would then need a frame.)
+__attribute__((noinline)) bool CallScope::CheckHandleArgFully(FnId fn,
+                                                              unsigned arg,
+                                                              const void *h,
+                                                              HandleType type) {
   return g_runtime.load(std::memory_order_relaxed)
       ->CheckHandle(fn, arg, h, type);
+}
+
+// Most checked calls (of a type HasFastCheck accepts): Runtime::
+// CheckHandle's common case and CheckContext's (the context is this
+// call's already, or this thread owns it), decided with no frame of its
+// own; everything else is left to the full check, a tail
+// call. Same verdicts, same writes.
+bool CallScope::CheckHandleArg(FnId fn, unsigned arg, const void *h,
+                               HandleType type) {
+  ObjectRecord *r = CachedLive(h);
+  if (r && kKindHandleTypes[static_cast<uint8_t>(r->kind)] == type) {
+    ContextUse *use = r->context_use;
+    if (!use)
+      return false;
+    CallContext &call = tls_call;
+    ObjectRecord *ctx = use->record;
+    if (call.context == ctx)
+      return false; // (exempt or not: nothing to check)
+    uint32_t me = tls_thread_number_plus_one;
+    if (!call.context && me != 0 &&
+        use->owner.load(std::memory_order_relaxed) == me &&
+        use->stack_claims_left.load(std::memory_order_relaxed) == 0 &&
+        !g_runtime.load(std::memory_order_relaxed)->ContextExempt(fn, arg)) {
+      // The owner's claim, as CheckContext makes it.
+      call.context_arg = arg;
+      __atomic_store_n(&call.context, ctx, __ATOMIC_RELEASE);
+      return false;
+    }
+  }
+  return CheckHandleArgFully(fn, arg, h, type);
 }
 
 ArgVerdict CallScope::CheckKindedArg(FnId fn, unsigned arg, const void *h,
@@ -176,7 +209,9 @@ void CallScope::CheckArray(unsigned arg, const void *const *hs, size_t n,
   if (!hs)
     return;
   for (size_t i = 0; i < n; ++i)
-    if (hs[i] && CheckHandleArg(fn_, arg, hs[i], type))
+    if (hs[i] &&
+        (HasFastCheck(type) ? CheckHandleArg(fn_, arg, hs[i], type)
+                            : CheckHandleArgFully(fn_, arg, hs[i], type)))
       skip_ = true;
 }
 

@@ -6,17 +6,25 @@
 // holds it is a context-race; handles of two contexts in one call are
 // cross-context.
 //
-// CLAIM STATES (per context, lock-free)
+// CLAIM STATES (per context, lock-free for its owner)
 //
-//   free      no call of any thread is using it (active_thread == 0)
-//   held(T)   a call of thread T is: CheckContext() claims it for the
-//             outermost call; the CallScope destructor releases it
-//   handed    T took it over from another thread (last_thread != T): the
-//   off       next kStackClaimsAfterHandoff claims record their stacks
-//             (stack_claims_left), so a race report can show both threads
+//   unowned   no thread has claimed it yet (owner == 0)
+//   owned(T)  T claimed it last (owner == T + 1); T's calls claim it again
+//             by naming it in their call context (CallContext::context),
+//             which the CallScope destructor clears: the claim is held
+//             while T is inside a call on it (or in a callback of one)
+//   handed    U != T claimed it while T was not inside a call on it (U
+//   off       read T's call contexts through the thread registry): owner
+//             becomes U, and U's next kStackClaimsAfterHandoff claims
+//             record their stacks (stack_claims_left), so that a race
+//             report can show both threads
 //
-//   held(T) + a claim by U != T  ->  context-race (ReportContextRace), the
-//   claim is not taken; two contexts in one call -> cross-context.
+//   owned(T), T inside a call on it + a claim by U -> context-race
+//   (ReportContextRace; the claim is not taken); two contexts in one call
+//   -> cross-context.
+//
+// An owner's claim costs two stores to its own call context: no shared
+// cache line is written while one thread keeps using a context.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,15 +41,16 @@ constexpr uint32_t kStackClaimsAfterHandoff = 256;
 } // namespace
 
 // Context concurrency: the first handle of a call that belongs to a context
-// claims the context for the thread until the call returns (active_thread).
-// Another thread finding it claimed is inside a call on the same context at
-// the same time: a race. Claims are lock-free. Each time a thread takes
-// over a context another thread used last (a hand-off), the next
-// kStackClaimsAfterHandoff claims record their stacks, so a race report
-// can show both threads; threads that take turns keep recording. A context
-// one thread has used alone since then records only each claim's calling
-// frame (a stack capture is most of such a call's cost), as a context that
-// never changed threads does.
+// claims the context for the thread until the call returns. Another thread
+// finding it claimed is inside a call on the same context at the same
+// time: a race. Each time a thread takes over a context another thread
+// used last (a hand-off), the next kStackClaimsAfterHandoff claims record
+// their stacks, so a race report can show both threads; threads that take
+// turns keep recording. A context one thread has used alone since then
+// records nothing (a stack capture is most of such a call's cost): a race
+// report shows the owner's calling frame, from its call context, instead.
+// (CallScope::CheckHandleArg makes the owner's claims inline; this is the
+// rest.)
 bool Runtime::CheckContext(FnId fn, unsigned arg, const void *h,
                            ObjectRecord *r, ContextUse *use) {
   CallContext &call = CurrentCall();
@@ -53,37 +62,33 @@ bool Runtime::CheckContext(FnId fn, unsigned arg, const void *h,
     // of the global context in a module of another context, say).
     return ReportCrossContext(fn, arg, h, r, ctx);
   }
-  call.context = ctx;
+  // (Named before the race check, as for a claim: the call's other
+  // handles of this context are not reported again.)
   call.context_arg = arg;
+  __atomic_store_n(&call.context, ctx, __ATOMIC_RELEASE);
   uint32_t me = CurrentThreadNumberPlusOne();
-  uint32_t active = use->active_thread.load(std::memory_order_acquire);
-  if (active == me)
-    return false; // an outer call on this thread (a callback) has it
-  if (active != 0)
-    // Case: another thread is inside an LLVM-C call on this context now.
-    return ReportContextRace(fn, arg, r, use, active);
-  // Case: the context is free (or already ours): claim it for this call.
-  uint32_t last = use->last_thread.load(std::memory_order_relaxed);
-  if (last != me) {
+  uint32_t owner = use->owner.load(std::memory_order_acquire);
+  if (owner != me) {
+    OpenCall open;
+    if (owner != 0 && FindOpenCallOn(owner, ctx, &open))
+      // Case: another thread is inside an LLVM-C call on this context now.
+      return ReportContextRace(fn, arg, r, use, owner, open);
     // Sequential hand-off to another thread is fine; remember it, so the
     // next claims record their stacks.
-    if (last != 0)
+    if (owner != 0)
       use->stack_claims_left.store(kStackClaimsAfterHandoff + 1,
                                    std::memory_order_relaxed);
-    use->last_thread.store(me, std::memory_order_relaxed);
+    use->owner.store(me, std::memory_order_release);
   }
-  // Before the claim is visible: a thread that finds the claim reads them.
-  use->active_fn.store(fn, std::memory_order_relaxed);
-  use->active_pc.store(call.caller_pc, std::memory_order_relaxed);
-  use->active_thread.store(me, std::memory_order_release);
-  call.entered = &use->active_thread;
+  // (owner == me also when an outer call of this thread, interrupted by a
+  // callback, holds it: the claim is the thread's either way.)
   if (uint32_t left = use->stack_claims_left.load(std::memory_order_relaxed)) {
     use->stack_claims_left.store(left - 1, std::memory_order_relaxed);
     if (left > 1)
       RecordClaimStack(use);
     else
       // Case: the last recorded claim's stack is not this claim's; from
-      // now on a report shows the calling frame (active_pc) instead.
+      // now on a report shows the calling frame instead.
       use->active_stack.store(0, std::memory_order_relaxed);
   }
   return false;

@@ -176,19 +176,20 @@ bool Runtime::ReportDanglingInsertionPoint(FnId fn, unsigned arg, const void *h,
 // --- context-race ---------------------------------------------------------
 
 bool Runtime::ReportContextRace(FnId fn, unsigned arg, ObjectRecord *r,
-                                ContextUse *use, uint32_t active) {
+                                ContextUse *use, uint32_t owner,
+                                const OpenCall &open) {
   ObjectRecord *ctx = use->record;
   RuntimeSection section;
   ErrorReport rep = NewReport(ErrorKind::ContextRace, ctx, ctx->addr, fn, arg);
   rep.has_other = true;
-  rep.other_thread = active - 1;
+  rep.other_thread = owner - 1;
   rep.other_stack = use->active_stack.load();
-  rep.other_fn = use->active_fn.load();
+  rep.other_fn = open.fn;
   if (!rep.other_stack) {
     // Case: the owner's claim recorded no stack (no hand-off before it, or
     // a long run of claims by the owner alone since the last one): show
     // the frame that called into LLVM.
-    if (const void *pc = use->active_pc.load(std::memory_order_relaxed)) {
+    if (const void *pc = open.caller_pc) {
       StackTrace one;
       one.pcs.push_back(reinterpret_cast<uintptr_t>(pc));
       rep.other_stack = depot_.Put(std::move(one));

@@ -112,8 +112,7 @@ void Runtime::AfterForkInChild() ABSL_NO_THREAD_SAFETY_ANALYSIS {
   graph_.ForEachLive([](ObjectRecord *r) {
     if (ContextUse *use =
             r->kind == ObjectKind::Context ? r->context_use : nullptr) {
-      use->active_thread.store(0);
-      use->last_thread.store(0);
+      use->owner.store(0);
     }
   });
   ResetInForkChild(native_reuse_mu_);

@@ -33,6 +33,7 @@
 namespace ownsan {
 
 class Runtime;
+struct OpenCall;
 /// Set once, when the runtime is created; a plain load on the hot paths.
 extern std::atomic<Runtime *> g_runtime
     __attribute__((visibility("hidden"))); // (read directly, not via GOT)
@@ -51,6 +52,9 @@ public:
   /// Checks one handle argument; true if the call must be skipped (a
   /// report was made and the run continues).
   bool CheckHandle(FnId fn, unsigned arg, const void *h, HandleType type);
+  bool ContextExempt(FnId fn, unsigned arg) const {
+    return arg < 64 && (context_exempt_args_[fn] >> arg & 1);
+  }
   /// CheckHandle, then whether the handle names a value of the kinds in
   /// kKindExpectations[expected] (src/profiles/llvm_c/handle_kinds.spec).
   ArgVerdict CheckKindedHandle(FnId fn, unsigned arg, const void *h,
@@ -415,10 +419,9 @@ private:
                                     ObjectRecord *builder, ObjectRecord *dead);
   // (CheckContext's rare branches are out of line so that its common path,
   // a claim, stays small.)
-  __attribute__((noinline)) bool ReportContextRace(FnId fn, unsigned arg,
-                                                   ObjectRecord *r,
-                                                   ContextUse *use,
-                                                   uint32_t active);
+  __attribute__((noinline)) bool
+  ReportContextRace(FnId fn, unsigned arg, ObjectRecord *r, ContextUse *use,
+                    uint32_t owner, const OpenCall &open);
   __attribute__((noinline)) bool ReportCrossContext(FnId fn, unsigned arg,
                                                     const void *h,
                                                     ObjectRecord *r,
@@ -515,9 +518,6 @@ private:
   /// claims no context), else those LLVM only reads as data (spec
   /// data_only: an object of another context there is not mixed in).
   std::vector<uint64_t> context_exempt_args_;
-  bool ContextExempt(FnId fn, unsigned arg) const {
-    return arg < 64 && (context_exempt_args_[fn] >> arg & 1);
-  }
 
   // Blind spots (blind_spots.cpp).
   void SayBlindSpot(const char *what, const std::string &object,

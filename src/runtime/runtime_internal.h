@@ -119,6 +119,23 @@ FreeEvent *NewThreadFreeEvent(FnIndex fn, ObjectRecord *target, StackId stack,
 uint64_t TotalCalls();
 /// In a fork child: the other threads' counters stop.
 void ForkThreadCalls();
+/// A call of another thread that holds a context now (contexts.cpp).
+struct OpenCall {
+  FnId fn;
+  const void *caller_pc;
+};
+/// Is thread `owner` (number + 1) inside a call on `ctx` now, its own or
+/// an outer one a callback interrupted? (The thread registry's lock keeps
+/// it from exiting while its calls are read.)
+bool FindOpenCallOn(uint32_t owner, const ObjectRecord *ctx, OpenCall *found);
+
+// --- call_scopes.cpp ---
+/// This thread's saved outer calls (for the thread registry).
+const void *ThisThreadSavedCalls();
+/// The open call on `ctx` among `call` and the outer calls `saved` of
+/// another thread, read racily (best effort, as any race detection here).
+bool OpenCallOnIn(const CallContext *call, const void *saved,
+                  const ObjectRecord *ctx, OpenCall *found);
 void LockThreadCallsForFork(bool lock);
 void ResetThreadCallsLockInChild();
 

@@ -1,8 +1,10 @@
 //===- thread_state.cpp - Per-thread counters and numbers -----------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// Thread numbers (T0, T1... in reports) and the per-thread checked-call
-// counters of the exit statistics, released when a thread exits.
+// Thread numbers (T0, T1... in reports) and the registry of the threads
+// that make checked calls: their counters for the exit statistics, and
+// their call contexts, which context claims read (contexts.cpp). A thread
+// leaves it when it exits.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,13 +23,18 @@
 namespace ownsan {
 
 namespace {
-// Per-thread call counters for the exit statistics: each thread that makes
-// a checked call lists its counter here; a thread that exits folds its
-// count into the total. (Threads of the parent are gone after a fork: their
-// entries are dropped in the child, their calls stay in the total.)
+// Each thread that makes a checked call lists itself here: its call
+// counter (a thread that exits folds its count into the total) and where
+// its call contexts are. (Threads of the parent are gone after a fork:
+// their entries are dropped in the child, their calls stay in the total.)
+struct ThreadEntry {
+  const std::atomic<uint64_t> *calls;
+  uint32_t number_plus_one;
+  const CallContext *call; ///< its tls_call
+  const void *saved;       ///< its saved outer calls (call_scopes.cpp)
+};
 Mutex g_thread_calls_mu(absl::kConstInit);
-std::vector<const std::atomic<uint64_t> *> *
-    g_thread_calls ABSL_GUARDED_BY(g_thread_calls_mu);
+std::vector<ThreadEntry> *g_thread_calls ABSL_GUARDED_BY(g_thread_calls_mu);
 uint64_t g_exited_thread_calls ABSL_GUARDED_BY(g_thread_calls_mu) = 0;
 
 void ForgetThreadCalls(void *counter) {
@@ -36,7 +43,9 @@ void ForgetThreadCalls(void *counter) {
   RuntimeSection section;
   MutexLock lock(&g_thread_calls_mu);
   auto &v = *g_thread_calls;
-  v.erase(std::remove(v.begin(), v.end(), c), v.end());
+  v.erase(std::remove_if(v.begin(), v.end(),
+                         [c](const ThreadEntry &e) { return e.calls == c; }),
+          v.end());
   g_exited_thread_calls += c->load(std::memory_order_relaxed);
   // Case: a destructor that runs after this one on the thread (another
   // thread-specific key's, a thread_local's) makes more checked calls: the
@@ -52,9 +61,19 @@ uint64_t TotalCalls() {
   MutexLock lock(&g_thread_calls_mu);
   uint64_t n = g_exited_thread_calls;
   if (g_thread_calls)
-    for (const std::atomic<uint64_t> *c : *g_thread_calls)
-      n += c->load(std::memory_order_relaxed);
+    for (const ThreadEntry &e : *g_thread_calls)
+      n += e.calls->load(std::memory_order_relaxed);
   return n;
+}
+
+bool FindOpenCallOn(uint32_t owner, const ObjectRecord *ctx, OpenCall *found) {
+  RuntimeSection section;
+  MutexLock lock(&g_thread_calls_mu);
+  if (g_thread_calls)
+    for (const ThreadEntry &e : *g_thread_calls)
+      if (e.number_plus_one == owner)
+        return OpenCallOnIn(e.call, e.saved, ctx, found);
+  return false; // (the thread has exited)
 }
 
 // In a fork child: the other threads' counters stop (their threads are not
@@ -63,27 +82,30 @@ void ForkThreadCalls() ABSL_NO_THREAD_SAFETY_ANALYSIS {
   if (!g_thread_calls)
     return;
   const std::atomic<uint64_t> *mine = &tls_call_state.calls;
-  for (const std::atomic<uint64_t> *c : *g_thread_calls)
-    if (c != mine)
-      g_exited_thread_calls += c->load(std::memory_order_relaxed);
-  g_thread_calls->clear();
-  if (mine->load(std::memory_order_relaxed))
-    g_thread_calls->push_back(mine);
+  std::vector<ThreadEntry> kept;
+  for (const ThreadEntry &e : *g_thread_calls)
+    if (e.calls != mine)
+      g_exited_thread_calls += e.calls->load(std::memory_order_relaxed);
+    else
+      kept.push_back(e);
+  g_thread_calls->swap(kept);
 }
 
 void NoteFirstCall() {
   RuntimeSection section;
   const std::atomic<uint64_t> *c = &tls_call_state.calls;
+  uint32_t number_plus_one = CurrentThreadNumberPlusOne();
   {
     MutexLock lock(&g_thread_calls_mu);
     if (!g_thread_calls)
-      g_thread_calls = new std::vector<const std::atomic<uint64_t> *>;
+      g_thread_calls = new std::vector<ThreadEntry>;
     // Case: a signal handler's first call came between this thread's first
     // call's count and its listing: both saw the count 1.
-    if (std::find(g_thread_calls->begin(), g_thread_calls->end(), c) !=
-        g_thread_calls->end())
-      return;
-    g_thread_calls->push_back(c);
+    for (const ThreadEntry &e : *g_thread_calls)
+      if (e.calls == c)
+        return;
+    g_thread_calls->push_back(
+        {c, number_plus_one, &tls_call, ThisThreadSavedCalls()});
   }
   ReleaseAtThreadExit<ForgetThreadCalls>(c);
 }

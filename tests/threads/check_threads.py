@@ -27,6 +27,11 @@ Cases:
             hand-off).
   race_late the race with a hand-off, then 300 calls by the owner alone:
             the same one frame; with 200 calls, the full stack.
+  race_nested
+            the race while the owner is inside a call on a second context
+            that its diagnostic handler made: the race's context is held by
+            the owner's outer call (saved while the callback's call runs);
+            reported as in `race`, the owner's outer call named.
   cross_fn  LLVMAddFunction(private module, global-context function type):
             one cross-context report naming both contexts.
   cross_add LLVMBuildAdd(private parameter, global-context constant): same.
@@ -230,6 +235,39 @@ def case_race_late(c, a):
                     "after 256 claims by the owner alone)", rep.text)
 
 
+def case_race_nested(c, a):
+    """The owner is inside a call on a second context, made by the
+    diagnostic handler of its call on the raced context: a race all the
+    same (the outer call holds the context while the callback runs)."""
+    r = ownsan_run(a, ["race_nested"])
+    rep = one_report(c, r, "race_nested")
+    h = handles(r.err, "threads")
+    if rep is None:
+        return
+    ctx = h.get("context")
+    c.equal(rep.kind, "context-race", "race_nested: a context-race",
+            rep.text)
+    c.check(ctx is not None and rep.handle == ctx,
+            "race_nested: about the outer call's context "
+            f"({ctx and hex(ctx)}), not the second one", rep.text)
+    use = rep.section("passed as argument")
+    c.check(has_fn(use, "race_intruder_call"), "race_nested: the intruder's "
+            "stack shows race_intruder_call", rep.text)
+    other = rep.section("at the same time thread")
+    c.check(other is not None and other.heading == OWNER_HEADING,
+            "race_nested: the owner's thread (T0) and outer call "
+            "(LLVMParseBitcodeInContext2) are named", rep.text)
+    c.check(has_fn(other, "race_owner_parse") and
+            not has_fn(other, "race_owner_nested_parse"),
+            "race_nested: the owner's stack is the outer call's claim",
+            rep.text)
+    c.check("race: owner's handler calls LLVMParseBitcodeInContext2 on a "
+            "second context" in r.out, "race_nested: the owner was inside "
+            "the nested call", r)
+    check_silent(c, a, ["race_nested", "--fixed"],
+                 "race_nested --fixed (sequential)")
+
+
 def check_cross(c, a, mode, fn, arg_subject, arg_context, fn_step, create_fn,
                 create_step, handle_type, fixed_what="one context"):
     r = ownsan_run(a, [mode])
@@ -320,7 +358,8 @@ def case_small_stack(c, a):
 # ctest labels (tests/CMakeLists.txt): `sanitized` runs the case in the
 # ASan+UBSan and TSan builds of the runtime too.
 LABELS = {name: ["sanitized"] for name in (
-    "stress", "cold", "race", "race_first", "race_late", "cross_fn",
+    "stress", "cold", "race", "race_first", "race_late", "race_nested",
+    "cross_fn",
     "cross_add", "cross_shuffle", "handoff", "engine_dispose")}
 
 

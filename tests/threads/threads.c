@@ -31,6 +31,11 @@
  *       between the hand-off and its parse: the runtime records the stacks
  *       of the first 256 claims after a hand-off only, so the owner's stack
  *       was not recorded either.
+ *   race_nested
+ *       The race of `race`, but the owner's diagnostic handler first parses
+ *       the garbage again in a second context, and that context's handler
+ *       blocks: the race's context is held by the owner's outer call, which
+ *       a callback interrupted.
  *   engine_dispose
  *       MCJIT engine on a module, LLVMDisposeExecutionEngine (which frees
  *       the module), its memory reused by malloc, then LLVMContextDispose.
@@ -297,14 +302,32 @@ static sem_t g_warm_done, g_owner_inside, g_owner_returned, g_intruder_done;
 static LLVMContextRef g_race_ctx;
 static int g_no_warmup;  /* race_first: no hand-off before the race */
 static int g_late_calls; /* race_late: T0's calls after the hand-off */
+/* race_nested: the owner waits inside a call on a second context that its
+ * diagnostic handler made (the race's context is held by the outer call). */
+static int g_nested;
+static LLVMContextRef g_inner_ctx;
+static LLVMMemoryBufferRef g_garbage;
+
+STEP void race_owner_nested_parse(void) {
+  printf("race: owner's handler calls LLVMParseBitcodeInContext2 on a "
+         "second context\n");
+  fflush(stdout);
+  LLVMModuleRef m = NULL;
+  LLVMParseBitcodeInContext2(g_inner_ctx, g_garbage, &m);
+}
 
 static void race_diagnostic_handler(LLVMDiagnosticInfoRef di, void *user) {
-  (void)user;
   char *desc = LLVMGetDiagInfoDescription(di);
   printf("race: diagnostic (severity %d) received\n",
          (int)LLVMGetDiagInfoSeverity(di));
   fflush(stdout);
   LLVMDisposeMessage(desc);
+  if (g_nested && user == NULL) {
+    /* The outer parse's handler: parse again, in the second context, whose
+     * handler (user != NULL) does the waiting. */
+    race_owner_nested_parse();
+    return;
+  }
   sem_post(&g_owner_inside);
   if (!g_fixed)
     /* Still inside LLVMParseBitcodeInContext2: hold the context until the
@@ -357,6 +380,12 @@ static int mode_race(void) {
   static const char junk[] = "this is not bitcode, not at all";
   LLVMMemoryBufferRef garbage = LLVMCreateMemoryBufferWithMemoryRangeCopy(
       junk, sizeof junk - 1, "garbage");
+  g_garbage = garbage;
+  if (g_nested) {
+    g_inner_ctx = LLVMContextCreate();
+    LLVMContextSetDiagnosticHandler(g_inner_ctx, race_diagnostic_handler,
+                                    &g_nested);
+  }
   pthread_t t;
   if (pthread_create(&t, NULL, race_intruder, NULL))
     die("pthread_create");
@@ -369,6 +398,8 @@ static int mode_race(void) {
   sem_post(&g_owner_returned);
   pthread_join(t, NULL);
   LLVMDisposeMemoryBuffer(garbage);
+  if (g_inner_ctx)
+    LLVMContextDispose(g_inner_ctx);
   LLVMContextDispose(g_race_ctx);
   printf("race: done\n");
   return failed ? 0 : 1;
@@ -646,9 +677,11 @@ int main(int argc, char **argv) {
       args[nargs++] = argv[i];
   }
   if (nargs < 1) {
-    fprintf(stderr, "usage: threads stress|cold|race|race_first|race_late|"
-                    "engine_dispose|cross_fn|cross_add|cross_shuffle|handoff|"
-                    "small_stack [ARGS] [--fixed]\n");
+    fprintf(
+        stderr,
+        "usage: threads stress|cold|race|race_first|race_late|"
+        "race_nested|engine_dispose|cross_fn|cross_add|cross_shuffle|handoff|"
+        "small_stack [ARGS] [--fixed]\n");
     return 2;
   }
   setvbuf(stdout, NULL, _IOLBF, 0);
@@ -665,6 +698,10 @@ int main(int argc, char **argv) {
     return mode_race();
   if (!strcmp(mode, "race_first")) {
     g_no_warmup = 1;
+    return mode_race();
+  }
+  if (!strcmp(mode, "race_nested")) {
+    g_nested = 1;
     return mode_race();
   }
   if (!strcmp(mode, "race_late")) {
