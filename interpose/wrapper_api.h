@@ -308,9 +308,10 @@ public:
     ThreadCallState &state = tls_call_state;
     level_ = state.depth;
     state.depth = level_ + 1;
-    checking_ = !state.in_runtime && g_enabled.load(std::memory_order_relaxed);
-    if (checking_ && __builtin_expect(state.signal_depth != 0, 0)) {
-      g_signal_handler_calls.fetch_add(1, std::memory_order_relaxed);
+    checking_ = g_enabled.load(std::memory_order_relaxed);
+    if (__builtin_expect(UncheckedBits(state) != 0, 0)) {
+      if (checking_ && !state.in_runtime)
+        g_signal_handler_calls.fetch_add(1, std::memory_order_relaxed);
       checking_ = false;
     }
     if (checking_) {
@@ -376,7 +377,9 @@ public:
                    uint8_t expected) {
     if (!h || skip_)
       return;
-    switch (CheckKindedArg(fn_, arg, h, type, expected)) {
+    switch (HasFastCheck(type)
+                ? CheckKindedArg(fn_, arg, h, type, expected)
+                : CheckKindedArgFully(fn_, arg, h, type, expected)) {
     case ArgVerdict::Ok:
       break;
     case ArgVerdict::Skip:
@@ -435,6 +438,18 @@ public:
   static void BeforeJump(uintptr_t target, uintptr_t here);
 
 private:
+  /// in_runtime and signal_depth, side by side: one load tests both.
+  [[gnu::always_inline]] static uint16_t
+  UncheckedBits(const ThreadCallState &state) {
+    static_assert(offsetof(ThreadCallState, signal_depth) ==
+                  offsetof(ThreadCallState, in_runtime) + 1);
+    uint16_t bits;
+    __builtin_memcpy(&bits,
+                     reinterpret_cast<const char *>(&state) +
+                         offsetof(ThreadCallState, in_runtime),
+                     sizeof bits);
+    return bits;
+  }
   /// What identifies the scope on its thread's stack: the wrapper's frame
   /// (one scope per wrapper). Not `this`, which would make the scope's
   /// fields live in memory instead of registers.
@@ -480,6 +495,8 @@ private:
                                   HandleType type);
   static ArgVerdict CheckKindedArg(FnId fn, unsigned arg, const void *h,
                                    HandleType type, uint8_t expected);
+  static ArgVerdict CheckKindedArgFully(FnId fn, unsigned arg, const void *h,
+                                        HandleType type, uint8_t expected);
   static void RegisterResult(FnId fn, const void *h, HandleType type);
   /// Runtime::CheckStringRef.
   static bool CheckStringRefArg(FnId fn, unsigned arg, const char *data);

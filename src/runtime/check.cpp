@@ -164,40 +164,67 @@ __attribute__((noinline)) bool CallScope::CheckHandleArgFully(FnId fn,
       ->CheckHandle(fn, arg, h, type);
 }
 
-// Most checked calls (of a type HasFastCheck accepts): Runtime::
-// CheckHandle's common case and CheckContext's (the context is this
-// call's already, or this thread owns it), decided with no frame of its
-// own; everything else is left to the full check, a tail
-// call. Same verdicts, same writes.
+// The fast path of the per-call check (of a type HasFastCheck accepts):
+// the live record of a handle naming an object of the parameter's own
+// kind, from the thread's record cache, or nullptr.
+namespace {
+[[gnu::always_inline]] inline ObjectRecord *CachedOfType(const void *h,
+                                                         HandleType type) {
+  ObjectRecord *r = CachedLive(h);
+  return r && kKindHandleTypes[static_cast<uint8_t>(r->kind)] == type ? r
+                                                                      : nullptr;
+}
+
+// ... and CheckContext's common case for it: the context is this call's
+// already, or this thread owns it (true: decided, nothing to report).
+[[gnu::always_inline]] inline bool ContextDecided(FnId fn, unsigned arg,
+                                                  const ObjectRecord *r) {
+  ContextUse *use = r->context_use;
+  if (!use)
+    return true;
+  CallContext &call = tls_call;
+  ObjectRecord *ctx = use->record;
+  if (call.context == ctx)
+    return true; // (exempt or not: nothing to check)
+  uint32_t me = tls_thread_number_plus_one;
+  if (!call.context && me != 0 &&
+      use->owner.load(std::memory_order_relaxed) == me &&
+      use->stack_claims_left.load(std::memory_order_relaxed) == 0 &&
+      !g_runtime.load(std::memory_order_relaxed)->ContextExempt(fn, arg)) {
+    // The owner's claim, as CheckContext makes it.
+    call.context_arg = arg;
+    __atomic_store_n(&call.context, ctx, __ATOMIC_RELEASE);
+    return true;
+  }
+  return false;
+}
+} // namespace
+
+// Most checked calls: decided with no frame of its own; everything else is
+// left to the full check, a tail call. Same verdicts, same writes.
 bool CallScope::CheckHandleArg(FnId fn, unsigned arg, const void *h,
                                HandleType type) {
-  ObjectRecord *r = CachedLive(h);
-  if (r && kKindHandleTypes[static_cast<uint8_t>(r->kind)] == type) {
-    ContextUse *use = r->context_use;
-    if (!use)
-      return false;
-    CallContext &call = tls_call;
-    ObjectRecord *ctx = use->record;
-    if (call.context == ctx)
-      return false; // (exempt or not: nothing to check)
-    uint32_t me = tls_thread_number_plus_one;
-    if (!call.context && me != 0 &&
-        use->owner.load(std::memory_order_relaxed) == me &&
-        use->stack_claims_left.load(std::memory_order_relaxed) == 0 &&
-        !g_runtime.load(std::memory_order_relaxed)->ContextExempt(fn, arg)) {
-      // The owner's claim, as CheckContext makes it.
-      call.context_arg = arg;
-      __atomic_store_n(&call.context, ctx, __ATOMIC_RELEASE);
-      return false;
-    }
-  }
+  if (const ObjectRecord *r = CachedOfType(h, type);
+      r && ContextDecided(fn, arg, r))
+    return false;
   return CheckHandleArgFully(fn, arg, h, type);
 }
 
-ArgVerdict CallScope::CheckKindedArg(FnId fn, unsigned arg, const void *h,
-                                     HandleType type, uint8_t expected) {
+__attribute__((noinline)) ArgVerdict CallScope::CheckKindedArgFully(
+    FnId fn, unsigned arg, const void *h, HandleType type, uint8_t expected) {
   return g_runtime.load(std::memory_order_relaxed)
       ->CheckKindedHandle(fn, arg, h, type, expected);
+}
+
+// The same for an argument whose kind is checked (CheckKindedHandle): a
+// watched record of an expected kind is Ok once its context is.
+ArgVerdict CallScope::CheckKindedArg(FnId fn, unsigned arg, const void *h,
+                                     HandleType type, uint8_t expected) {
+  if (const ObjectRecord *r = CachedOfType(h, type);
+      r && IsWatchedKind(r->kind) && KindExpected(expected, r->kind) &&
+      ContextDecided(fn, arg, r))
+    return ArgVerdict::Ok;
+  return CheckKindedArgFully(fn, arg, h, type, expected);
 }
 
 void CallScope::RegisterResult(FnId fn, const void *h, HandleType type) {
