@@ -32,7 +32,8 @@ def run(cmd, env, stdin=None):
     p = subprocess.run([str(c) for c in cmd], env=env, stdin=stdin,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        text=True)
-    if p.returncode != 0 or "ERROR" in p.stderr:
+    # (An ownsan report, by its header line; other programs' words aside.)
+    if p.returncode != 0 or "ERROR: OwnSan:" in p.stderr:
         sys.exit(f"pgo_train: {' '.join(map(str, cmd))} failed "
                  f"(exit {p.returncode}):\n{p.stderr[-2000:]}")
 

@@ -43,6 +43,11 @@ Cases:
             its integers (spec data_only).
   handoff   one context handed between two threads 200 times with proper
             synchronization: silent, same stdout.
+  owner_exited
+            a context made by a thread that has exited, then used and
+            disposed by the main thread, 50 times: silent, same stdout (the
+            claim reads the owner's call contexts only while the owner is
+            registered, and finds none: a hand-off).
   engine_dispose
             LLVMDisposeExecutionEngine (which frees the engine's module),
             then LLVMContextDispose: silent, exit 0 (see threads.c).
@@ -328,6 +333,11 @@ def case_handoff(c, a):
     check_silent(c, a, ["handoff", "200"], "handoff (200 round trips)")
 
 
+def case_owner_exited(c, a):
+    check_silent(c, a, ["owner_exited", "50"],
+                 "contexts of exited threads used by the main thread")
+
+
 def case_engine_dispose(c, a):
     check_silent(c, a, ["engine_dispose"],
                  "LLVMDisposeExecutionEngine then LLVMContextDispose")
@@ -359,7 +369,7 @@ def case_small_stack(c, a):
 # ASan+UBSan and TSan builds of the runtime too.
 LABELS = {name: ["sanitized"] for name in (
     "stress", "cold", "race", "race_first", "race_late", "race_nested",
-    "cross_fn",
+    "owner_exited", "cross_fn",
     "cross_add", "cross_shuffle", "handoff", "engine_dispose")}
 
 

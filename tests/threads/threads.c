@@ -36,6 +36,11 @@
  *       the garbage again in a second context, and that context's handler
  *       blocks: the race's context is held by the owner's outer call, which
  *       a callback interrupted.
+ *   owner_exited [ROUNDS]
+ *       A thread makes a context and a module and exits; the main thread
+ *       then uses and disposes them (the context's owner is gone: a
+ *       hand-off, not a race), ROUNDS (50) times, each worker reusing the
+ *       last one's stack. Correct code: must exit 0 with nothing from ownsan.
  *   engine_dispose
  *       MCJIT engine on a module, LLVMDisposeExecutionEngine (which frees
  *       the module), its memory reused by malloc, then LLVMContextDispose.
@@ -627,6 +632,36 @@ static int mode_small_stack(int kib) {
   return 0;
 }
 
+/*===-- owner_exited ----------------------------------------------------===*/
+
+static LLVMContextRef g_oe_ctx;
+static LLVMModuleRef g_oe_mod;
+
+static void *owner_exited_worker(void *arg) {
+  (void)arg;
+  g_oe_ctx = LLVMContextCreate();
+  g_oe_mod = LLVMModuleCreateWithNameInContext("made_by_worker", g_oe_ctx);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(g_oe_ctx);
+  LLVMAddFunction(g_oe_mod, "f", LLVMFunctionType(i32, NULL, 0, 0));
+  return NULL;
+}
+
+static int mode_owner_exited(int rounds) {
+  for (int r = 0; r < rounds; ++r) {
+    pthread_t t;
+    if (pthread_create(&t, NULL, owner_exited_worker, NULL))
+      die("pthread_create");
+    pthread_join(t, NULL);
+    LLVMValueRef f = LLVMGetNamedFunction(g_oe_mod, "f");
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(g_oe_ctx);
+    printf("owner_exited: round %d: %s, i64 is %u bits\n", r,
+           f ? "f found" : "no f", LLVMGetIntTypeWidth(i64));
+    LLVMDisposeModule(g_oe_mod);
+    LLVMContextDispose(g_oe_ctx);
+  }
+  return 0;
+}
+
 static int mode_handoff(int rounds) {
   g_ho_rounds = rounds;
   sem_init(&g_to_worker, 0, 0);
@@ -677,11 +712,10 @@ int main(int argc, char **argv) {
       args[nargs++] = argv[i];
   }
   if (nargs < 1) {
-    fprintf(
-        stderr,
-        "usage: threads stress|cold|race|race_first|race_late|"
-        "race_nested|engine_dispose|cross_fn|cross_add|cross_shuffle|handoff|"
-        "small_stack [ARGS] [--fixed]\n");
+    fprintf(stderr, "usage: threads stress|cold|race|race_first|race_late|"
+                    "race_nested|owner_exited|engine_dispose|cross_fn|cross_"
+                    "add|cross_shuffle|handoff|"
+                    "small_stack [ARGS] [--fixed]\n");
     return 2;
   }
   setvbuf(stdout, NULL, _IOLBF, 0);
@@ -716,6 +750,8 @@ int main(int argc, char **argv) {
     return mode_cross_add();
   if (!strcmp(mode, "cross_shuffle"))
     return mode_cross_shuffle();
+  if (!strcmp(mode, "owner_exited"))
+    return mode_owner_exited(a1 ? a1 : 50);
   if (!strcmp(mode, "handoff"))
     return mode_handoff(a1 ? a1 : 200);
   if (!strcmp(mode, "small_stack"))
