@@ -236,10 +236,7 @@ void CallScope::CheckArray(unsigned arg, const void *const *hs, size_t n,
   if (!hs)
     return;
   for (size_t i = 0; i < n; ++i)
-    if (hs[i] &&
-        (HasFastCheck(type) ? CheckHandleArg(fn_, arg, hs[i], type)
-                            : CheckHandleArgFully(fn_, arg, hs[i], type)))
-      skip_ = true;
+    CheckHandle(arg, hs[i], type);
 }
 
 void CallScope::Before(const void *const *args) {

@@ -137,15 +137,23 @@ def has_fn(section, fn):
     return section is not None and fn in section.functions()
 
 
+def race_report(c, a, mode):
+    """Runs the seeded race `mode`: the run, its one report (checked to be
+    a context-race; None if there is not exactly one) and the handle of the
+    program's context."""
+    r = ownsan_run(a, [mode])
+    rep = one_report(c, r, mode)
+    ctx = handles(r.err, "threads").get("context")
+    if rep is not None:
+        c.equal(rep.kind, "context-race",
+                f"{mode}: the report is a context-race", rep.text)
+    return r, rep, ctx
+
+
 def case_race(c, a):
-    r = ownsan_run(a, ["race"])
-    rep = one_report(c, r, "race")
-    h = handles(r.err, "threads")
+    r, rep, ctx = race_report(c, a, "race")
     if rep is None:
         return
-    ctx = h.get("context")
-    c.equal(rep.kind, "context-race", "race: the report is a context-race",
-            rep.text)
     c.equal(rep.pid, r.pid, "race: the report comes from the program's pid",
             rep.text)
     c.check(ctx is not None and rep.handle == ctx and
@@ -195,11 +203,9 @@ def case_race_first(c, a):
     call is named and, since its full stack was not recorded (claims record
     stacks only after a hand-off), the frame that called into LLVM is
     shown."""
-    r = ownsan_run(a, ["race_first"])
-    rep = one_report(c, r, "race_first")
+    _, rep, _ = race_report(c, a, "race_first")
     if rep is None:
         return
-    c.equal(rep.kind, "context-race", "race_first: a context-race", rep.text)
     use = rep.section("passed as argument")
     c.check(has_fn(use, "race_intruder_call"), "race_first: the intruder's "
             "stack shows race_intruder_call", rep.text)
@@ -244,14 +250,9 @@ def case_race_nested(c, a):
     """The owner is inside a call on a second context, made by the
     diagnostic handler of its call on the raced context: a race all the
     same (the outer call holds the context while the callback runs)."""
-    r = ownsan_run(a, ["race_nested"])
-    rep = one_report(c, r, "race_nested")
-    h = handles(r.err, "threads")
+    r, rep, ctx = race_report(c, a, "race_nested")
     if rep is None:
         return
-    ctx = h.get("context")
-    c.equal(rep.kind, "context-race", "race_nested: a context-race",
-            rep.text)
     c.check(ctx is not None and rep.handle == ctx,
             "race_nested: about the outer call's context "
             f"({ctx and hex(ctx)}), not the second one", rep.text)
