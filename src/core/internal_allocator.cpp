@@ -22,6 +22,19 @@ constexpr unsigned kMinShift = 9;                     // 512 bytes
 constexpr unsigned kMaxShift = 16;                    // 64 KiB
 constexpr unsigned kClasses = kSmallClasses + (kMaxShift - kMinShift + 1);
 constexpr size_t kSlabBytes = size_t{1} << 18;
+// A class that has taken this many slabs is growing with the program (index
+// vectors, names, the quarantine's queue): its next slabs are 2 MiB huge
+// pages, one page fault where 512 small pages took one each (a fault costs
+// several microseconds in a VM). A short program never gets there, so its
+// resident memory stays as small as before.
+constexpr unsigned kSmallSlabsPerClass = 4;
+constexpr size_t kHugeSlabBytes = size_t{2} << 20;
+// Large blocks (a vector that doubles past 64 KiB, an eviction's batch) are
+// kept when freed, up to kLargeCacheBytes in all, for the next request of
+// the same size: mapping and faulting them in again on every use cost
+// thousands of page faults per eviction of the history.
+constexpr unsigned kLargeCacheSlots = 16;
+constexpr size_t kLargeCacheBytes = size_t{32} << 20;
 
 struct FreeBlock {
   FreeBlock *next;
@@ -34,6 +47,14 @@ FreeBlock *g_free[kClasses] ABSL_GUARDED_BY(g_pool_mu);
 // its 64 pages: a page fault each for memory a short program never used.)
 char *g_fresh[kClasses] ABSL_GUARDED_BY(g_pool_mu);
 char *g_fresh_end[kClasses] ABSL_GUARDED_BY(g_pool_mu);
+unsigned g_slabs[kClasses] ABSL_GUARDED_BY(g_pool_mu);
+
+struct LargeBlock {
+  void *p;
+  size_t bytes;
+};
+LargeBlock g_large[kLargeCacheSlots] ABSL_GUARDED_BY(g_pool_mu);
+size_t g_large_bytes ABSL_GUARDED_BY(g_pool_mu);
 
 unsigned ClassOf(size_t bytes) {
   if (bytes <= kSmallMax)
@@ -59,6 +80,34 @@ void *Map(size_t bytes) {
 
 size_t PageRound(size_t bytes) { return (bytes + 4095) & ~size_t{4095}; }
 
+void *TakeLarge(size_t bytes) {
+  {
+    MutexLock lock(&g_pool_mu);
+    for (LargeBlock &b : g_large)
+      if (b.bytes == bytes) {
+        void *p = b.p;
+        b = {};
+        g_large_bytes -= bytes;
+        return p;
+      }
+  }
+  return Map(bytes);
+}
+
+void GiveBackLarge(void *p, size_t bytes) {
+  {
+    MutexLock lock(&g_pool_mu);
+    if (g_large_bytes + bytes <= kLargeCacheBytes)
+      for (LargeBlock &b : g_large)
+        if (!b.p) {
+          b = {p, bytes};
+          g_large_bytes += bytes;
+          return;
+        }
+  }
+  munmap(p, bytes);
+}
+
 } // namespace
 
 size_t InternalBlockSize(size_t bytes) {
@@ -73,7 +122,7 @@ void *InternalAllocate(size_t bytes) {
   if (bytes == 0)
     bytes = 1;
   if (bytes > (size_t{1} << kMaxShift))
-    return Map(PageRound(bytes));
+    return TakeLarge(PageRound(bytes));
   unsigned c = ClassOf(bytes);
   size_t block = BlockBytes(c);
   MutexLock lock(&g_pool_mu);
@@ -83,8 +132,14 @@ void *InternalAllocate(size_t bytes) {
   }
   if (static_cast<size_t>(g_fresh_end[c] - g_fresh[c]) < block) {
     // A new slab (a small class wastes the last few bytes of the old one).
-    g_fresh[c] = static_cast<char *>(Map(kSlabBytes));
-    g_fresh_end[c] = g_fresh[c] + kSlabBytes;
+    size_t slab = kSlabBytes;
+    if (g_slabs[c]++ < kSmallSlabsPerClass) {
+      g_fresh[c] = static_cast<char *>(Map(slab));
+    } else {
+      slab = kHugeSlabBytes;
+      g_fresh[c] = static_cast<char *>(InternalMapBlock(slab, true));
+    }
+    g_fresh_end[c] = g_fresh[c] + slab;
   }
   void *p = g_fresh[c];
   g_fresh[c] += block;
@@ -97,7 +152,7 @@ void InternalDeallocate(void *p, size_t bytes) {
   if (bytes == 0)
     bytes = 1;
   if (bytes > (size_t{1} << kMaxShift)) {
-    munmap(p, PageRound(bytes));
+    GiveBackLarge(p, PageRound(bytes));
     return;
   }
   unsigned c = ClassOf(bytes);

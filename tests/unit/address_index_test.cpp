@@ -8,9 +8,11 @@
 
 #include "gtest/gtest.h"
 
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <random>
+#include <string>
 
 namespace ownsan {
 namespace {
@@ -344,6 +346,72 @@ TEST(InternalAllocator, BlocksAreDistinctWritableAndReused) {
   for (int i = 0; i < 100000; ++i)
     v.push_back(i);
   EXPECT_EQ(v[99999], 99999);
+}
+
+// The flags of the mapping that holds `p`, from /proc/self/smaps ("" if
+// none is found).
+std::string VmFlagsOf(const void *p) {
+  std::FILE *f = std::fopen("/proc/self/smaps", "r");
+  if (!f)
+    return "";
+  char line[512];
+  bool inside = false;
+  std::string flags;
+  uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  while (std::fgets(line, sizeof line, f)) {
+    unsigned long lo, hi;
+    if (std::sscanf(line, "%lx-%lx ", &lo, &hi) == 2) {
+      inside = lo <= a && a < hi;
+    } else if (inside && std::strncmp(line, "VmFlags:", 8) == 0) {
+      flags = line + 8;
+      break;
+    }
+  }
+  std::fclose(f);
+  return flags;
+}
+
+TEST(InternalAllocator, LargeBlocksAreKeptForTheNextOfTheirSize) {
+  // (A vector that doubles past 64 KiB, an eviction's batch: mapping and
+  // faulting them in again on each use cost thousands of page faults.)
+  constexpr size_t kBytes = size_t{3} << 20;
+  char *a = static_cast<char *>(InternalAllocate(kBytes));
+  std::memset(a, 1, kBytes);
+  InternalDeallocate(a, kBytes);
+  char *b = static_cast<char *>(InternalAllocate(kBytes));
+  EXPECT_EQ(b, a) << "the freed block, not a new mapping";
+  EXPECT_EQ(b[kBytes - 1], 1) << "still mapped, its pages still there";
+  // Blocks beyond what the cache keeps (32 MiB) go back to the system.
+  std::vector<char *> many;
+  for (int i = 0; i < 20; ++i)
+    many.push_back(static_cast<char *>(InternalAllocate(kBytes)));
+  for (char *p : many)
+    InternalDeallocate(p, kBytes);
+  size_t kept = 0;
+  for (char *p : many)
+    kept += !VmFlagsOf(p).empty();
+  EXPECT_LE(kept * kBytes, size_t{32} << 20);
+  EXPECT_GE(kept, 1u);
+  InternalDeallocate(b, kBytes);
+}
+
+TEST(InternalAllocator, AGrowingClassGetsHugePageSlabs) {
+  // A class that has taken four 256 KiB slabs takes 2 MiB ones, advised as
+  // transparent huge pages (one fault each, where 512 small pages took one
+  // each); the first slabs stay small for short programs.
+  constexpr size_t kBlock = 40960; // a class of its own in this test binary
+  std::vector<char *> blocks;
+  for (int i = 0; i < 64; ++i)
+    blocks.push_back(static_cast<char *>(InternalAllocate(kBlock)));
+  EXPECT_EQ(VmFlagsOf(blocks.front()).find(" hg"), std::string::npos)
+      << "the first slab: small pages";
+  EXPECT_NE(VmFlagsOf(blocks.back()).find(" hg"), std::string::npos)
+      << "after four slabs: " << VmFlagsOf(blocks.back());
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(blocks.back()) >> 21,
+            reinterpret_cast<uintptr_t>(blocks[blocks.size() - 2]) >> 21)
+      << "carved from one 2 MiB slab";
+  for (char *p : blocks)
+    InternalDeallocate(p, kBlock);
 }
 
 } // namespace
