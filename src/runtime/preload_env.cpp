@@ -49,4 +49,15 @@ void RemoveRuntimeFromPreload() {
     setenv("LD_PRELOAD", kept.c_str(), 1);
 }
 
+void RestoreProgramTunables() {
+  const char *saved = getenv("OWNSAN_RUN_GLIBC_TUNABLES");
+  if (!saved)
+    return;
+  if (saved[0] == '=')
+    setenv("GLIBC_TUNABLES", saved + 1, 1);
+  else
+    unsetenv("GLIBC_TUNABLES");
+  unsetenv("OWNSAN_RUN_GLIBC_TUNABLES");
+}
+
 } // namespace ownsan

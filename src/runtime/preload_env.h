@@ -5,7 +5,8 @@
 // LD_PRELOAD is inherited by every program a process execs, so ownsan
 // follows all of them by default (as AddressSanitizer's preloaded runtime
 // does). follow_children=0 takes the runtime out of the environment at
-// start-up instead.
+// start-up instead, with the malloc tunable `ownsan run` added for the
+// runtime's sake (which travels with it).
 //
 //===----------------------------------------------------------------------===//
 #ifndef OWNSAN_RUNTIME_PRELOAD_ENV_H
@@ -17,6 +18,11 @@ namespace ownsan {
 /// variable goes away if nothing else is left); other entries, a
 /// sanitizer's runtime included, stay in their order.
 void RemoveRuntimeFromPreload();
+
+/// Puts back the GLIBC_TUNABLES the program was given, where `ownsan run`
+/// added glibc.malloc.hugetlb=1 (read at exec: in effect for this process,
+/// not for the children it starts from now on).
+void RestoreProgramTunables();
 
 } // namespace ownsan
 

@@ -259,8 +259,10 @@ __attribute__((constructor(101))) static void OwnsanInit() {
   pthread_atfork([] { ownsan::Runtime::Get().PrepareFork(); },
                  [] { ownsan::Runtime::Get().AfterForkInParent(); },
                  [] { ownsan::Runtime::Get().AfterForkInChild(); });
-  if (!ownsan::Runtime::Get().flags().follow_children)
+  if (!ownsan::Runtime::Get().flags().follow_children) {
     ownsan::RemoveRuntimeFromPreload();
+    ownsan::RestoreProgramTunables();
+  }
   // forward_only: the wrappers and the allocation hooks stay plain
   // forwards for the whole run (the interposition's own cost).
   if (ownsan::Runtime::Get().flags().forward_only)

@@ -1551,6 +1551,70 @@ def case_follow_children(x):
     check_malformed(x, "follow_children=maybe", "follow_children")
 
 
+def thp_mode():
+    """The system's transparent huge page mode ("always", "madvise" or
+    "never"), or None without THP."""
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+            return re.search(r"\[(\w+)\]", f.read()).group(1)
+    except (OSError, AttributeError):
+        return None
+
+
+def case_huge_heap(x):
+    # `ownsan run` (not an OWNSAN_OPTIONS option) asks the program's malloc
+    # for transparent huge pages (glibc.malloc.hugetlb=1): the quarantine
+    # grows the heap. The tunable travels with LD_PRELOAD (children the
+    # runtime follows inherit it; follow_children=0 puts back what the
+    # program was given); a tunable the user set, and --no-huge-heap, win.
+    c = x.c
+    advised = thp_mode() == "madvise"  # (glibc advises only in this mode)
+    if not advised:
+        c.note(f"transparent huge pages: {thp_mode()}; glibc advises none, "
+               "so only the environment is checked")
+
+    def heap(cmd_extra=(), options=None, **env):
+        r = run([x.a.ownsan, "run", *cmd_extra, "--", x.a.program, "heap"],
+                env=x.env(options, **env))
+        c.check(r.returncode == 0 and r.err == "",
+                f"heap {cmd_extra} {options} {env}: runs clean", r)
+        m = re.search(r"^GLIBC_TUNABLES=(.*)$", r.out, re.M)
+        h = re.search(r"^heap huge pages: (yes|no)$", r.out, re.M)
+        return (m.group(1) if m else None), (h.group(1) if h else None), r
+
+    plain = run([x.a.program, "heap"], env=clean_env(GLIBC_TUNABLES=None))
+    c.check("heap huge pages: no" in plain.out,
+            "without ownsan the heap has no huge pages", plain)
+    tunables, huge, r = heap(GLIBC_TUNABLES=None)
+    c.equal(tunables, "glibc.malloc.hugetlb=1", "the tunable ownsan run "
+            "added is in the environment (for the children it follows)", r)
+    if advised:
+        c.equal(huge, "yes", "ownsan run: the heap is advised for huge "
+                "pages", r)
+    tunables, huge, r = heap(GLIBC_TUNABLES="glibc.malloc.tcache_count=3")
+    c.equal(tunables, "glibc.malloc.tcache_count=3:glibc.malloc.hugetlb=1",
+            "the user's tunables come first, unchanged", r)
+    if advised:
+        c.equal(huge, "yes", "with the user's other tunables too", r)
+    for given in (None, "glibc.malloc.tcache_count=3"):
+        tunables, huge, r = heap(options="follow_children=0",
+                                 GLIBC_TUNABLES=given)
+        c.equal(tunables, given or "(unset)", "follow_children=0: the "
+                "program's GLIBC_TUNABLES as it was given", r)
+        if advised:
+            c.equal(huge, "yes", "follow_children=0: the process's own heap "
+                    "still has huge pages", r)
+    tunables, huge, r = heap(GLIBC_TUNABLES="glibc.malloc.hugetlb=0")
+    c.equal(tunables, "glibc.malloc.hugetlb=0", "a hugetlb the user set "
+            "stays theirs", r)
+    c.equal(huge, "no", "glibc.malloc.hugetlb=0 from the user: no huge "
+            "pages", r)
+    tunables, huge, r = heap(("--no-huge-heap",), GLIBC_TUNABLES=None)
+    c.equal(tunables, "(unset)", "--no-huge-heap: the environment as given",
+            r)
+    c.equal(huge, "no", "--no-huge-heap: no huge pages", r)
+
+
 def flag_names(flags_inc):
     with open(flags_inc, encoding="utf-8") as f:
         return re.findall(r"^OWNSAN_(?:FLAG\(\s*[\w:]+,|INT_FLAG\()\s*(\w+),",

@@ -36,6 +36,11 @@
  *             unwind does not.
  *   oldpython loads libownsan_opts_oldpy.so (beside this program), an
  *             imitation of a CPython before 3.9, then runs `deep`.
+ *   heap      builds and disposes 200 modules of 500 instructions (the
+ *             quarantine holds their blocks: the heap grows), then prints
+ *             "GLIBC_TUNABLES=<value or (unset)>" and "heap huge pages:
+ *             yes|no" (a [heap] mapping advised for transparent huge pages,
+ *             VmFlags "hg", in /proc/self/smaps).
  *
  * Every step prints "<step>: ..." to stdout before it calls LLVM, so the last
  * stdout line of a halted run is the offending call. The executable is linked
@@ -301,6 +306,43 @@ static int mode_late(void) {
   return 0;
 }
 
+static int mode_heap(void) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx);
+  LLVMTypeRef fty = LLVMFunctionType(i64, &i64, 1, 0);
+  for (int m = 0; m < 200; ++m) {
+    LLVMModuleRef mod = LLVMModuleCreateWithNameInContext("heap", ctx);
+    LLVMValueRef fn = LLVMAddFunction(mod, "f", fty);
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, fn, "e"));
+    LLVMValueRef x = LLVMGetParam(fn, 0);
+    for (int i = 0; i < 500; ++i)
+      x = LLVMBuildAdd(b, x, x, "x");
+    LLVMBuildRet(b, x);
+    LLVMDisposeBuilder(b);
+    LLVMDisposeModule(mod);
+  }
+  LLVMContextDispose(ctx);
+  const char *tunables = getenv("GLIBC_TUNABLES");
+  printf("GLIBC_TUNABLES=%s\n", tunables ? tunables : "(unset)");
+  FILE *f = fopen("/proc/self/smaps", "r");
+  char line[512];
+  int in_heap = 0, huge = 0;
+  while (f && fgets(line, sizeof line, f)) {
+    if (strncmp(line, "VmFlags:", 8) == 0) {
+      if (in_heap && strstr(line, " hg"))
+        huge = 1;
+      in_heap = 0;
+    } else if (strstr(line, "[heap]")) {
+      in_heap = 1;
+    }
+  }
+  if (f)
+    fclose(f);
+  printf("heap huge pages: %s\n", huge ? "yes" : "no");
+  return 0;
+}
+
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IONBF, 0);
   const char *mode = argc > 1 ? argv[1] : "";
@@ -324,8 +366,10 @@ int main(int argc, char **argv) {
     return mode_late();
   if (!strcmp(mode, "oldpython"))
     return mode_oldpython(argv[0]);
+  if (!strcmp(mode, "heap"))
+    return mode_heap();
   fprintf(stderr, "usage: opts_prog "
                   "clean|multi|suppress|leak|deep|nofp|invalid|threads|late|"
-                  "oldpython\n");
+                  "oldpython|heap\n");
   return 2;
 }

@@ -38,13 +38,15 @@
 namespace {
 
 const char kUsage[] =
-    "usage: ownsan run [--llvm N] [--] COMMAND [ARGS...]\n"
+    "usage: ownsan run [--llvm N] [--no-huge-heap] [--] COMMAND [ARGS...]\n"
     "       ownsan link-flags [--llvm N] [--mlir]\n"
     "       ownsan report [--sarif F] [--junit F] [--html DIR] "
     "[--source-root DIR] PATH...\n"
     "       ownsan --version | --help\n"
     "Runs COMMAND with the ownsan runtime preloaded. Options for the runtime\n"
-    "go in OWNSAN_OPTIONS (OWNSAN_OPTIONS=help=1 lists them).\n"
+    "go in OWNSAN_OPTIONS (OWNSAN_OPTIONS=help=1 lists them). COMMAND's\n"
+    "malloc backs its heap with transparent huge pages unless --no-huge-heap\n"
+    "(the quarantine grows the heap; docs/performance.md).\n"
     "`ownsan link-flags` prints the link options that build the runtime into\n"
     "a program with LLVM linked statically (docs/link-mode.md); with --mlir,\n"
     "the runtime checking MLIR's C API (docs/mlir.md).\n"
@@ -253,8 +255,30 @@ std::string ResolvedRuntime(int major) {
   return resolved;
 }
 
+// Asks glibc's malloc in COMMAND to back its heap with transparent huge
+// pages (tunable glibc.malloc.hugetlb=1, read once as the process starts,
+// so set here, before the exec). The quarantine keeps up to
+// quarantine_size_mb of the program's freed blocks from reuse, so the heap
+// grows by as much: one page fault per 4 KiB page otherwise, several
+// microseconds each in a VM (docs/performance.md). A tunable the user set
+// stays theirs. Like LD_PRELOAD, the tunable is inherited by the children
+// the runtime follows; with follow_children=0 the runtime puts back the
+// GLIBC_TUNABLES the program was given (OWNSAN_RUN_GLIBC_TUNABLES: "=" and
+// the value it had, or "-" if it had none).
+void AskForHugePageHeap() {
+  const char *old = getenv("GLIBC_TUNABLES");
+  std::string tunables = old ? old : "";
+  if (tunables.find("glibc.malloc.hugetlb") != std::string::npos)
+    return;
+  setenv("OWNSAN_RUN_GLIBC_TUNABLES", old ? ("=" + tunables).c_str() : "-", 1);
+  tunables += tunables.empty() ? "" : ":";
+  tunables += "glibc.malloc.hugetlb=1";
+  setenv("GLIBC_TUNABLES", tunables.c_str(), 1);
+}
+
 int Run(int argc, char **argv) {
   int major = 0; // 0: not chosen with --llvm
+  bool huge_page_heap = true;
   int i = 0;
   for (; i < argc; ++i) {
     std::string a = argv[i];
@@ -265,6 +289,10 @@ int Run(int argc, char **argv) {
     if (a == "--help" || a == "-h") {
       fputs(kUsage, stdout);
       return 0;
+    }
+    if (a == "--no-huge-heap") {
+      huge_page_heap = false;
+      continue;
     }
     if (a == "--llvm") {
       major = ParseMajor(i + 1 < argc ? argv[++i] : nullptr);
@@ -300,6 +328,8 @@ int Run(int argc, char **argv) {
   if (const char *old = getenv("LD_PRELOAD"); old && *old)
     preload += std::string(":") + old;
   setenv("LD_PRELOAD", preload.c_str(), 1);
+  if (huge_page_heap)
+    AskForHugePageHeap();
   // The pytest plugin (`pytest -p ownsan`) importable by the program.
   char py[PATH_MAX];
   if (realpath((SelfDir() + "/../share/ownsan/python").c_str(), py) &&
