@@ -17,10 +17,11 @@ interleaved, medians compared:
   (a)     llvm-c-test --echo on a generated module of >= 100,000
           instructions, default options and malloc_context_size=0, and
           forward_only=1 (the interposition alone: every wrapper and the
-          allocation hooks forwarding unchecked, the floor of the design)
+          allocation hooks forwarding unchecked, the floor of the design),
+          and `ownsan run --no-huge-heap` (the heap in small pages)
   (b)     /usr/bin/python3 -m llvmlite.tests (LLVM 14 runtime)
   (c)     bench/ir_workload.c: build, verify, dispose many modules (also
-          forward_only=1)
+          forward_only=1 and --no-huge-heap)
   memory  peak RSS with N live tracked objects, with and without ownsan
   depot   stored stacks after a million events from 200 call sites
   depth   (issue 22) the churn loop at stack depth 10 and 10,000
@@ -194,10 +195,15 @@ def asan_variants(asan, cmd, stdin=None):
     return [(ASAN, cmd, env, stdin), (ASAN_OWN_Q, cmd, env_q, stdin)]
 
 
+# The default options with the heap in small pages (`ownsan run
+# --no-huge-heap`): what the huge-page heap gains (docs/performance.md).
+SMALL_PAGES = "ownsan, small-page heap"
+
+
 def run_timed(cmd, env=None, stdin_path=None, stdout_path=None):
     """Runs cmd; returns (wall seconds, CPU seconds (user + sys, with the
-    children it waited for), peak RSS KiB, rc, stderr text). `ownsan run`
-    execs the command, so the pid is the same."""
+    children it waited for), peak RSS KiB, rc, stderr text, minor page
+    faults). `ownsan run` execs the command, so the pid is the same."""
     full_env = dict(os.environ)
     full_env.pop("OWNSAN_OPTIONS", None)
     if env:
@@ -216,7 +222,8 @@ def run_timed(cmd, env=None, stdin_path=None, stdout_path=None):
     for f in (stdin, stdout):
         if f is not subprocess.DEVNULL:
             f.close()
-    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, p.returncode, text
+    return (wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, p.returncode, text,
+            ru.ru_minflt)
 
 
 def compare(name, variants, reps, check=None):
@@ -225,9 +232,10 @@ def compare(name, variants, reps, check=None):
     times = {label: [] for label, *_ in variants}
     cpus = {label: [] for label, *_ in variants}
     rss = {label: [] for label, *_ in variants}
+    faults = {label: [] for label, *_ in variants}
     for rep in range(reps):
         for label, cmd, env, stdin in variants:
-            wall, cpu, maxrss, rc, err = run_timed(cmd, env, stdin)
+            wall, cpu, maxrss, rc, err, minflt = run_timed(cmd, env, stdin)
             if rc != 0 or "ERROR: OwnSan" in err:
                 log(err[-3000:])
                 sys.exit(f"{name}/{label}: exit {rc}")
@@ -236,6 +244,7 @@ def compare(name, variants, reps, check=None):
             times[label].append(wall)
             cpus[label].append(cpu)
             rss[label].append(maxrss)
+            faults[label].append(minflt)
         log(f"  {name} rep {rep + 1}/{reps}: " + ", ".join(
             f"{label} {times[label][-1]:.3f}s" for label in times))
     base = statistics.median(times[variants[0][0]])
@@ -248,7 +257,8 @@ def compare(name, variants, reps, check=None):
                       "runs_s": times[label],
                       "cpu_median_s": med_cpu, "cpu_ratio": med_cpu / base_cpu,
                       "cpu_runs_s": cpus[label],
-                      "maxrss_kb": statistics.median(rss[label])}
+                      "maxrss_kb": statistics.median(rss[label]),
+                      "minor_faults": statistics.median(faults[label])}
     return out
 
 
@@ -312,7 +322,7 @@ def run_micro(exe, ownsan, tmp, reps, min_time):
             "--benchmark_out_format=json"] + common
         env = {"OWNSAN_OPTIONS": opts} if opts else None
         log(f"micro: {name}")
-        wall, cpu, maxrss, rc, err = run_timed(cmd, env)
+        wall, cpu, maxrss, rc, err, _ = run_timed(cmd, env)
         if rc != 0:
             log(err[-3000:])
             sys.exit(f"micro {name}: exit {rc}")
@@ -526,7 +536,7 @@ def run_jit(jit, ownsan, r, args, asan):
     if len(sizes) == 2:
         out = {}
         for key, n in zip(("small", "large"), sizes):
-            wall, _, maxrss, rc, err = run_timed(
+            wall, _, maxrss, rc, err, _ = run_timed(
                 [ownsan, "run", "--", jit, "mcjit", "1", str(n)])
             if rc != 0 or "ERROR: OwnSan" in err:
                 log(err[-3000:])
@@ -650,13 +660,14 @@ def print_report(r):
         p("\n## End to end (wall time, median; ratio to the same command "
           "without ownsan)\n")
         p("| workload | variant | wall s | wall ratio | CPU s | CPU ratio "
-          "| peak RSS MiB |")
-        p("|---|---|---|---|---|---|---|")
+          "| peak RSS MiB | minor page faults |")
+        p("|---|---|---|---|---|---|---|---|")
         for name, res in r["end_to_end"].items():
             for label, v in res.items():
                 p(f"| {name} | {label} | {v['median_s']:.3f} | "
                   f"{v['ratio']:.2f}x | {v['cpu_median_s']:.3f} | "
-                  f"{v['cpu_ratio']:.2f}x | {v['maxrss_kb'] / 1024:.0f} |")
+                  f"{v['cpu_ratio']:.2f}x | {v['maxrss_kb'] / 1024:.0f} | "
+                  f"{v.get('minor_faults', 0):,.0f} |")
         p(f"\n(a) module: {r['echo_instructions']:,} instructions "
           f"({r['echo_functions']} generated functions, clang -O0)")
         echo = r["end_to_end"].get("(a) llvm-c-test --echo")
@@ -994,8 +1005,9 @@ def main():
             if ref.read_bytes() != got.read_bytes():
                 sys.exit("(a): --echo output differs under ownsan")
             # What ownsan does in it: the exit statistics (verbosity=1).
-            _, _, _, _, err = run_timed([ownsan, "run", "--", echo, "--echo"],
-                                        {"OWNSAN_OPTIONS": "verbosity=1"}, bc)
+            _, _, _, _, err, _ = run_timed(
+                [ownsan, "run", "--", echo, "--echo"],
+                {"OWNSAN_OPTIONS": "verbosity=1"}, bc)
             m = re.search(r"==OwnSan: work: (\d+) checked calls, (\d+) "
                           r"objects registered", err)
             if m:
@@ -1007,6 +1019,8 @@ def main():
                  {"OWNSAN_OPTIONS": "malloc_context_size=0"}, bc),
                 ("interposition only", [ownsan, "run", "--", echo, "--echo"],
                  {"OWNSAN_OPTIONS": "forward_only=1"}, bc),
+                (SMALL_PAGES, [ownsan, "run", "--no-huge-heap", "--", echo,
+                               "--echo"], None, bc),
             ] + asan_variants(asan, [echo, "--echo"], bc), args.reps)
 
         # (b) llvmlite
@@ -1037,6 +1051,8 @@ def main():
                      {"OWNSAN_OPTIONS": "malloc_context_size=0"}, None),
                     ("interposition only", [ownsan, "run", "--"] + cmd,
                      {"OWNSAN_OPTIONS": "forward_only=1"}, None),
+                    (SMALL_PAGES, [ownsan, "run", "--no-huge-heap", "--"] + cmd,
+                     None, None),
                 ] + asan_variants(asan, cmd), args.reps)
 
         if "memory" not in skip:
