@@ -18,10 +18,11 @@ interleaved, medians compared:
           instructions, default options and malloc_context_size=0, and
           forward_only=1 (the interposition alone: every wrapper and the
           allocation hooks forwarding unchecked, the floor of the design),
-          and `ownsan run --no-huge-heap` (the heap in small pages)
+          `ownsan run --no-huge-heap` (the heap in small pages), and the
+          plain program with the huge-page heap ownsan run gives it
   (b)     /usr/bin/python3 -m llvmlite.tests (LLVM 14 runtime)
   (c)     bench/ir_workload.c: build, verify, dispose many modules (also
-          forward_only=1 and --no-huge-heap)
+          forward_only=1, --no-huge-heap and the plain huge-page heap)
   memory  peak RSS with N live tracked objects, with and without ownsan
   depot   stored stacks after a million events from 200 call sites
   depth   (issue 22) the churn loop at stack depth 10 and 10,000
@@ -196,8 +197,12 @@ def asan_variants(asan, cmd, stdin=None):
 
 
 # The default options with the heap in small pages (`ownsan run
-# --no-huge-heap`): what the huge-page heap gains (docs/performance.md).
+# --no-huge-heap`): what the huge-page heap gains (docs/performance.md);
+# and the program without ownsan given the same heap, to tell what ownsan's
+# quarantine gains from it from what the program alone would.
 SMALL_PAGES = "ownsan, small-page heap"
+PLAIN_HUGE = "plain, huge-page heap"
+HUGE_HEAP_ENV = {"GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}
 
 
 def run_timed(cmd, env=None, stdin_path=None, stdout_path=None):
@@ -788,6 +793,20 @@ def summarize(r):
         rows.append(ratio_row("(a) --echo, stacks off (issue 22)",
                               TARGET22_ECHO_NOSTACK,
                               echo["ownsan stacks off"]))
+    # The huge-page heap `ownsan run` gives the program may speed up the
+    # program's own work too: the same ratios against the plain program
+    # given that heap (no target; what ownsan costs beyond it).
+    for name, run in (("(c) IR building", mods), ("(a) --echo", echo)):
+        if run and PLAIN_HUGE in run:
+            base = run[PLAIN_HUGE]
+            rows.append({
+                "measure": f"{name}, default options, against the plain "
+                           "program with the same huge-page heap",
+                "target": "(no target)",
+                "measured": f"{run['ownsan']['median_s'] / base['median_s']:.2f}x"
+                            f" (plain with that heap: {base['ratio']:.2f}x of"
+                            " plain)",
+                "verdict": "-"})
     for name, run in e2e.items():
         if name.startswith("(d) "):
             rows.append(ratio_row(f"{name} (issue 22)", TARGET22_JIT,
@@ -1021,6 +1040,7 @@ def main():
                  {"OWNSAN_OPTIONS": "forward_only=1"}, bc),
                 (SMALL_PAGES, [ownsan, "run", "--no-huge-heap", "--", echo,
                                "--echo"], None, bc),
+                (PLAIN_HUGE, [echo, "--echo"], HUGE_HEAP_ENV, bc),
             ] + asan_variants(asan, [echo, "--echo"], bc), args.reps)
 
         # (b) llvmlite
@@ -1053,6 +1073,7 @@ def main():
                      {"OWNSAN_OPTIONS": "forward_only=1"}, None),
                     (SMALL_PAGES, [ownsan, "run", "--no-huge-heap", "--"] + cmd,
                      None, None),
+                    (PLAIN_HUGE, cmd, HUGE_HEAP_ENV, None),
                 ] + asan_variants(asan, cmd), args.reps)
 
         if "memory" not in skip:
