@@ -186,6 +186,34 @@ public:
     return &region->records[i];
   }
 
+  /// Slot() of each of `rs` (sorted by address, distinct): fn(k, slot)
+  /// with the entry indexed at rs[k]->addr, or nullptr. One region look-up
+  /// per run of records in a region, each search starting past the last
+  /// (a batch of deaths is mostly neighbours). fn may change the entry,
+  /// not the index.
+  template <typename F>
+  void ForEachSlotSorted(ObjectRecord *const *rs, size_t n, F fn) {
+    for (size_t i = 0, end; i < n; i = end) {
+      end = RunEnd(rs, i, n);
+      Region *region = FindRegion(RegionOf(rs[i]->addr));
+      size_t from = 0;
+      for (size_t k = i; k < end; ++k) {
+        ObjectRecord **slot = nullptr;
+        if (region) {
+          uint16_t off = OffsetOf(rs[k]->addr);
+          size_t size = region->offsets.size();
+          const uint16_t *offsets = region->offsets.data();
+          // (Most often the next entry: a block's values die together.)
+          if (from >= size || offsets[from] != off)
+            from += LowerBound(offsets + from, size - from, off);
+          if (from < size && offsets[from] == off)
+            slot = &region->records[from++];
+        }
+        fn(k, slot);
+      }
+    }
+  }
+
   /// True if some record is indexed in [lo, lo + size).
   bool AnyInRange(const void *lo, size_t size) const {
     return AnyInRange(lo, size, [](const ObjectRecord *) { return true; });
@@ -322,10 +350,12 @@ private:
   /// branches would mispredict at every step).
   template <typename Offsets>
   static size_t LowerBound(const Offsets &offsets, uint16_t off) {
-    size_t len = offsets.size();
+    return LowerBound(offsets.data(), offsets.size(), off);
+  }
+  static size_t LowerBound(const uint16_t *offsets, size_t len, uint16_t off) {
     if (len == 0)
       return 0;
-    const uint16_t *base = offsets.data();
+    const uint16_t *base = offsets;
     while (len > 1) {
       size_t half = len / 2;
       size_t mask = -static_cast<size_t>(base[half - 1] < off);
@@ -335,7 +365,7 @@ private:
       base += half & mask;
       len -= half;
     }
-    return (base - offsets.data()) + (*base < off);
+    return (base - offsets) + (*base < off);
   }
   /// Sets *i to where `off` is, or would go; true if it is there.
   static bool Locate(const Region &region, uint16_t off, size_t *i) {

@@ -69,16 +69,25 @@ public:
   /// OwnershipGraph left in the shared index (ForgetWatched): each
   /// entry is retagged where it is, nothing moves.
   void InsertSortedInPlace(ObjectRecord *const *rs, size_t n) {
-    for (size_t i = 0; i < n; ++i) {
-      exact_.Add(rs[i]->addr);
-      ObjectRecord **slot = by_addr_.Slot(rs[i]->addr);
-      if (slot && *slot == rs[i]) {
-        *slot = Freed(rs[i]);
+    bool all_in_place = true;
+    by_addr_.ForEachSlotSorted(rs, n, [&](size_t k, ObjectRecord **slot) {
+      exact_.Add(rs[k]->addr);
+      if (slot && *slot == rs[k]) {
+        *slot = Freed(rs[k]);
         ++matched_;
-        continue;
+      } else {
+        all_in_place = false;
       }
-      // (Not the graph's entry: indexed as Insert() would, never a trap.)
-      ObjectRecord *old = by_addr_.PutAt(rs[i]->addr, Freed(rs[i]));
+    });
+    if (all_in_place)
+      return;
+    // (Rare: not the graph's entry. Indexed as Insert() would, never a
+    // trap; after the walk, since indexing moves the entries it walked.)
+    for (size_t k = 0; k < n; ++k) {
+      ObjectRecord **slot = by_addr_.Slot(rs[k]->addr);
+      if (slot && *slot == Freed(rs[k]))
+        continue;
+      ObjectRecord *old = by_addr_.PutAt(rs[k]->addr, Freed(rs[k]));
       if (!old || IsExpired(old) || IsLive(old))
         ++matched_;
     }

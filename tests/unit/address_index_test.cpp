@@ -8,6 +8,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -46,6 +47,44 @@ TEST(AddressIndex, PutReplacesAndEraseChecksTheRecord) {
   EXPECT_TRUE(ix.Erase(now));
   EXPECT_EQ(ix.Find(Addr(0x5000)), nullptr);
   EXPECT_EQ(ix.size(), 0u);
+}
+
+// The sorted walk finds the same slots as one look-up each: across
+// regions, at a region's first and last entries, past gaps of unindexed
+// addresses, and nothing for an address not indexed (in an indexed region,
+// before, between and after its entries, or in a region with none).
+TEST(AddressIndex, SortedSlotWalkFindsWhatSlotFinds) {
+  Records rs;
+  AddressIndex ix;
+  std::vector<ObjectRecord *> indexed;
+  for (uintptr_t a = 0x200000; a < 0x200000 + 4 * 0x4000; a += 0x50)
+    if ((a / 0x50) % 4 != 0)
+      indexed.push_back(rs.At(a));
+  for (ObjectRecord *r : indexed)
+    ix.Put(r);
+  std::vector<ObjectRecord *> batch;
+  for (size_t i = 0; i < indexed.size(); i += 1 + i % 3)
+    batch.push_back(indexed[i]);
+  batch.push_back(indexed.back());
+  for (uintptr_t a :
+       {0x1ffff0, 0x200000, 0x204008, 0x20bff8, 0x20fff0, 0x300000})
+    if (!ix.Find(Addr(a)))
+      batch.push_back(rs.At(a)); // not indexed
+  std::sort(batch.begin(), batch.end(),
+            [](ObjectRecord *a, ObjectRecord *b) { return a->addr < b->addr; });
+  batch.erase(std::unique(batch.begin(), batch.end()), batch.end());
+  std::vector<ObjectRecord **> want, got(batch.size(), nullptr);
+  for (ObjectRecord *r : batch)
+    want.push_back(ix.Slot(r->addr));
+  size_t calls = 0;
+  ix.ForEachSlotSorted(batch.data(), batch.size(),
+                       [&](size_t k, ObjectRecord **slot) {
+                         got[k] = slot;
+                         ++calls;
+                       });
+  EXPECT_EQ(calls, batch.size());
+  EXPECT_EQ(got, want);
+  EXPECT_GE(std::count(want.begin(), want.end(), nullptr), 4);
 }
 
 TEST(AddressIndex, SlotIsTheEntryInPlace) {

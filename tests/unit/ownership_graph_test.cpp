@@ -9,11 +9,13 @@
 #include "gtest/gtest.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace ownsan {
 namespace {
 
 using testing_records::Addr;
+using testing_records::Records;
 
 bool Contains(const std::vector<ObjectRecord *> &v, const ObjectRecord *r) {
   return std::find(v.begin(), v.end(), r) != v.end();
@@ -92,6 +94,38 @@ TEST(OwnershipGraph, AddressCanBeLiveAgainAfterRemoval) {
 // The graph and the shadow map share one address index: each sees only its
 // own entries, a death passes an entry from one to the other in place, and
 // a new object displaces the freed entry at its address.
+// A batch of deaths spread over several 16 KiB regions, with neighbours
+// left alive between them and, mixed in, records the graph never indexed
+// (a bug elsewhere: indexed as Insert() would): each dead entry is retagged
+// where it is, each stranger indexed, the living untouched.
+TEST(OwnershipGraph, DeathsRetaggedInPlaceAcrossRegions) {
+  OwnershipGraph g;
+  ShadowMap m(g.Index());
+  Records strangers;
+  std::vector<ObjectRecord *> all, dead, alive;
+  for (uintptr_t a = 0x100000; a < 0x100000 + 3 * 0x4000; a += 0x60)
+    all.push_back(g.Add(Addr(a), ObjectKind::Instruction, nullptr));
+  for (size_t i = 0; i < all.size(); ++i)
+    (i % 3 == 1 ? alive : dead).push_back(all[i]);
+  for (ObjectRecord *r : dead)
+    r->state = ObjectState::Freed;
+  g.ForgetWatched(dead.size());
+  std::vector<ObjectRecord *> batch = dead;
+  for (uintptr_t a : {0x100010, 0x104018, 0x10c000})
+    batch.push_back(strangers.Freed(a));
+  std::sort(batch.begin(), batch.end(),
+            [](ObjectRecord *a, ObjectRecord *b) { return a->addr < b->addr; });
+  m.InsertSortedInPlace(batch.data(), batch.size());
+  for (ObjectRecord *r : batch)
+    EXPECT_EQ(m.Find(r->addr), r) << r->addr;
+  for (ObjectRecord *r : alive) {
+    EXPECT_EQ(g.Find(r->addr), r) << r->addr;
+    EXPECT_EQ(m.Find(r->addr), nullptr) << r->addr;
+  }
+  EXPECT_EQ(m.size(), batch.size());
+  EXPECT_EQ(g.LiveCount(), alive.size());
+}
+
 TEST(OwnershipGraph, SharesItsIndexWithTheShadowMap) {
   OwnershipGraph g;
   ShadowMap m(g.Index());
