@@ -214,6 +214,49 @@ public:
     }
   }
 
+  /// A range of addresses [lo, lo + size).
+  struct Range {
+    const void *lo;
+    size_t size;
+  };
+  /// ForEachInRange() of each of `ranges` (sorted, disjoint): fn(k, entry)
+  /// for each entry indexed in ranges[k]. One region look-up per run of
+  /// ranges in a region, each search starting past the last (the blocks a
+  /// teardown frees are mostly neighbours). fn may change the entry, not
+  /// the index.
+  template <typename F>
+  void ForEachInSortedRanges(const Range *ranges, size_t n, F fn) const {
+    const Region *region = nullptr;
+    uintptr_t region_key = 0;
+    size_t from = 0;
+    for (size_t k = 0; k < n; ++k) {
+      uintptr_t lo = reinterpret_cast<uintptr_t>(ranges[k].lo);
+      uintptr_t last = lo + (ranges[k].size ? ranges[k].size - 1 : 0);
+      uintptr_t key = lo >> kRegionBits;
+      if (last >> kRegionBits != key) {
+        // Case: a range across regions: the general walk.
+        ForEachInRange(ranges[k].lo, ranges[k].size,
+                       [&](ObjectRecord *e) { fn(k, e); });
+        region = nullptr;
+        continue;
+      }
+      if (!region || key != region_key) {
+        region = FindRegion(key);
+        region_key = key;
+        from = 0;
+        if (!region)
+          continue;
+      }
+      const uint16_t *offsets = region->offsets.data();
+      size_t size = region->offsets.size();
+      uint16_t lo_off = OffsetOf(lo), hi_off = OffsetOf(last);
+      if (from < size && offsets[from] < lo_off)
+        from += LowerBound(offsets + from, size - from, lo_off);
+      for (; from < size && offsets[from] <= hi_off; ++from)
+        fn(k, region->records[from]);
+    }
+  }
+
   /// True if some record is indexed in [lo, lo + size).
   bool AnyInRange(const void *lo, size_t size) const {
     return AnyInRange(lo, size, [](const ObjectRecord *) { return true; });
@@ -440,15 +483,15 @@ private:
     uintptr_t top = base + ((uintptr_t{1} << kRegionBits) - 1);
     uint16_t lo = OffsetOf(b.begin > base ? b.begin : base);
     uint16_t hi = OffsetOf(b.last < top ? b.last : top);
-    auto first =
-        std::lower_bound(region.offsets.begin(), region.offsets.end(), lo);
+    // (Branch-free: which half holds `lo` is a coin toss the predictor
+    // loses, at every step.)
+    size_t first = LowerBound(region.offsets, lo);
     // A range holds few entries (an allocation: one or two objects): look
     // on from the first rather than search again.
-    auto end = first;
-    while (end != region.offsets.end() && *end <= hi)
+    size_t end = first, size = region.offsets.size();
+    while (end != size && region.offsets[end] <= hi)
       ++end;
-    return {static_cast<size_t>(first - region.offsets.begin()),
-            static_cast<size_t>(end - region.offsets.begin())};
+    return {first, end};
   }
 
   /// Calls visit(region, from, to) for each region holding entries in

@@ -19,7 +19,7 @@ ObjectRecord *OwnershipGraph::Add(const void *addr, ObjectKind kind,
   } else {
     r.addr = addr;
     r.kind = kind;
-    r.state = ObjectState::Live;
+    r.state.store(ObjectState::Live, std::memory_order_release);
   }
   if (KindOneThreadAtATime(kind)) {
     ContextUse *use;

@@ -79,6 +79,16 @@ public:
     });
   }
 
+  /// ForEachLiveIn() of each of `ranges` (sorted, disjoint): fn(k, record).
+  template <typename F>
+  void ForEachLiveInSorted(const AddressIndex::Range *ranges, size_t n,
+                           F fn) const {
+    index_.ForEachInSortedRanges(ranges, n, [&](size_t k, ObjectRecord *e) {
+      if (AddressIndex::IsUntagged(e))
+        fn(k, e);
+    });
+  }
+
   /// Unwatched live records whose address lies in [lo, lo + size).
   void ForEachUnwatchedIn(const void *lo, size_t size,
                           absl::FunctionRef<void(ObjectRecord *)> fn) const;
@@ -132,6 +142,11 @@ private:
       if (!free_.empty()) {
         ObjectRecord *r = free_.back();
         free_.pop_back();
+        // The next slot to reuse was evicted long ago: fetch its line now,
+        // not when its object is registered (a miss the stores of Reuse
+        // would wait on).
+        if (!free_.empty())
+          __builtin_prefetch(free_.back(), /*rw=*/1);
         return *r;
       }
       if (used_ == capacity_) {

@@ -98,7 +98,7 @@ void Runtime::MarkFreedSorted(ObjectRecord *const *rs, size_t n, FreeEvent *ev,
     EvictHistory();
   ev->refs.fetch_add(static_cast<uint32_t>(n), std::memory_order_relaxed);
   for (size_t k = 0; k < n; ++k) {
-    rs[k]->state = ObjectState::Freed;
+    rs[k]->state.store(ObjectState::Freed, std::memory_order_release);
     rs[k]->freed = ev;
     tracked_pages_.Add(rs[k]->addr);
     AddToHistory(rs[k]);
@@ -281,6 +281,23 @@ bool Runtime::AnyLiveIn(const void *p, size_t size) {
   return any;
 }
 
+// Sorts ranges[0, n) by address, carrying each one's block index along (an
+// insertion sort: a batch is at most kMaxPendingDeaths blocks, most often
+// freed in or against address order).
+static void SortRanges(AddressIndex::Range *ranges, uint16_t *block, size_t n) {
+  for (size_t i = 1; i < n; ++i) {
+    AddressIndex::Range r = ranges[i];
+    uint16_t b = block[i];
+    size_t j = i;
+    for (; j > 0 && ranges[j - 1].lo > r.lo; --j) {
+      ranges[j] = ranges[j - 1];
+      block[j] = block[j - 1];
+    }
+    ranges[j] = r;
+    block[j] = b;
+  }
+}
+
 void Runtime::FlushDeaths(bool release) {
   ThreadCallState &state = CurrentThreadCallState();
   if (state.pending_deaths == 0)
@@ -344,16 +361,26 @@ void Runtime::FlushDeaths(bool release) {
       MarkFreedSorted(dead.data(), dead.size(), pending.event,
                       /*in_place=*/true);
     };
+    // The blocks in address order, walked in one pass over the index (as
+    // ForEachRecordIn would each, skipping those no live value's filter
+    // bit is in).
+    AddressIndex::Range ranges[kMaxPendingDeaths];
+    uint16_t range_block[kMaxPendingDeaths];
+    size_t n_ranges = 0;
     for (size_t i = from; i < n; ++i) {
-      ForEachRecordIn(pending.blocks[i].p, pending.blocks[i].size,
-                      [&](ObjectRecord *r) {
-                        __builtin_prefetch(r, 1);
-                        found.push_back(r);
-                        block_of.push_back(static_cast<uint16_t>(i));
-                      });
-      if (found.size() >= kBatch)
-        die();
+      auto [p, size] = pending.blocks[i];
+      if (live_values_.MaybeOverlaps(p, size)) {
+        ranges[n_ranges] = {p, size};
+        range_block[n_ranges++] = static_cast<uint16_t>(i);
+      }
     }
+    SortRanges(ranges, range_block, n_ranges);
+    graph_.ForEachLiveInSorted(ranges, n_ranges,
+                               [&](size_t k, ObjectRecord *r) {
+                                 __builtin_prefetch(r, 1);
+                                 found.push_back(r);
+                                 block_of.push_back(range_block[k]);
+                               });
     die();
     for (auto [r, block] : unwatched) {
       UnwatchedDiedLocked(r, pending.event);

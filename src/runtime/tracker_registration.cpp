@@ -243,7 +243,7 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
 
 void Runtime::DropUnseen(ObjectRecord *r) {
   for (ObjectRecord *d : graph_.Remove(r)) {
-    d->state = ObjectState::Freed;
+    d->state.store(ObjectState::Freed, std::memory_order_release);
     d->address_reused = true;
     AddToHistory(d); // (matched nowhere, but reports may name it)
   }

@@ -87,6 +87,40 @@ TEST(AddressIndex, SortedSlotWalkFindsWhatSlotFinds) {
   EXPECT_GE(std::count(want.begin(), want.end(), nullptr), 4);
 }
 
+TEST(AddressIndex, SortedRangeWalkFindsWhatRangeWalksFind) {
+  Records rs;
+  AddressIndex ix;
+  // Entries every 0x50 bytes over four regions, a quarter left out.
+  for (uintptr_t a = 0x200000; a < 0x200000 + 4 * 0x4000; a += 0x50)
+    if ((a / 0x50) % 4 != 0)
+      ix.Put(rs.At(a));
+  // Disjoint ranges in address order: neighbours in one region, empty
+  // ones, one across a region's edge, one past the last region, and
+  // runs of ranges in one region after a range that spans two.
+  std::vector<AddressIndex::Range> ranges;
+  for (uintptr_t a = 0x1fff00; a < 0x200000 + 5 * 0x4000;) {
+    size_t size = 0x18 + (a / 0x18) % 0x1a0;
+    ranges.push_back({Addr(a), size});
+    a += size + (a / 0x30) % 3 * 0x40;
+  }
+  ranges.push_back({Addr(0x300000), 0x100});
+  ASSERT_GT(ranges.size(), 100u);
+  std::vector<std::pair<size_t, ObjectRecord *>> want, got;
+  for (size_t k = 0; k < ranges.size(); ++k)
+    ix.ForEachInRange(ranges[k].lo, ranges[k].size,
+                      [&](ObjectRecord *e) { want.push_back({k, e}); });
+  ix.ForEachInSortedRanges(
+      ranges.data(), ranges.size(),
+      [&](size_t k, ObjectRecord *e) { got.push_back({k, e}); });
+  EXPECT_EQ(got, want);
+  EXPECT_GT(want.size(), 300u);
+  size_t across = 0;
+  for (const AddressIndex::Range &r : ranges)
+    across += reinterpret_cast<uintptr_t>(r.lo) >> 14 !=
+              (reinterpret_cast<uintptr_t>(r.lo) + r.size - 1) >> 14;
+  EXPECT_GE(across, 4u) << "ranges across a region's edge";
+}
+
 TEST(AddressIndex, SlotIsTheEntryInPlace) {
   Records rs;
   AddressIndex ix;
