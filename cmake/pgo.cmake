@@ -85,9 +85,12 @@ elseif(OWNSAN_PGO)
   foreach(_t ${OWNSAN_PGO_TARGETS})
     add_dependencies(${_t} ownsan_pgo_profile)
     # (Functions the training never ran, and ones changed since, are
-    # compiled as without a profile: no warning each.)
+    # compiled as without a profile: no warning each. Blocks the training
+    # never ran leave their functions for a cold section, so the hot paths,
+    # which run between LLVM's own code, take fewer lines of the
+    # instruction cache.)
     target_compile_options(${_t} PRIVATE
-      -fprofile-instr-use=${OWNSAN_PGO_PROFDATA}
+      -fprofile-instr-use=${OWNSAN_PGO_PROFDATA} -fsplit-machine-functions
       -Wno-profile-instr-unprofiled -Wno-profile-instr-out-of-date)
     get_target_property(_sources ${_t} SOURCES)
     list(FILTER _sources EXCLUDE REGEX "^\\$<") # (other targets' objects)

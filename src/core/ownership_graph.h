@@ -108,6 +108,10 @@ public:
   /// Calls fn(r) on every record slot (live, freed or evicted), in memory
   /// order: eviction clears the references to the records it evicts.
   template <typename F> void ForEachRecord(F fn) { arena_.ForEach(fn); }
+  /// ForEachRecord(fn), calling ahead(r) a few records before fn(r).
+  template <typename F, typename A> void ForEachRecord(F fn, A ahead) {
+    arena_.ForEach(fn, ahead);
+  }
   /// `r` was evicted (ObjectRecord::ReleaseHistory done, nothing refers to
   /// it any more): its slot, and a context's use slot, are reused by Add().
   void Recycle(ObjectRecord *r);
@@ -165,10 +169,19 @@ private:
     bool HasFree() const { return !free_.empty(); }
     void Free(ObjectRecord *r) { free_.push_back(r); }
     template <typename F> void ForEach(F fn) {
+      ForEach(fn, [](ObjectRecord *) {});
+    }
+    /// As ForEach, calling ahead(r) a few records before fn(r): to fetch
+    /// what fn will read (the slots stream in, what they point to does not).
+    template <typename F, typename A> void ForEach(F fn, A ahead) {
+      constexpr size_t kAhead = 16;
       for (auto [block, n] : blocks_) {
         size_t constructed = block == next_ ? used_ : n;
-        for (size_t i = 0; i < constructed; ++i)
+        for (size_t i = 0; i < constructed; ++i) {
+          if (i + kAhead < constructed)
+            ahead(&block[i + kAhead]);
           fn(&block[i]);
+        }
       }
     }
 

@@ -23,6 +23,8 @@
 
 #include "absl/strings/str_cat.h"
 
+#include <algorithm>
+
 namespace ownsan {
 
 bool Runtime::CheckInsertionPoint(FnId fn, unsigned arg, const void *h) {
@@ -54,18 +56,25 @@ void Runtime::SetPosition(ObjectRecord *b, ObjectRecord *block,
       continue;
     auto it = positioned_at_.find(old);
     if (it != positioned_at_.end()) {
-      it->second.erase(b);
-      if (it->second.empty())
+      auto &builders = it->second;
+      builders.erase(std::remove(builders.begin(), builders.end(), b),
+                     builders.end());
+      if (builders.empty())
         positioned_at_.erase(it);
     }
   }
   x.insert_block = block;
   x.insert_before = before;
   x.insert_point_freed = nullptr;
-  if (block)
-    positioned_at_[block].insert(b);
-  if (before)
-    positioned_at_[before].insert(b);
+  // (A list, not a set: a block or instruction has a builder or two at it;
+  // a set cost an allocation per move.)
+  for (ObjectRecord *at : {block, before}) {
+    if (!at)
+      continue;
+    auto &builders = positioned_at_[at];
+    if (std::find(builders.begin(), builders.end(), b) == builders.end())
+      builders.push_back(b);
+  }
 }
 
 void Runtime::NoteDeath(ObjectRecord *r) {

@@ -493,8 +493,8 @@ private:
   /// here stops matching at once (a program string the allocation hook
   /// does not see, from realloc or mmap, may come next; see strings.cpp).
   AddressFilter lent_string_pages_;
-  /// Block/instruction record -> builders positioned at it.
-  absl::flat_hash_map<ObjectRecord *, absl::flat_hash_set<ObjectRecord *>>
+  /// Block/instruction record -> builders positioned at it (one, mostly).
+  absl::flat_hash_map<ObjectRecord *, absl::InlinedVector<ObjectRecord *, 1>>
       positioned_at_ ABSL_GUARDED_BY(mu_);
   /// In a fork() child with report_leaks: the objects to dispose that the
   /// parent had made, not leaks of this process.

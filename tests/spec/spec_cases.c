@@ -803,6 +803,41 @@ CASE(position_builder_at_end) { return position_case(bad, 2); }
 // CHECK-position_builder_at_end-NEXT: passed as argument 1 of LLVMBuildUnreachable on thread T0:
 // CHECK-position_builder_at_end: its insertion point block %other of function @foo in module "m" was freed by LLVMDeleteBasicBlock(block %other of function @foo in module "m") on thread T0:
 // CHECK-position_builder_at_end: SUMMARY: OwnSan: dangling-insertion-point in LLVMBuildUnreachable (
+/* Two builders at one block: the one moved away before the block dies is
+ * fine to use; the one left there is not (each builder's position is its
+ * own, whatever else was or is at the block). */
+// COVERS-two_builders_one_moved: LLVMPositionBuilderAtEnd
+CASE(two_builders_one_moved) {
+  struct ir t = make_ir("m");
+  LLVMBasicBlockRef other = LLVMAppendBasicBlockInContext(t.ctx, t.fn, "other");
+  LLVMBuilderRef stays = LLVMCreateBuilderInContext(t.ctx);
+  say("LLVMPositionBuilderAtEnd(builder, other), and a second builder");
+  LLVMPositionBuilderAtEnd(t.b, other);
+  LLVMPositionBuilderAtEnd(stays, other);
+  LLVMBuildRetVoid(t.b);
+  say("LLVMPositionBuilderAtEnd(builder, entry): the first moves away");
+  LLVMPositionBuilderAtEnd(t.b, t.entry);
+  if (!bad) {
+    say("LLVMClearInsertionPosition(second builder)");
+    LLVMClearInsertionPosition(stays);
+  }
+  say("LLVMDeleteBasicBlock(other)");
+  LLVMDeleteBasicBlock(other);
+  say("LLVMBuildUnreachable(builder): at the end of entry, fine");
+  LLVMBuildUnreachable(t.b);
+  if (bad) {
+    say("LLVMBuildUnreachable(second builder)");
+    LLVMBuildUnreachable(stays);
+  }
+  LLVMDisposeBuilder(stays);
+  drop_ir(&t);
+  return 0;
+}
+// CHECK-two_builders_one_moved: ==[[PID]]==ERROR: OwnSan: dangling-insertion-point on LLVMBuilderRef {{0x[0-9a-f]+}} (builder {{0x[0-9a-f]+}}){{$}}
+// CHECK-two_builders_one_moved-NEXT: LLVMBuildUnreachable inserts at the builder's position, which is the end of a freed block; position the builder again first
+// CHECK-two_builders_one_moved-NEXT: passed as argument 1 of LLVMBuildUnreachable on thread T0:
+// CHECK-two_builders_one_moved: its insertion point block %other of function @foo in module "m" was freed by LLVMDeleteBasicBlock(block %other of function @foo in module "m") on thread T0:
+// CHECK-two_builders_one_moved: SUMMARY: OwnSan: dangling-insertion-point in LLVMBuildUnreachable (
 // COVERS-clear_insertion_position: LLVMClearInsertionPosition
 CASE(clear_insertion_position) { return position_case(bad, 3); }
 // COVERS-position_before_dbg_records: LLVMPositionBuilderBeforeDbgRecords
