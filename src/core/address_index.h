@@ -48,16 +48,7 @@ public:
   AddressIndex() = default;
   AddressIndex(const AddressIndex &) = delete; // (owns its regions)
   AddressIndex &operator=(const AddressIndex &) = delete;
-  ~AddressIndex() {
-    for (Region *region : regions_) {
-      region->~Region();
-      InternalDeallocate(region, sizeof(Region));
-    }
-    for (auto [top, leaf] : leaves_)
-      InternalUnmapBlock(leaf, kLeafEntries * sizeof(Region *));
-    if (top_)
-      InternalUnmapBlock(top_, kTopEntries * sizeof(Region **));
-  }
+  ~AddressIndex();
 
   /// The record indexed at `addr`, or nullptr.
   ObjectRecord *Find(const void *addr) const {
@@ -185,6 +176,21 @@ public:
       return nullptr;
     return &region->records[i];
   }
+
+private:
+  struct Region;
+
+public:
+  /// Where the last SlotAfter() left off.
+  struct Cursor {
+    Region *region = nullptr;
+    uintptr_t key = 0;
+    size_t next = 0; ///< the entries before it are below the last address
+  };
+  /// Slot(addr), searching from the cursor when `addr` lies past its last
+  /// address in the same region (a walk up a region finds the next entry
+  /// next). Any change but an entry's value needs a new Cursor.
+  ObjectRecord **SlotAfter(const void *addr, Cursor *c);
 
   /// Slot() of each of `rs` (sorted by address, distinct): fn(k, slot)
   /// with the entry indexed at rs[k]->addr, or nullptr. One region look-up

@@ -121,14 +121,24 @@ public:
   /// The record `r` is evicted: if it is still matched at its address, an
   /// evicted entry takes its place; if it expired there, the entry goes.
   void Evict(const ObjectRecord *r, bool consumed) {
-    ObjectRecord **slot = by_addr_.Slot(r->addr);
+    AddressIndex::Cursor cursor;
+    Evict(r, consumed, &cursor);
+  }
+  /// Evict() of records in the history's order, which is address order
+  /// within each batch of deaths: each look-up starts where the last one
+  /// left off when it can (`cursor`, the same one for the whole walk).
+  void Evict(const ObjectRecord *r, bool consumed,
+             AddressIndex::Cursor *cursor) {
+    ObjectRecord **slot = by_addr_.SlotAfter(r->addr, cursor);
     if (!slot)
       return;
     ObjectRecord *freed = Freed(const_cast<ObjectRecord *>(r));
-    if (*slot == freed)
+    if (*slot == freed) {
       *slot = EvictedEntry(r->kind, consumed);
-    else if (*slot == Tagged(freed))
+    } else if (*slot == Tagged(freed)) {
       by_addr_.EraseAt(r->addr);
+      *cursor = AddressIndex::Cursor(); // (the region changed)
+    }
   }
 
   /// Lock-free pre-check for Find.

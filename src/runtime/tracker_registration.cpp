@@ -258,6 +258,7 @@ void Runtime::EvictHistory() {
   // The oldest records are cold: each is a cache miss, twice (here and
   // when its slot is recycled below) unless fetched ahead.
   constexpr size_t kAhead = 8;
+  AddressIndex::Cursor cursor;
   while (history_bytes_ > history_limit_ / 2 && !history_.empty()) {
     if (history_.size() > kAhead)
       __builtin_prefetch(history_[kAhead].record(), 1);
@@ -265,7 +266,7 @@ void Runtime::EvictHistory() {
     history_bytes_ -= history_.front().bytes();
     history_.pop_front();
     // A use of the address is still stale while it stays matched.
-    shadow_.Evict(r, r->freed && r->freed->consumed);
+    shadow_.Evict(r, r->freed && r->freed->consumed, &cursor);
     r->state.store(ObjectState::Evicted, std::memory_order_relaxed);
     batch.push_back(r);
   }

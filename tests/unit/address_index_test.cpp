@@ -121,6 +121,30 @@ TEST(AddressIndex, SortedRangeWalkFindsWhatRangeWalksFind) {
   EXPECT_GE(across, 4u) << "ranges across a region's edge";
 }
 
+TEST(AddressIndex, SlotAfterFindsWhatSlotFinds) {
+  Records rs;
+  AddressIndex ix;
+  for (uintptr_t a = 0x200000; a < 0x200000 + 4 * 0x4000; a += 0x50)
+    if ((a / 0x50) % 4 != 0)
+      ix.Put(rs.At(a));
+  // A walk as the history's: runs going up (neighbours, gaps, addresses
+  // not indexed), then a step down or into another region, and back.
+  std::vector<uintptr_t> walk;
+  for (uintptr_t start : {0x200000, 0x200a00, 0x2003c0, 0x204010, 0x1ffff0,
+                          0x20bf00, 0x208000, 0x20c000, 0x300000, 0x2003c0})
+    for (uintptr_t a = start, k = 0; k < 40; ++k, a += 0x50 * (1 + k % 3))
+      walk.push_back(a + (k % 5 == 4 ? 8 : 0));
+  AddressIndex::Cursor cursor;
+  size_t found = 0;
+  for (uintptr_t a : walk) {
+    ObjectRecord **want = ix.Slot(Addr(a));
+    EXPECT_EQ(ix.SlotAfter(Addr(a), &cursor), want) << std::hex << a;
+    found += want != nullptr;
+  }
+  EXPECT_GT(found, walk.size() / 5);
+  EXPECT_LT(found, walk.size());
+}
+
 TEST(AddressIndex, SlotIsTheEntryInPlace) {
   Records rs;
   AddressIndex ix;
