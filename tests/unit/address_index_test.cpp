@@ -53,15 +53,23 @@ TEST(AddressIndex, PutReplacesAndEraseChecksTheRecord) {
 // regions, at a region's first and last entries, past gaps of unindexed
 // addresses, and nothing for an address not indexed (in an indexed region,
 // before, between and after its entries, or in a region with none).
-TEST(AddressIndex, SortedSlotWalkFindsWhatSlotFinds) {
-  Records rs;
-  AddressIndex ix;
+// Entries every 0x50 bytes over four regions from 0x200000, a quarter left
+// out: what the ordered walks are checked against. Returns them in order.
+static std::vector<ObjectRecord *> IndexFourRegions(Records &rs,
+                                                    AddressIndex &ix) {
   std::vector<ObjectRecord *> indexed;
   for (uintptr_t a = 0x200000; a < 0x200000 + 4 * 0x4000; a += 0x50)
     if ((a / 0x50) % 4 != 0)
       indexed.push_back(rs.At(a));
   for (ObjectRecord *r : indexed)
     ix.Put(r);
+  return indexed;
+}
+
+TEST(AddressIndex, SortedSlotWalkFindsWhatSlotFinds) {
+  Records rs;
+  AddressIndex ix;
+  std::vector<ObjectRecord *> indexed = IndexFourRegions(rs, ix);
   std::vector<ObjectRecord *> batch;
   for (size_t i = 0; i < indexed.size(); i += 1 + i % 3)
     batch.push_back(indexed[i]);
@@ -90,10 +98,7 @@ TEST(AddressIndex, SortedSlotWalkFindsWhatSlotFinds) {
 TEST(AddressIndex, SortedRangeWalkFindsWhatRangeWalksFind) {
   Records rs;
   AddressIndex ix;
-  // Entries every 0x50 bytes over four regions, a quarter left out.
-  for (uintptr_t a = 0x200000; a < 0x200000 + 4 * 0x4000; a += 0x50)
-    if ((a / 0x50) % 4 != 0)
-      ix.Put(rs.At(a));
+  IndexFourRegions(rs, ix);
   // Disjoint ranges in address order: neighbours in one region, empty
   // ones, one across a region's edge, one past the last region, and
   // runs of ranges in one region after a range that spans two.
@@ -124,9 +129,7 @@ TEST(AddressIndex, SortedRangeWalkFindsWhatRangeWalksFind) {
 TEST(AddressIndex, SlotAfterFindsWhatSlotFinds) {
   Records rs;
   AddressIndex ix;
-  for (uintptr_t a = 0x200000; a < 0x200000 + 4 * 0x4000; a += 0x50)
-    if ((a / 0x50) % 4 != 0)
-      ix.Put(rs.At(a));
+  IndexFourRegions(rs, ix);
   // A walk as the history's: runs going up (neighbours, gaps, addresses
   // not indexed), then a step down or into another region, and back.
   std::vector<uintptr_t> walk;
