@@ -22,7 +22,9 @@ interleaved, medians compared:
           plain program with the huge-page heap ownsan run gives it
   (b)     /usr/bin/python3 -m llvmlite.tests (LLVM 14 runtime)
   (c)     bench/ir_workload.c: build, verify, dispose many modules (also
-          forward_only=1, --no-huge-heap and the plain huge-page heap)
+          forward_only=1, --no-huge-heap and the plain huge-page heap, and
+          the plain program with a quarantine alone preloaded,
+          bench/quarantine_preload.c: what holding freed memory costs)
   memory  peak RSS with N live tracked objects, with and without ownsan
   depot   stored stacks after a million events from 200 call sites
   depth   (issue 22) the churn loop at stack depth 10 and 10,000
@@ -202,6 +204,12 @@ def asan_variants(asan, cmd, stdin=None):
 # quarantine gains from it from what the program alone would (the verdicts
 # of (a) and (c) take the larger of the two ratios).
 SMALL_PAGES = "ownsan, small-page heap"
+# (c)'s quarantine with nothing else (bench/quarantine_preload.c, ownsan's
+# default size, the huge-page heap ownsan run gives): the blocks a module's
+# dispose frees, the nearest a tool without handles gets to ownsan's choice;
+# and every freed block, as AddressSanitizer holds them.
+QUARANTINE_ALONE = "quarantine alone, blocks a dispose frees"
+QUARANTINE_ALONE_ALL = "quarantine alone, every block"
 PLAIN_HUGE = "plain, huge-page heap"
 HUGE_HEAP_ENV = {"GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}
 
@@ -799,6 +807,24 @@ def summarize(r):
         rows.append(ratio_row("(c) IR building, stacks off (issue 22)",
                               TARGET22_IR_NOSTACK, mods["ownsan stacks off"],
                               mods))
+        if "interposition only" in mods:
+            rows.append({"measure": "(c) IR building, interposition only "
+                                    "(forward_only=1: nothing checked)",
+                         "target": "(floor of the two above)",
+                         "measured": ratio_text(mods["interposition only"]),
+                         "verdict": "-"})
+        if QUARANTINE_ALONE in mods:
+            huge = mods[PLAIN_HUGE]["median_s"]
+            rows.append({
+                "measure": "(c) IR building, a 64 MB quarantine alone and "
+                           "nothing tracked (bench/quarantine_preload.c; "
+                           "against the plain huge-page heap)",
+                "target": "(reference)",
+                "measured": "the blocks a dispose frees "
+                            f"{mods[QUARANTINE_ALONE]['median_s'] / huge:.2f}x"
+                            ", every block "
+                            f"{mods[QUARANTINE_ALONE_ALL]['median_s'] / huge:.2f}x",
+                "verdict": "-"})
     if echo:
         rows.append(ratio_row("(a) --echo, default options (issue 22)",
                               TARGET22_ECHO, echo["ownsan"], echo))
@@ -989,6 +1015,7 @@ def main():
     ownsan = bdir / "bin" / "ownsan"
     micro_exe = bdir / "bench" / "ownsan_bench_call_overhead"
     workload = bdir / "bench" / "ownsan_bench_ir_workload"
+    qpreload = bdir / "bench" / "libownsan_bench_quarantine_preload.so"
     asan = None if "asan" in skip else asan_runtime(llvm)
     if not asan and "asan" not in skip:
         log("no AddressSanitizer runtime (libclang-rt-N-dev): no reference")
@@ -1076,6 +1103,11 @@ def main():
                     (SMALL_PAGES, [ownsan, "run", "--no-huge-heap", "--"] + cmd,
                      None, None),
                     (PLAIN_HUGE, cmd, HUGE_HEAP_ENV, None),
+                    (QUARANTINE_ALONE, cmd,
+                     dict(HUGE_HEAP_ENV, LD_PRELOAD=str(qpreload)), None),
+                    (QUARANTINE_ALONE_ALL, cmd,
+                     dict(HUGE_HEAP_ENV, LD_PRELOAD=str(qpreload),
+                          OWNSAN_BENCH_QUARANTINE_SCOPE="all"), None),
                 ] + asan_variants(asan, cmd), args.reps)
 
         if "memory" not in skip:

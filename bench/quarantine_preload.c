@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+/* A quarantine and nothing else: preloaded into a plain program, it holds
+   the blocks the program's operator delete frees in a first-in first-out
+   queue of OWNSAN_BENCH_QUARANTINE_MB megabytes (64, ownsan's default
+   quarantine_size_mb) before handing them to free(). It tracks no object and
+   checks no call: what it costs is what any tool pays that keeps freed
+   memory from being reused at once (ownsan, AddressSanitizer), whose
+   program's new objects land in memory that left the caches long ago.
+
+   Which blocks (OWNSAN_BENCH_QUARANTINE_SCOPE): "dispose" (the default)
+   holds those of 64 bytes or more freed inside LLVMDisposeModule, the
+   nearest a tool that sees no handles gets to ownsan's choice, the blocks of
+   objects the program held handles to (in the IR-building workload, the
+   values a module's dispose frees; the smaller blocks it frees are their
+   names and operand lists); "all" holds every block, as AddressSanitizer
+   does. OWNSAN_BENCH_QUARANTINE_COUNT=1 prints the blocks
+   and bytes held, to set beside ownsan's `verbosity=1` quarantine line.
+   Single-threaded programs only: the queue takes no lock. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The queue lives in the held blocks themselves (each has room for these
+   16 bytes: malloc gives at least 24), written while the block is still in
+   the cache: no memory of its own, so nothing is counted but the holding. */
+typedef struct Held {
+  struct Held *next; /* the next newer */
+  size_t size;
+} Held;
+
+static Held *oldest, *newest;
+static size_t held, held_bytes, limit_bytes, taken, taken_bytes;
+static int initialized, hold_all, in_dispose;
+
+static void Init(void) {
+  const char *mb = getenv("OWNSAN_BENCH_QUARANTINE_MB");
+  limit_bytes = (size_t)(mb ? atol(mb) : 64) << 20;
+  const char *scope = getenv("OWNSAN_BENCH_QUARANTINE_SCOPE");
+  hold_all = scope && !strcmp(scope, "all");
+  initialized = 1;
+}
+
+static void Hold(void *p) {
+  if (!p)
+    return;
+  if (!initialized)
+    Init();
+  size_t size = malloc_usable_size(p);
+  if ((!hold_all && (!in_dispose || size < 64)) || size < sizeof(Held)) {
+    free(p);
+    return;
+  }
+  Held *h = p;
+  h->next = NULL;
+  h->size = size;
+  if (newest)
+    newest->next = h;
+  else
+    oldest = h;
+  newest = h;
+  ++held;
+  held_bytes += size;
+  ++taken;
+  taken_bytes += size;
+  while (held_bytes > limit_bytes) {
+    Held *out = oldest;
+    oldest = out->next;
+    if (!oldest)
+      newest = NULL;
+    --held;
+    held_bytes -= out->size;
+    free(out);
+  }
+}
+
+static void __attribute__((destructor)) Report(void) {
+  if (getenv("OWNSAN_BENCH_QUARANTINE_COUNT"))
+    fprintf(stderr,
+            "quarantine_preload: %zu blocks (%zu bytes) taken, %zu held\n",
+            taken, taken_bytes, held);
+}
+
+void LLVMDisposeModule(void *module) {
+  static void (*real)(void *);
+  if (!real)
+    real = (void (*)(void *))dlsym(RTLD_NEXT, "LLVMDisposeModule");
+  ++in_dispose;
+  real(module);
+  --in_dispose;
+}
+
+/* operator delete, every form libstdc++ exports (sized, aligned, arrays). */
+void _ZdlPv(void *p) { Hold(p); }
+void _ZdlPvm(void *p, size_t n) { (void)n, Hold(p); }
+void _ZdaPv(void *p) { Hold(p); }
+void _ZdaPvm(void *p, size_t n) { (void)n, Hold(p); }
+void _ZdlPvSt11align_val_t(void *p, size_t a) { (void)a, Hold(p); }
+void _ZdlPvmSt11align_val_t(void *p, size_t n, size_t a) {
+  (void)n, (void)a, Hold(p);
+}
+void _ZdaPvSt11align_val_t(void *p, size_t a) { (void)a, Hold(p); }
+void _ZdaPvmSt11align_val_t(void *p, size_t n, size_t a) {
+  (void)n, (void)a, Hold(p);
+}
