@@ -210,6 +210,9 @@ SMALL_PAGES = "ownsan, small-page heap"
 # and every freed block, as AddressSanitizer holds them.
 QUARANTINE_ALONE = "quarantine alone, blocks a dispose frees"
 QUARANTINE_ALONE_ALL = "quarantine alone, every block"
+# Both floors at once: the quarantine preloaded before ownsan's runtime
+# with forward_only=1 (docs/performance.md: the floor of (c)).
+INTERPOSITION_AND_QUARANTINE = "interposition and quarantine alone"
 PLAIN_HUGE = "plain, huge-page heap"
 HUGE_HEAP_ENV = {"GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}
 
@@ -825,6 +828,15 @@ def summarize(r):
                             ", every block "
                             f"{mods[QUARANTINE_ALONE_ALL]['median_s'] / huge:.2f}x",
                 "verdict": "-"})
+            both = mods[INTERPOSITION_AND_QUARANTINE]["median_s"] / huge
+            rows.append({
+                "measure": "(c) IR building, the interposition "
+                           "(forward_only=1) and that quarantine together, "
+                           "nothing tracked (against the plain huge-page "
+                           "heap)",
+                "target": "(floor of the two (c) targets)",
+                "measured": f"{both:.2f}x",
+                "verdict": "-"})
     if echo:
         rows.append(ratio_row("(a) --echo, default options (issue 22)",
                               TARGET22_ECHO, echo["ownsan"], echo))
@@ -1108,6 +1120,12 @@ def main():
                     (QUARANTINE_ALONE_ALL, cmd,
                      dict(HUGE_HEAP_ENV, LD_PRELOAD=str(qpreload),
                           OWNSAN_BENCH_QUARANTINE_SCOPE="all"), None),
+                    # (The preload's operator delete first: ownsan's
+                    # wrappers forward, its own quarantine is off.)
+                    (INTERPOSITION_AND_QUARANTINE, cmd,
+                     dict(HUGE_HEAP_ENV,
+                          LD_PRELOAD=f"{qpreload}:{bdir / 'lib' / 'libownsan.so'}",
+                          OWNSAN_OPTIONS="forward_only=1"), None),
                 ] + asan_variants(asan, cmd), args.reps)
 
         if "memory" not in skip:

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""The floor of (c) (docs/performance.md, "the floor of (c)"): alternating
+rounds of `ir_workload modules N` plain, with the interposition alone
+(forward_only=1), with a quarantine alone (bench/quarantine_preload.c), with
+both, and under ownsan with stacks off and with its defaults; each with the
+huge-page heap `ownsan run` gives. Prints each variant's min and median and
+their ratios to plain's. Alternating rounds, rather than one run's medians,
+because this machine's speed moves by tens of percent from minute to minute.
+
+    bench/floor_rounds.py build-bench [--rounds 7] [--modules 3000]
+
+The build dir is a -DOWNSAN_BUILD_BENCH=ON build.
+"""
+import argparse
+import os
+import pathlib
+import statistics
+import subprocess
+import time
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("build_dir", type=pathlib.Path)
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--modules", type=int, default=3000)
+    args = ap.parse_args()
+    b = args.build_dir.resolve()
+    runtime = b / "lib" / "libownsan.so"
+    quarantine = b / "bench" / "libownsan_bench_quarantine_preload.so"
+    workload = b / "bench" / "ownsan_bench_ir_workload"
+    variants = {
+        "plain": {},
+        "interposition alone": {"LD_PRELOAD": str(runtime),
+                                "OWNSAN_OPTIONS": "forward_only=1"},
+        "quarantine alone": {"LD_PRELOAD": str(quarantine)},
+        # (The preload's operator delete first; ownsan's wrappers forward.)
+        "both": {"LD_PRELOAD": f"{quarantine}:{runtime}",
+                 "OWNSAN_OPTIONS": "forward_only=1"},
+        "ownsan, stacks off": {"LD_PRELOAD": str(runtime),
+                               "OWNSAN_OPTIONS": "malloc_context_size=0"},
+        "ownsan": {"LD_PRELOAD": str(runtime)},
+    }
+    times = {v: [] for v in variants}
+    for _ in range(args.rounds):
+        for v, extra in variants.items():
+            env = dict(os.environ, GLIBC_TUNABLES="glibc.malloc.hugetlb=1")
+            env.pop("LD_PRELOAD", None)
+            env.pop("OWNSAN_OPTIONS", None)
+            env.update(extra)
+            start = time.monotonic()
+            subprocess.run([str(workload), "modules", str(args.modules)],
+                           env=env, stdout=subprocess.DEVNULL, check=True)
+            times[v].append(time.monotonic() - start)
+    low, mid = min(times["plain"]), statistics.median(times["plain"])
+    for v, t in times.items():
+        print(f"{v:20s} min {min(t):.3f} s ({min(t) / low:.2f}x)  median "
+              f"{statistics.median(t):.3f} s "
+              f"({statistics.median(t) / mid:.2f}x)  ({len(t)} rounds)")
+
+
+if __name__ == "__main__":
+    main()
