@@ -8,6 +8,8 @@
 
 #include "gtest/gtest.h"
 
+#include <atomic>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -246,6 +248,81 @@ TEST(AddressFilter, OverlapsIsTheOrOfItsGranules) {
           << " size " << size;
     }
   }
+}
+
+// A full-size set moves to a huge page once it has touched enough pages of
+// its words, and keeps every bit it had and every bit added after; a short
+// program's set (few pages) and a small set never move.
+TEST(AddressFilter, MovesToAHugePageKeepingEveryBit) {
+  AddressFilter f(24, 4);
+  std::vector<uintptr_t> added;
+  // Addresses 1 MiB apart: each lands in a group of words of its own, so
+  // nearly each touches another page of the set.
+  for (uintptr_t a = 0x5500000000; !f.InHugePage(); a += 0x100000) {
+    ASSERT_LT(added.size(), 10000u) << "never moved";
+    added.push_back(a);
+    f.Add(Addr(a));
+  }
+  EXPECT_GE(added.size(), 64u) << "moved before touching 64 pages";
+  for (uintptr_t a : added) {
+    ASSERT_TRUE(f.MaybeContains(Addr(a))) << a;
+    ASSERT_TRUE(f.MaybeOverlaps(Addr(a - 0x20), 0x40)) << a;
+  }
+  for (uintptr_t a = 0x6600000000; a < 0x6600000000 + 500 * 0x100000;
+       a += 0x100000) {
+    f.Add(Addr(a));
+    ASSERT_TRUE(f.MaybeContains(Addr(a))) << a;
+  }
+  for (uintptr_t a : added)
+    ASSERT_TRUE(f.MaybeContains(Addr(a))) << a;
+  int hits = 0;
+  for (uintptr_t a = 0x7700000000; a < 0x7700000000 + 0x100000; a += 0x100)
+    hits += f.MaybeOverlaps(Addr(a), 0x40);
+  EXPECT_LT(hits, 64) << "the moved set answers no where nothing was added";
+
+  AddressFilter sparse(24, 4);
+  for (uintptr_t a = 0x5500000000; a < 0x5500000000 + 10 * 0x100000;
+       a += 0x100000)
+    sparse.Add(Addr(a));
+  EXPECT_FALSE(sparse.InHugePage()) << "a few pages stay in small pages";
+  AddressFilter small(16, 0);
+  for (uintptr_t a = 0x10000; a < 0x10000 + 100000 * 48; a += 48)
+    small.Add(Addr(a));
+  EXPECT_FALSE(small.InHugePage()) << "a set smaller than a huge page";
+}
+
+// Readers on other threads never miss a bit added before they looked,
+// while the set moves under them (run under ThreadSanitizer too).
+TEST(AddressFilter, ReadersSeeEveryBitAcrossTheMove) {
+  AddressFilter f(24, 4);
+  constexpr size_t kAddresses = 3000;
+  auto address = [](size_t i) {
+    return uintptr_t{0x5500000000} + i * 0x100000;
+  };
+  std::atomic<size_t> published{0};
+  std::atomic<bool> missed{false};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 2; ++t)
+    readers.emplace_back([&, t] {
+      size_t seen = 0;
+      while (seen < kAddresses) {
+        seen = published.load(std::memory_order_acquire);
+        // The newest few, and one older one in turn.
+        for (size_t i = seen > 8 ? seen - 8 : 0; i < seen; ++i)
+          if (!f.MaybeContains(Addr(address(i))))
+            missed = true;
+        if (seen && !f.MaybeOverlaps(Addr(address((seen * 7 + t) % seen)), 16))
+          missed = true;
+      }
+    });
+  for (size_t i = 0; i < kAddresses; ++i) {
+    f.Add(Addr(address(i)));
+    published.store(i + 1, std::memory_order_release);
+  }
+  for (std::thread &r : readers)
+    r.join();
+  EXPECT_TRUE(f.InHugePage());
+  EXPECT_FALSE(missed.load()) << "a reader missed a bit added before it looked";
 }
 
 } // namespace
