@@ -17,7 +17,11 @@ import os
 import pathlib
 import statistics
 import subprocess
+import sys
 import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import run_benchmarks as rb  # noqa: E402 (the floor variants' one definition)
 
 
 def main():
@@ -28,16 +32,14 @@ def main():
     args = ap.parse_args()
     b = args.build_dir.resolve()
     runtime = b / "lib" / "libownsan.so"
-    quarantine = b / "bench" / "libownsan_bench_quarantine_preload.so"
     workload = b / "bench" / "ownsan_bench_ir_workload"
+    floor = rb.floor_envs(b)
     variants = {
         "plain": {},
         "interposition alone": {"LD_PRELOAD": str(runtime),
                                 "OWNSAN_OPTIONS": "forward_only=1"},
-        "quarantine alone": {"LD_PRELOAD": str(quarantine)},
-        # (The preload's operator delete first; ownsan's wrappers forward.)
-        "both": {"LD_PRELOAD": f"{quarantine}:{runtime}",
-                 "OWNSAN_OPTIONS": "forward_only=1"},
+        "quarantine alone": floor[rb.QUARANTINE_ALONE],
+        "both": floor[rb.INTERPOSITION_AND_QUARANTINE],
         "ownsan, stacks off": {"LD_PRELOAD": str(runtime),
                                "OWNSAN_OPTIONS": "malloc_context_size=0"},
         "ownsan": {"LD_PRELOAD": str(runtime)},
@@ -45,7 +47,7 @@ def main():
     times = {v: [] for v in variants}
     for _ in range(args.rounds):
         for v, extra in variants.items():
-            env = dict(os.environ, GLIBC_TUNABLES="glibc.malloc.hugetlb=1")
+            env = dict(os.environ, **rb.HUGE_HEAP_ENV)
             env.pop("LD_PRELOAD", None)
             env.pop("OWNSAN_OPTIONS", None)
             env.update(extra)

@@ -213,6 +213,24 @@ QUARANTINE_ALONE_ALL = "quarantine alone, every block"
 # Both floors at once: the quarantine preloaded before ownsan's runtime
 # with forward_only=1 (docs/performance.md: the floor of (c)).
 INTERPOSITION_AND_QUARANTINE = "interposition and quarantine alone"
+
+
+def floor_envs(bdir):
+    """The environments of (c)'s floor variants, each with the huge-page
+    heap: the quarantine alone (blocks a dispose frees; every block), and
+    with the interposition (the preload's operator delete first: ownsan's
+    wrappers forward, its own quarantine is off). bench/floor_rounds.py
+    runs them too."""
+    qpreload = bdir / "bench" / "libownsan_bench_quarantine_preload.so"
+    runtime = bdir / "lib" / "libownsan.so"
+    return {
+        QUARANTINE_ALONE: dict(HUGE_HEAP_ENV, LD_PRELOAD=str(qpreload)),
+        QUARANTINE_ALONE_ALL: dict(HUGE_HEAP_ENV, LD_PRELOAD=str(qpreload),
+                                   OWNSAN_BENCH_QUARANTINE_SCOPE="all"),
+        INTERPOSITION_AND_QUARANTINE: dict(
+            HUGE_HEAP_ENV, LD_PRELOAD=f"{qpreload}:{runtime}",
+            OWNSAN_OPTIONS="forward_only=1"),
+    }
 PLAIN_HUGE = "plain, huge-page heap"
 HUGE_HEAP_ENV = {"GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}
 
@@ -1027,7 +1045,6 @@ def main():
     ownsan = bdir / "bin" / "ownsan"
     micro_exe = bdir / "bench" / "ownsan_bench_call_overhead"
     workload = bdir / "bench" / "ownsan_bench_ir_workload"
-    qpreload = bdir / "bench" / "libownsan_bench_quarantine_preload.so"
     asan = None if "asan" in skip else asan_runtime(llvm)
     if not asan and "asan" not in skip:
         log("no AddressSanitizer runtime (libclang-rt-N-dev): no reference")
@@ -1115,18 +1132,9 @@ def main():
                     (SMALL_PAGES, [ownsan, "run", "--no-huge-heap", "--"] + cmd,
                      None, None),
                     (PLAIN_HUGE, cmd, HUGE_HEAP_ENV, None),
-                    (QUARANTINE_ALONE, cmd,
-                     dict(HUGE_HEAP_ENV, LD_PRELOAD=str(qpreload)), None),
-                    (QUARANTINE_ALONE_ALL, cmd,
-                     dict(HUGE_HEAP_ENV, LD_PRELOAD=str(qpreload),
-                          OWNSAN_BENCH_QUARANTINE_SCOPE="all"), None),
-                    # (The preload's operator delete first: ownsan's
-                    # wrappers forward, its own quarantine is off.)
-                    (INTERPOSITION_AND_QUARANTINE, cmd,
-                     dict(HUGE_HEAP_ENV,
-                          LD_PRELOAD=f"{qpreload}:{bdir / 'lib' / 'libownsan.so'}",
-                          OWNSAN_OPTIONS="forward_only=1"), None),
-                ] + asan_variants(asan, cmd), args.reps)
+                ] + [(label, cmd, env, None)
+                     for label, env in floor_envs(bdir).items()]
+                + asan_variants(asan, cmd), args.reps)
 
         if "memory" not in skip:
             r["memory"] = run_memory(workload, ownsan, [500000, 1000000],
