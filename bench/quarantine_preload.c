@@ -8,13 +8,16 @@
    program's new objects land in memory that left the caches long ago.
 
    Which blocks (OWNSAN_BENCH_QUARANTINE_SCOPE): "dispose" (the default)
-   holds those of 64 bytes or more freed inside LLVMDisposeModule, the
-   nearest a tool that sees no handles gets to ownsan's choice, the blocks of
-   objects the program held handles to (in the IR-building workload, the
-   values a module's dispose frees; the smaller blocks it frees are their
-   names and operand lists); "all" holds every block, as AddressSanitizer
-   does. OWNSAN_BENCH_QUARANTINE_COUNT=1 prints the blocks
-   and bytes held, to set beside ownsan's `verbosity=1` quarantine line.
+   holds those of 64 bytes or more freed inside LLVMDisposeModule or
+   LLVMDisposeExecutionEngine, the nearest a tool that sees no handles gets
+   to ownsan's choice, the blocks of objects the program held handles to (in
+   the IR-building workload, the values a module's dispose frees; the
+   smaller blocks it frees are their names and operand lists); "all" holds
+   every block, as AddressSanitizer does. OWNSAN_BENCH_QUARANTINE_MAX_BLOCK
+   (bytes) leaves larger blocks out: an execution engine's dispose frees its
+   own structures beside its module's values. OWNSAN_BENCH_QUARANTINE_COUNT=1
+   prints the blocks and bytes held, to set beside ownsan's `verbosity=1`
+   quarantine line.
    Single-threaded programs only: the queue takes no lock. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -32,7 +35,7 @@ typedef struct Held {
 } Held;
 
 static Held *oldest, *newest;
-static size_t held, held_bytes, limit_bytes, taken, taken_bytes;
+static size_t held, held_bytes, limit_bytes, max_block, taken, taken_bytes;
 static int initialized, hold_all, in_dispose;
 
 static void Init(void) {
@@ -40,6 +43,8 @@ static void Init(void) {
   limit_bytes = (size_t)(mb ? atol(mb) : 64) << 20;
   const char *scope = getenv("OWNSAN_BENCH_QUARANTINE_SCOPE");
   hold_all = scope && !strcmp(scope, "all");
+  const char *max = getenv("OWNSAN_BENCH_QUARANTINE_MAX_BLOCK");
+  max_block = max ? (size_t)atol(max) : (size_t)-1;
   initialized = 1;
 }
 
@@ -49,7 +54,8 @@ static void Hold(void *p) {
   if (!initialized)
     Init();
   size_t size = malloc_usable_size(p);
-  if ((!hold_all && (!in_dispose || size < 64)) || size < sizeof(Held)) {
+  if ((!hold_all && (!in_dispose || size < 64)) || size < sizeof(Held) ||
+      size > max_block) {
     free(p);
     return;
   }
@@ -83,14 +89,20 @@ static void __attribute__((destructor)) Report(void) {
             taken, taken_bytes, held);
 }
 
-void LLVMDisposeModule(void *module) {
-  static void (*real)(void *);
-  if (!real)
-    real = (void (*)(void *))dlsym(RTLD_NEXT, "LLVMDisposeModule");
-  ++in_dispose;
-  real(module);
-  --in_dispose;
-}
+/* The calls inside which a tracked module's values are freed: a module's
+   own dispose, and an execution engine's, which owns the modules it was
+   given (the JIT server's MCJIT loop, workload (d)). */
+#define DISPOSE_SCOPE(Name)                                                    \
+  void Name(void *object) {                                                    \
+    static void (*real)(void *);                                               \
+    if (!real)                                                                 \
+      real = (void (*)(void *))dlsym(RTLD_NEXT, #Name);                        \
+    ++in_dispose;                                                              \
+    real(object);                                                              \
+    --in_dispose;                                                              \
+  }
+DISPOSE_SCOPE(LLVMDisposeModule)
+DISPOSE_SCOPE(LLVMDisposeExecutionEngine)
 
 /* operator delete, every form libstdc++ exports (sized, aligned, arrays). */
 void _ZdlPv(void *p) { Hold(p); }
