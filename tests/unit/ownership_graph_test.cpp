@@ -89,6 +89,35 @@ TEST(OwnershipGraph, AddressCanBeLiveAgainAfterRemoval) {
   EXPECT_EQ(g.Find(Addr(0x1000)), b);
 }
 
+// Records never move: across the arena's blocks (a first small one, then
+// 2 MiB ones) every record stays where Add() put it, holds what it was
+// given, and is visited once, in the order it was made.
+TEST(OwnershipGraph, RecordsStayPutAcrossArenaBlocks) {
+  OwnershipGraph g;
+  constexpr size_t kRecords = 70000; // the first block and two more
+  std::vector<ObjectRecord *> made;
+  for (size_t i = 0; i < kRecords; ++i) {
+    ObjectRecord *r =
+        g.Add(Addr(0x100000 + 64 * i), ObjectKind::Instruction, nullptr);
+    r->create_stack = static_cast<StackId>(i + 1);
+    made.push_back(r);
+  }
+  EXPECT_EQ(g.SlotCount(), kRecords);
+  size_t k = 0;
+  bool in_order = true;
+  g.ForEachRecord([&](ObjectRecord *r) {
+    in_order &= k < kRecords && r == made[k];
+    ++k;
+  });
+  EXPECT_EQ(k, kRecords);
+  EXPECT_TRUE(in_order);
+  for (size_t i = 0; i < kRecords; ++i) {
+    ASSERT_EQ(made[i]->addr, Addr(0x100000 + 64 * i)) << i;
+    ASSERT_EQ(made[i]->create_stack, static_cast<StackId>(i + 1)) << i;
+    ASSERT_EQ(g.Find(Addr(0x100000 + 64 * i)), made[i]) << i;
+  }
+}
+
 // Records whose only rare field is their type share one extra per type;
 // writing any other rare field gives the record its own copy.
 // The graph and the shadow map share one address index: each sees only its
