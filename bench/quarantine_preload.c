@@ -18,10 +18,13 @@
    own structures beside its module's values. OWNSAN_BENCH_QUARANTINE_COUNT=1
    prints the blocks and bytes held, to set beside ownsan's `verbosity=1`
    quarantine line.
-   Single-threaded programs only: the queue takes no lock. */
+   Which call a thread is in is its own; the queue is shared, under a lock
+   with OWNSAN_BENCH_QUARANTINE_LOCKED=1 (programs with threads; left out
+   otherwise, so that a single thread's floor counts no lock). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +39,10 @@ typedef struct Held {
 
 static Held *oldest, *newest;
 static size_t held, held_bytes, limit_bytes, max_block, taken, taken_bytes;
-static int initialized, hold_all, in_dispose;
+static int hold_all, locked;
+static __thread int in_dispose __attribute__((tls_model("initial-exec")));
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t queue_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static void Init(void) {
   const char *mb = getenv("OWNSAN_BENCH_QUARANTINE_MB");
@@ -45,14 +51,14 @@ static void Init(void) {
   hold_all = scope && !strcmp(scope, "all");
   const char *max = getenv("OWNSAN_BENCH_QUARANTINE_MAX_BLOCK");
   max_block = max ? (size_t)atol(max) : (size_t)-1;
-  initialized = 1;
+  const char *lock = getenv("OWNSAN_BENCH_QUARANTINE_LOCKED");
+  locked = lock && !strcmp(lock, "1");
 }
 
 static void Hold(void *p) {
   if (!p)
     return;
-  if (!initialized)
-    Init();
+  pthread_once(&init_once, Init);
   size_t size = malloc_usable_size(p);
   if ((!hold_all && (!in_dispose || size < 64)) || size < sizeof(Held) ||
       size > max_block) {
@@ -62,6 +68,10 @@ static void Hold(void *p) {
   Held *h = p;
   h->next = NULL;
   h->size = size;
+  /* Oldest first, freed once the lock is let go. */
+  Held *leaving = NULL, **leaving_end = &leaving;
+  if (locked)
+    pthread_mutex_lock(&queue_mu);
   if (newest)
     newest->next = h;
   else
@@ -78,6 +88,15 @@ static void Hold(void *p) {
       newest = NULL;
     --held;
     held_bytes -= out->size;
+    out->next = NULL;
+    *leaving_end = out;
+    leaving_end = &out->next;
+  }
+  if (locked)
+    pthread_mutex_unlock(&queue_mu);
+  while (leaving) {
+    Held *out = leaving;
+    leaving = out->next;
     free(out);
   }
 }

@@ -31,8 +31,10 @@ interleaved, medians compared:
           (ir_workload depth D N): time per object, plain and ownsan
   jit     (issue 22) workload (d), bench/jit_server.c: a JIT server's
           loop (build a module of 4 functions, compile, call, dispose),
-          LLJIT and MCJIT, 1 and 4 threads, plain and ownsan; and the
-          ownsan peak RSS of the MCJIT loop at N and 10 N iterations
+          LLJIT and MCJIT, 1 and 4 threads, plain and ownsan (MCJIT also
+          with the quarantine alone and with the interposition: its
+          floor); and the ownsan peak RSS of the MCJIT loop at N and 10 N
+          iterations
   startup (issue 22) bench/one_call.c, 100 runs at a time, plain,
           LD_PRELOAD=libownsan.so, `ownsan run`, `/usr/bin/env` (one
           exec more: `ownsan run`'s floor) and LD_PRELOAD of a library
@@ -231,20 +233,23 @@ def floor_envs(bdir):
             HUGE_HEAP_ENV, LD_PRELOAD=f"{qpreload}:{runtime}",
             OWNSAN_OPTIONS="forward_only=1"),
     }
-# (d)'s MCJIT loop on one thread: the same quarantine, holding the blocks of
-# up to 512 bytes an execution engine's dispose frees (the engine frees its
-# module's values there, with its own larger structures, which ownsan does
-# not hold): 364k blocks, 51 MB over 2,000 iterations, against ownsan's 324k
-# chunks, 57 MB (verbosity=1). The preload takes no lock: one thread only.
+# (d)'s MCJIT loop: the same quarantine, holding the blocks of up to 512
+# bytes an execution engine's dispose frees (the engine frees its module's
+# values there, with its own larger structures, which ownsan does not hold):
+# 364k blocks, 51 MB over 2,000 iterations, against ownsan's 324k chunks,
+# 57 MB (verbosity=1).
 JIT_QUARANTINE_MAX_BLOCK = "512"
 
 
-def jit_floor_envs(bdir):
+def jit_floor_envs(bdir, threads):
     """(d)'s MCJIT floor variants: floor_envs' quarantine alone and with the
-    interposition, holding only blocks of up to JIT_QUARANTINE_MAX_BLOCK."""
+    interposition, holding only blocks of up to JIT_QUARANTINE_MAX_BLOCK
+    (its queue under a lock when there are threads)."""
     envs = floor_envs(bdir)
-    return {label: dict(envs[label], OWNSAN_BENCH_QUARANTINE_MAX_BLOCK=(
-                JIT_QUARANTINE_MAX_BLOCK))
+    extra = {"OWNSAN_BENCH_QUARANTINE_MAX_BLOCK": JIT_QUARANTINE_MAX_BLOCK}
+    if threads > 1:
+        extra["OWNSAN_BENCH_QUARANTINE_LOCKED"] = "1"
+    return {label: dict(envs[label], **extra)
             for label in (QUARANTINE_ALONE, INTERPOSITION_AND_QUARANTINE)}
 
 
@@ -572,19 +577,18 @@ def run_startup(one_call, ownsan, runtime, empty_preload, reps, runs=100):
 
 def run_jit(jit, ownsan, r, args, asan, bdir):
     """Workload (d): each engine on 1 and 4 threads, plain and ownsan
-    (compare: a report or a wrong result fails the run), MCJIT on one
-    thread also with the plain huge-page heap and its floor
-    (jit_floor_envs); then the MCJIT loop's ownsan peak RSS at two
-    lengths."""
+    (compare: a report or a wrong result fails the run), MCJIT also with
+    the plain huge-page heap and its floor (jit_floor_envs); then the MCJIT
+    loop's ownsan peak RSS at two lengths."""
     n_lljit, n_mcjit = (int(n) for n in args.jit_iterations.split(","))
     for engine, n in (("lljit", n_lljit), ("mcjit", n_mcjit)):
         for threads in (1, 4):
             cmd = [jit, engine, str(threads), str(n)]
             floor = []
-            if engine == "mcjit" and threads == 1:
+            if engine == "mcjit":
                 floor = [(PLAIN_HUGE, cmd, HUGE_HEAP_ENV, None)] + [
                     (label, cmd, env, None)
-                    for label, env in jit_floor_envs(bdir).items()]
+                    for label, env in jit_floor_envs(bdir, threads).items()]
             r["end_to_end"][f"(d) JIT server, {engine}, {threads} thread"
                             f"{'s' if threads > 1 else ''}, {n} modules"] = (
                 compare(f"jit {engine} x{threads}", [
