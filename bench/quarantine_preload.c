@@ -18,7 +18,7 @@
    own structures beside its module's values. OWNSAN_BENCH_QUARANTINE_COUNT=1
    prints the blocks and bytes held, to set beside ownsan's `verbosity=1`
    quarantine line.
-   Which call a thread is in is its own; the queue is shared, under a lock
+   Each thread has its own dispose scope; the queue is shared, under a lock
    with OWNSAN_BENCH_QUARANTINE_LOCKED=1 (programs with threads; left out
    otherwise, so that a single thread's floor counts no lock). */
 #define _GNU_SOURCE
