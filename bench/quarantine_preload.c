@@ -39,7 +39,7 @@ typedef struct Held {
 
 static Held *oldest, *newest;
 static size_t held, held_bytes, limit_bytes, max_block, taken, taken_bytes;
-static int hold_all, locked;
+static int initialized, hold_all, locked;
 static __thread int in_dispose __attribute__((tls_model("initial-exec")));
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t queue_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -53,12 +53,15 @@ static void Init(void) {
   max_block = max ? (size_t)atol(max) : (size_t)-1;
   const char *lock = getenv("OWNSAN_BENCH_QUARANTINE_LOCKED");
   locked = lock && !strcmp(lock, "1");
+  __atomic_store_n(&initialized, 1, __ATOMIC_RELEASE);
 }
 
 static void Hold(void *p) {
   if (!p)
     return;
-  pthread_once(&init_once, Init);
+  /* (pthread_once only until initialized: every delete passes here.) */
+  if (!__atomic_load_n(&initialized, __ATOMIC_ACQUIRE))
+    pthread_once(&init_once, Init);
   size_t size = malloc_usable_size(p);
   if ((!hold_all && (!in_dispose || size < 64)) || size < sizeof(Held) ||
       size > max_block) {

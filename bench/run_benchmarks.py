@@ -233,6 +233,8 @@ def floor_envs(bdir):
             HUGE_HEAP_ENV, LD_PRELOAD=f"{qpreload}:{runtime}",
             OWNSAN_OPTIONS="forward_only=1"),
     }
+
+
 # (d)'s MCJIT loop: the same quarantine, holding the blocks of up to 512
 # bytes an execution engine's dispose frees (the engine frees its module's
 # values there, with its own larger structures, which ownsan does not hold):
@@ -834,6 +836,10 @@ def summarize(r):
         return {"measure": measure, "target": f"<= {target}x",
                 "measured": text, "verdict": verdict(ratio <= target)}
 
+    def against_huge(run, label):
+        # A floor variant's median against the plain huge-page heap's.
+        return run[label]["median_s"] / run[PLAIN_HUGE]["median_s"]
+
     if echo:
         rows.append(ratio_row("(a) --echo, default options", TARGET_ECHO,
                               echo["ownsan"], echo))
@@ -863,18 +869,17 @@ def summarize(r):
                          "measured": ratio_text(mods["interposition only"]),
                          "verdict": "-"})
         if QUARANTINE_ALONE in mods:
-            huge = mods[PLAIN_HUGE]["median_s"]
             rows.append({
                 "measure": "(c) IR building, a 64 MB quarantine alone and "
                            "nothing tracked (bench/quarantine_preload.c; "
                            "against the plain huge-page heap)",
                 "target": "(reference)",
                 "measured": "the blocks a dispose frees "
-                            f"{mods[QUARANTINE_ALONE]['median_s'] / huge:.2f}x"
+                            f"{against_huge(mods, QUARANTINE_ALONE):.2f}x"
                             ", every block "
-                            f"{mods[QUARANTINE_ALONE_ALL]['median_s'] / huge:.2f}x",
+                            f"{against_huge(mods, QUARANTINE_ALONE_ALL):.2f}x",
                 "verdict": "-"})
-            both = mods[INTERPOSITION_AND_QUARANTINE]["median_s"] / huge
+            both = against_huge(mods, INTERPOSITION_AND_QUARANTINE)
             rows.append({
                 "measure": "(c) IR building, the interposition "
                            "(forward_only=1) and that quarantine together, "
@@ -894,9 +899,8 @@ def summarize(r):
             rows.append(ratio_row(f"{name} (issue 22)", TARGET22_JIT,
                                   run["ownsan"], run))
             if QUARANTINE_ALONE in run:
-                huge = run[PLAIN_HUGE]["median_s"]
-                alone = run[QUARANTINE_ALONE]["median_s"] / huge
-                both = run[INTERPOSITION_AND_QUARANTINE]["median_s"] / huge
+                alone = against_huge(run, QUARANTINE_ALONE)
+                both = against_huge(run, INTERPOSITION_AND_QUARANTINE)
                 rows.append({
                     "measure": f"{name}: a 64 MB quarantine of the blocks of "
                                f"up to {JIT_QUARANTINE_MAX_BLOCK} B an "
