@@ -270,11 +270,11 @@ private:
   /// A live record (and its unwatched descendants) died where ownsan could
   /// not see it: forgotten, not matched (under mu_).
   void DropUnseen(ObjectRecord *r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  /// A new object displaced index entry `displaced` (under mu_): its object.
-  ObjectRecord *TakeOverFreedAddress(ObjectRecord *displaced)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  /// Links `r` to the object that had its address before, if any.
-  static void LinkPredecessor(ObjectRecord *r, ObjectRecord *old);
+  /// The record of a new object at `h` (graph_.Add), evicting the oldest
+  /// history first if it is over its bound; `linked`: the record names the
+  /// object that had the address before, if any.
+  ObjectRecord *NewRecord(const void *h, ObjectKind kind, ObjectRecord *parent,
+                          bool linked) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   /// Bookkeeping for a record that just died (under mu_): builders that
   /// pointed at it now dangle.
   void NoteDeath(ObjectRecord *r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

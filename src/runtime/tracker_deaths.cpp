@@ -92,10 +92,6 @@ void Runtime::MarkFreed(ObjectRecord *r, FreeEvent *ev) {
 
 void Runtime::MarkFreedSorted(ObjectRecord *const *rs, size_t n, FreeEvent *ev,
                               bool in_place) {
-  // (Before marking: the records the caller holds are all live, and
-  // freed records it holds are pinned.)
-  if (history_bytes_ > history_limit_)
-    EvictHistory();
   ev->refs.fetch_add(static_cast<uint32_t>(n), std::memory_order_relaxed);
   for (size_t k = 0; k < n; ++k) {
     rs[k]->state.store(ObjectState::Freed, std::memory_order_release);

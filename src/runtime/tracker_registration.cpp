@@ -62,18 +62,20 @@
 //   FREED -> expired    OnAllocation(): operator new returned memory that
 //                       covers the address; or Register() saw LLVM hand the
 //                       address out again.
-//   FREED -> evicted    EvictHistory() (from MarkFreedSorted): the freed
-//                       and dropped records, oldest first, with the free
-//                       events they pay for (HistoryEntry), exceed
-//                       history_size_mb; the oldest go until half of it is
-//                       left. A matched address stays matched, by an entry
-//                       that keeps only the kind (evicted-matched); an
-//                       expired one is forgotten. Every reference to the
-//                       record (parents, predecessors, builder positions,
-//                       free event targets, context slots) is cleared, then
-//                       its slot is reused by a new LIVE record. Not while
-//                       a report reads freed records outside mu_
-//                       (HistoryPin).
+//   FREED -> evicted    EvictHistory() (from NewRecord): a new object
+//                       needs a record while the freed and dropped
+//                       records, with the free events they pay for
+//                       (HistoryEntry), exceed history_size_mb; the oldest
+//                       go until half of it is left (so deaths with no
+//                       registration after them, a program's last dispose,
+//                       evict nothing). A matched address stays matched,
+//                       by an entry that keeps only the kind
+//                       (evicted-matched); an expired one is forgotten.
+//                       Every reference to the record (parents,
+//                       predecessors, builder positions, free event
+//                       targets, context slots) is cleared, then its slot
+//                       is reused by a new LIVE record. Not while a report
+//                       reads freed records outside mu_ (HistoryPin).
 //   evicted-matched -> gone  as FREED -> expired, but no predecessor is
 //                       named: operator new over the address, or LLVM
 //                       handing it out again.
@@ -220,9 +222,7 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
       // another kind of object: the old one died unseen.
       DropUnseen(existing);
     }
-    ObjectRecord *displaced;
-    r = graph_.Add(h, c.kind, parent, &displaced);
-    LinkPredecessor(r, TakeOverFreedAddress(displaced));
+    r = NewRecord(h, c.kind, parent, /*linked=*/true);
     r->is_global_context = is_global;
     r->name = std::move(name);
     if (created_here) {
@@ -312,22 +312,34 @@ void Runtime::EvictHistory() {
   evicted_ += batch.size();
 }
 
-ObjectRecord *Runtime::TakeOverFreedAddress(ObjectRecord *displaced) {
+ObjectRecord *Runtime::NewRecord(const void *h, ObjectKind kind,
+                                 ObjectRecord *parent, bool linked) {
+  if (history_bytes_ > history_limit_) {
+    // Case: the history is over its bound and a record is wanted: the
+    // oldest go now, when their slots can be reused, rather than when
+    // objects die (a program that frees everything at its end would pay
+    // for evicting records no object will ever need).
+    EvictHistory();
+    // (A parent found before the lock may have died and gone since.)
+    if (parent &&
+        parent->state.load(std::memory_order_relaxed) == ObjectState::Evicted)
+      parent = nullptr;
+  }
+  ObjectRecord *displaced;
+  ObjectRecord *r = graph_.Add(h, kind, parent, &displaced);
   bool matched;
   ObjectRecord *old = shadow_.Displaced(displaced, &matched);
+  if (!linked)
+    return r;
   // Case: LLVM hands out a freed address again: a new object lives there;
   // stale copies of the handle now alias it. (Otherwise: the address was
   // reallocated earlier, by operator new, and this is the object that got
   // it; or the old object's history was evicted.)
   if (old && matched)
     old->address_reused = true;
-  return old;
-}
-
-void Runtime::LinkPredecessor(ObjectRecord *r, ObjectRecord *old) {
-  if (!old)
-    return;
-  r->MutableRare().previous = old; // (generation() counts the chain)
+  if (old)
+    r->MutableRare().previous = old; // (generation() counts the chain)
+  return r;
 }
 
 void Runtime::RegisterOpaque(FnId fn, const void *h, const char *type,
@@ -340,15 +352,12 @@ void Runtime::RegisterOpaque(FnId fn, const void *h, const char *type,
   MutexLock lock(&mu_);
   if (ObjectRecord *old = graph_.Find(h))
     DropUnseen(old); // live as something we did not see die
-  ObjectRecord *displaced;
-  ObjectRecord *r = graph_.Add(h, ObjectKind::Opaque, p, &displaced);
-  ObjectRecord *prev = TakeOverFreedAddress(displaced);
+  ObjectRecord *r = NewRecord(h, ObjectKind::Opaque, p, /*linked=*/true);
   r->SetTypeName(type);
   CacheRecord(h, r); // the program is about to use it
   r->created_by = fn;
   r->create_stack = stack;
   r->create_thread = CurrentThreadNumber();
-  LinkPredecessor(r, prev);
   tracked_pages_.Add(h);
 }
 
@@ -379,15 +388,13 @@ void Runtime::RegisterLentString(FnId fn, const char *data, size_t length,
   MutexLock lock(&mu_);
   if (graph_.Find(data))
     return; // (another thread registered it meanwhile)
-  ObjectRecord *displaced;
-  ObjectRecord *r = graph_.Add(data, ObjectKind::LentString, ctx, &displaced);
-  ObjectRecord *prev = TakeOverFreedAddress(displaced);
+  ObjectRecord *r =
+      NewRecord(data, ObjectKind::LentString, ctx, /*linked=*/true);
   r->name = text;
   CacheRecord(data, r);
   r->created_by = fn;
   r->create_stack = stack;
   r->create_thread = CurrentThreadNumber();
-  LinkPredecessor(r, prev);
   tracked_pages_.Add(data);
   lent_string_pages_.Add(data);
 }
@@ -417,12 +424,9 @@ void Runtime::RegisterString(FnId fn, const char *s, bool error_message,
   MutexLock lock(&mu_);
   if (ObjectRecord *old = graph_.Find(s))
     DropUnseen(old); // live as something we did not see die
-  bool matched;
-  ObjectRecord *displaced;
-  ObjectRecord *r = graph_.Add(
+  ObjectRecord *r = NewRecord(
       s, error_message ? ObjectKind::ErrorMessage : ObjectKind::Message,
-      nullptr, &displaced);
-  shadow_.Displaced(displaced, &matched); // (a string names no predecessor)
+      nullptr, /*linked=*/false); // (a string names no predecessor)
   if (unterminated)
     r->MutableRare().unterminated = true;
   // A short excerpt names it in reports.

@@ -530,6 +530,41 @@ static int case_history_evicted(void) {
   return 0;
 }
 
+/* ---- history bound: the last deaths evict nothing -------------------------
+ * Run with history_size_mb=1: disposing a module of 30,000 globals puts
+ * about 3 MB of freed records in the history, but no object is registered
+ * after it, so no record needs the room: none is evicted, and the use of
+ * the first global is reported with its whole history. */
+static int case_history_kept_at_end(void) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
+  LLVMModuleRef m = LLVMModuleCreateWithNameInContext("m", ctx);
+  LLVMValueRef first = LLVMAddGlobal(m, i32, "first");
+  for (int g = 0; g < 30000; ++g)
+    LLVMAddGlobal(m, i32, "");
+  step("dispose the module of 30,001 globals");
+  LLVMDisposeModule(m);
+  if (!fixed) {
+    step("use its first global");
+    size_t len;
+    printf("%s\n", LLVMGetValueName2(first, &len));
+    // RUN-history_kept_at_end: OWNSAN_OPTIONS=history_size_mb=1 sanitized
+    // CHECK-history_kept_at_end: ==[[PID]]==ERROR: OwnSan: use-after-free on LLVMValueRef {{0x[0-9a-f]+}} (global @first in module "m"){{$}}
+    // CHECK-history_kept_at_end-NEXT: passed as argument 1 of LLVMGetValueName2 on thread T0:
+    // CHECK-history_kept_at_end-NEXT: #0 {{.*}} in case_history_kept_at_end {{.*}}lifetime.c:[[@LINE-4]]:
+    // CHECK-history_kept_at_end-NOT: history is gone
+    // CHECK-history_kept_at_end: freed by LLVMDisposeModule(module "m") on thread T0, because it belonged to that module:
+    // CHECK-history_kept_at_end-NEXT: #0 {{.*}} in case_history_kept_at_end {{.*}}lifetime.c:
+    // CHECK-history_kept_at_end: identity: {{0x[0-9a-f]+}}#1 (address#generation); no object has been created at this address since it was freed
+    // CHECK-history_kept_at_end-NEXT: created by LLVMAddGlobal on thread T0:
+    // CHECK-history_kept_at_end-NEXT: #0 {{.*}} in case_history_kept_at_end {{.*}}lifetime.c:
+    // CHECK-history_kept_at_end: ownership chain when freed: context {{0x[0-9a-f]+}} -> module "m" -> global @first{{$}}
+    // CHECK-history_kept_at_end-NEXT: SUMMARY: OwnSan: use-after-free in LLVMGetValueName2 {{.*}}lifetime.c:{{[0-9]+}}:{{[0-9]+}} in case_history_kept_at_end{{$}}
+  }
+  LLVMContextDispose(ctx);
+  return 0;
+}
+
 /* ---- short threads: 20,000 threads each dispose one builder, then 30,000
  * objects are churned (run with history_size_mb=1: the threads' records
  * are evicted). */
@@ -693,6 +728,8 @@ int main(int argc, char **argv) {
     return case_quarantine_bound();
   if (!strcmp(c, "history_evicted"))
     return case_history_evicted();
+  if (!strcmp(c, "history_kept_at_end"))
+    return case_history_kept_at_end();
   if (!strcmp(c, "thread_exit"))
     return case_thread_exit();
   if (!strcmp(c, "lone_disposes"))
