@@ -113,6 +113,14 @@ void OwnershipGraph::RemoveWithoutList(ObjectRecord *r) {
   }
 }
 
+void OwnershipGraph::ForgetInPlace(ObjectRecord *r) {
+  assert(!children_.contains(r) && "Remove() takes its children");
+  Unlink(r);
+  --live_count_;
+  if (!IsWatched(r->kind))
+    unwatched_by_addr_.Erase(r);
+}
+
 void OwnershipGraph::ForEachUnwatchedIn(
     const void *lo, size_t size,
     absl::FunctionRef<void(ObjectRecord *)> fn) const {

@@ -65,6 +65,9 @@ public:
   /// index for the ShadowMap sharing it to retag in place
   /// (InsertSortedInPlace): the graph only stops counting them live.
   void ForgetWatched(size_t n) { live_count_ -= n; }
+  /// The same for one record without unwatched children, watched or not
+  /// (an object freed explicitly: a builder, a message, a function).
+  void ForgetInPlace(ObjectRecord *r);
   /// Does `r` own unwatched objects (which Remove() would take with it)?
   bool HasUnwatchedChildren(ObjectRecord *r) const {
     return children_.contains(r);

@@ -49,9 +49,10 @@ void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev,
   if (ended.empty() && (!intact || !NameComesFromLLVM(root)) &&
       !graph_.HasUnwatchedChildren(root)) {
     // Case: an object that takes nothing with it and whose name ownsan
-    // keeps (a builder, a buffer, a message, an opaque object).
-    graph_.RemoveWithoutList(root);
-    MarkFreed(root, ev);
+    // keeps (a builder, a buffer, a message, an opaque object). Its index
+    // entry is retagged where it is, not erased and indexed again.
+    graph_.ForgetInPlace(root);
+    MarkFreedSorted(&root, 1, ev, /*in_place=*/true);
     return;
   }
   dying = graph_.Remove(root);
@@ -122,8 +123,13 @@ void Runtime::ValueDied(ObjectRecord *r, FreeEvent *ev) {
   // forwarded (or by another thread meanwhile).
   if (r->state != ObjectState::Live)
     return;
-  graph_.RemoveWithoutList(r);
-  MarkFreed(r, ev);
+  if (graph_.HasUnwatchedChildren(r)) {
+    graph_.RemoveWithoutList(r);
+    MarkFreed(r, ev);
+    return;
+  }
+  graph_.ForgetInPlace(r);
+  MarkFreedSorted(&r, 1, ev, /*in_place=*/true);
 }
 
 bool Runtime::ValuesDied(const void *p, size_t size) {

@@ -155,6 +155,39 @@ TEST(OwnershipGraph, DeathsRetaggedInPlaceAcrossRegions) {
   EXPECT_EQ(g.LiveCount(), alive.size());
 }
 
+// An object freed explicitly, with no unwatched children (a builder, a
+// function): the graph forgets it (its parent's children, the unwatched
+// index, the live count) and leaves its entry for the shadow map to retag
+// where it is; its neighbours stay live.
+TEST(OwnershipGraph, ForgetInPlaceLeavesTheEntryToRetag) {
+  OwnershipGraph g;
+  ShadowMap m(g.Index());
+  ObjectRecord *ctx = g.Add(Addr(0x1000), ObjectKind::Context, nullptr);
+  ObjectRecord *mod = g.Add(Addr(0x1040), ObjectKind::Module, ctx);
+  ObjectRecord *builder = g.Add(Addr(0x1080), ObjectKind::Builder, ctx);
+  ObjectRecord *fn = g.Add(Addr(0x10c0), ObjectKind::Function, mod);
+  for (ObjectRecord *r : {builder, fn}) {
+    r->state = ObjectState::Freed;
+    g.ForgetInPlace(r);
+    m.InsertSortedInPlace(&r, 1);
+  }
+  EXPECT_EQ(g.LiveCount(), 2u);
+  EXPECT_EQ(m.size(), 2u);
+  EXPECT_EQ(g.Find(Addr(0x1080)), nullptr);
+  EXPECT_EQ(g.Find(Addr(0x10c0)), nullptr);
+  EXPECT_EQ(m.Find(Addr(0x1080)), builder);
+  EXPECT_EQ(m.Find(Addr(0x10c0)), fn);
+  EXPECT_EQ(g.Find(Addr(0x1040)), mod);
+  std::vector<ObjectRecord *> unwatched;
+  g.ForEachUnwatchedIn(Addr(0x1000), 0x100,
+                       [&](ObjectRecord *r) { unwatched.push_back(r); });
+  EXPECT_EQ(unwatched, (std::vector<ObjectRecord *>{ctx, mod}));
+  // The context's removal no longer finds the builder among its children.
+  std::vector<ObjectRecord *> gone = g.Remove(ctx);
+  EXPECT_FALSE(Contains(gone, builder));
+  EXPECT_TRUE(Contains(gone, mod));
+}
+
 TEST(OwnershipGraph, SharesItsIndexWithTheShadowMap) {
   OwnershipGraph g;
   ShadowMap m(g.Index());
