@@ -49,21 +49,32 @@ void InternalAddLeakRoots(const void *p, size_t bytes);
 void InternalRemoveLeakRoots(const void *p, size_t bytes);
 
 /// Objects of type T that are never freed, carved in order from mapped
-/// blocks of kPerBlock: no malloc chunk and header each, and not
-/// interleaved with the program's objects. Not thread-safe: one per thread,
-/// or one under a lock. Zero-initialized, so it can be a global or a
-/// (constant-initialized) thread-local.
+/// blocks: the first kSmallBlocks of kPerBlock objects (a short program's),
+/// then 2 MiB huge pages (a long run's events and extras by the hundred
+/// thousand: one page fault per 2 MiB, not one per 4 KiB). No malloc chunk
+/// and header each, and not interleaved with the program's objects. Not
+/// thread-safe: one per thread, or one under a lock. Zero-initialized, so
+/// it can be a global or a (constant-initialized) thread-local.
 template <typename T, size_t kPerBlock> struct MappedBump {
+  static constexpr size_t kSmallBlocks = 4;
+  static constexpr size_t kHugeBlockBytes = size_t{2} << 20;
   T *next;
   size_t left;
+  size_t blocks; ///< mapped so far
+  /// How many objects block `b` (in mapping order) holds.
+  static constexpr size_t PerBlock(size_t b) {
+    return b < kSmallBlocks ? kPerBlock : kHugeBlockBytes / sizeof(T);
+  }
   /// `leak_roots`: the objects point at heap blocks (see above).
   T *New(bool leak_roots) {
     if (left == 0) {
-      next = static_cast<T *>(
-          InternalMapBlock(kPerBlock * sizeof(T), /*huge_pages=*/false));
+      bool huge = blocks >= kSmallBlocks;
+      size_t n = PerBlock(blocks++);
+      size_t bytes = huge ? kHugeBlockBytes : n * sizeof(T);
+      next = static_cast<T *>(InternalMapBlock(bytes, huge));
       if (leak_roots)
-        InternalAddLeakRoots(next, kPerBlock * sizeof(T));
-      left = kPerBlock;
+        InternalAddLeakRoots(next, bytes);
+      left = n;
     }
     --left;
     return new (next++) T;

@@ -158,9 +158,9 @@ void ForEachFreeEvent(absl::FunctionRef<void(FreeEvent *)> fn) {
   MutexLock lock(&g_events_mu);
   for (size_t b = 0; b < g_event_block_count; ++b) {
     FreeEvent *block = g_event_blocks[b];
-    size_t n = kEventsPerBlock;
-    if (block + kEventsPerBlock == g_event_arena.next + g_event_arena.left)
-      n = kEventsPerBlock - g_event_arena.left; // the block being filled
+    size_t n = decltype(g_event_arena)::PerBlock(b);
+    if (block + n == g_event_arena.next + g_event_arena.left)
+      n -= g_event_arena.left; // the block being filled
     for (size_t i = 0; i < n; ++i)
       fn(&block[i]);
   }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <vector>
 
 namespace ownsan {
 namespace {
@@ -110,6 +111,35 @@ TEST(ObjectRecord, ReusedSlotStartsClean) {
   EXPECT_EQ(m->parent, nullptr);
   EXPECT_EQ(g.Find(Addr(0x3000)), m);
   EXPECT_EQ(g.Find(Addr(0x2000)), nullptr);
+}
+
+// The events' arena maps four small blocks, then 2 MiB huge pages of 65,536
+// events each: every event made is visited exactly once by
+// ForEachFreeEvent (eviction clears their targets), across the change of
+// block size and in the block being filled.
+TEST(FreeEvents, EachIsVisitedOnceAcrossBlockSizes) {
+  constexpr size_t kEvents = 80000; // 4 x 2,048, one huge block, and more
+  constexpr uintptr_t kFirst = uintptr_t{1} << 44;
+  auto target = [](size_t i) {
+    return reinterpret_cast<ObjectRecord *>(kFirst + 64 * i);
+  };
+  std::vector<FreeEvent *> made;
+  for (size_t i = 0; i < kEvents; ++i)
+    made.push_back(NewFreeEvent(kNoFn, target(i), 0, 0, "",
+                                /*release_unused=*/false, nullptr, 0));
+  std::vector<int> seen(kEvents);
+  ForEachFreeEvent([&](FreeEvent *ev) {
+    uintptr_t t = reinterpret_cast<uintptr_t>(ev->target);
+    if (t >= kFirst && t < kFirst + 64 * kEvents)
+      ++seen[(t - kFirst) / 64];
+  });
+  for (size_t i = 0; i < kEvents; ++i) {
+    ASSERT_EQ(seen[i], 1) << i;
+    ASSERT_EQ(made[i]->target, target(i)) << i;
+  }
+  for (FreeEvent *ev : made)
+    ev->target = nullptr; // (made here; never recorded with)
+  ReleaseThreadFreeEvents();
 }
 
 } // namespace
