@@ -254,21 +254,24 @@ void Runtime::EvictHistory() {
     return; // (a report is reading freed records: next time)
   // (The event details it frees are the runtime's, not program memory.)
   RuntimeSection section;
-  std::vector<ObjectRecord *, InternalAllocator<ObjectRecord *>> batch;
   // The oldest records are cold: each is a cache miss, twice (here and
-  // when its slot is recycled below) unless fetched ahead.
+  // when its slot is recycled below) unless fetched ahead. They stay in
+  // the history until then (no batch of their own: a vector the size of
+  // half the bound was paged in at every first eviction).
   constexpr size_t kAhead = 8;
   AddressIndex::Cursor cursor;
-  while (history_bytes_ > history_limit_ / 2 && !history_.empty()) {
-    if (history_.size() > kAhead)
-      __builtin_prefetch(history_[kAhead].record(), 1);
-    ObjectRecord *r = history_.front().record();
-    history_bytes_ -= history_.front().bytes();
-    history_.pop_front();
+  auto end = history_.begin(), ahead = history_.begin();
+  for (size_t k = 0; k < kAhead && ahead != history_.end(); ++k)
+    ++ahead;
+  while (history_bytes_ > history_limit_ / 2 && end != history_.end()) {
+    if (ahead != history_.end())
+      __builtin_prefetch((ahead++)->record(), 1);
+    ObjectRecord *r = end->record();
+    history_bytes_ -= end->bytes();
+    ++end;
     // A use of the address is still stale while it stays matched.
     shadow_.Evict(r, r->freed && r->freed->consumed, &cursor);
     r->state.store(ObjectState::Evicted, std::memory_order_relaxed);
-    batch.push_back(r);
   }
   // Nothing may refer to an evicted record once its slot is reused: the
   // references of every other record, and of every free event, are
@@ -299,17 +302,21 @@ void Runtime::EvictHistory() {
       ev->target = nullptr;
   });
   absl::erase_if(inherited_, evicted);
-  for (size_t k = 0; k < batch.size(); ++k) {
-    ObjectRecord *r = batch[k];
-    if (k + kAhead < batch.size())
-      __builtin_prefetch(batch[k + kAhead], 1);
+  ahead = history_.begin();
+  for (size_t k = 0; k < kAhead && ahead != end; ++k)
+    ++ahead;
+  for (auto it = history_.begin(); it != end; ++it) {
+    ObjectRecord *r = it->record();
+    if (ahead != end)
+      __builtin_prefetch((ahead++)->record(), 1);
     if (r->freed)
       ReleaseFreeEvent(const_cast<FreeEvent *>(r->freed));
     r->freed = nullptr;
     r->ReleaseHistory();
     graph_.Recycle(r);
   }
-  evicted_ += batch.size();
+  evicted_ += end - history_.begin();
+  history_.erase(history_.begin(), end);
 }
 
 ObjectRecord *Runtime::NewRecord(const void *h, ObjectKind kind,
