@@ -22,12 +22,13 @@ constexpr unsigned kMinShift = 9;                     // 512 bytes
 constexpr unsigned kMaxShift = 16;                    // 64 KiB
 constexpr unsigned kClasses = kSmallClasses + (kMaxShift - kMinShift + 1);
 constexpr size_t kSlabBytes = size_t{1} << 18;
-// A class that has taken this many slabs is growing with the program (index
-// vectors, names, the quarantine's queue): its next slabs are 2 MiB huge
-// pages, one page fault where 512 small pages took one each (a fault costs
-// several microseconds in a VM). A short program never gets there, so its
-// resident memory stays as small as before.
-constexpr unsigned kSmallSlabsPerClass = 4;
+// A class that has filled this many slabs is growing with the program
+// (index vectors, names, children lists, the quarantine's queue): its next
+// slabs are 2 MiB huge pages, one page fault where 512 small pages took one
+// each (a fault costs several microseconds in a VM). A short program never
+// gets there, so its resident memory stays as small as before. (Four small
+// slabs first cost IR building 600 faults more, and --echo 700.)
+constexpr unsigned kSmallSlabsPerClass = 1;
 constexpr size_t kHugeSlabBytes = size_t{2} << 20;
 // Large blocks (a vector that doubles past 64 KiB, an eviction's batch) are
 // kept when freed, up to kLargeCacheBytes in all, for the next request of

@@ -11,7 +11,7 @@
 // memory from mmap: size classes every 8 bytes up to 256 bytes (record names
 // are kept at their size, not rounded up to a power of two), then powers of
 // two up to 64 KiB, carved from slabs (256 KiB; 2 MiB huge pages once a
-// class has grown past four), kept on free lists (never returned to the
+// class has filled one), kept on free lists (never returned to the
 // system); larger blocks are mapped whole, and kept for reuse when freed
 // (up to 32 MiB of them).
 //

@@ -496,17 +496,19 @@ TEST(InternalAllocator, LargeBlocksAreKeptForTheNextOfTheirSize) {
 }
 
 TEST(InternalAllocator, AGrowingClassGetsHugePageSlabs) {
-  // A class that has taken four 256 KiB slabs takes 2 MiB ones, advised as
+  // A class that has filled one 256 KiB slab takes 2 MiB ones, advised as
   // transparent huge pages (one fault each, where 512 small pages took one
-  // each); the first slabs stay small for short programs.
+  // each); the first slab stays small for short programs.
   constexpr size_t kBlock = 40960; // a class of its own in this test binary
   std::vector<char *> blocks;
   for (int i = 0; i < 64; ++i)
     blocks.push_back(static_cast<char *>(InternalAllocate(kBlock)));
   EXPECT_EQ(VmFlagsOf(blocks.front()).find(" hg"), std::string::npos)
       << "the first slab: small pages";
+  EXPECT_NE(VmFlagsOf(blocks[4]).find(" hg"), std::string::npos)
+      << "after one slab of four blocks: " << VmFlagsOf(blocks[4]);
   EXPECT_NE(VmFlagsOf(blocks.back()).find(" hg"), std::string::npos)
-      << "after four slabs: " << VmFlagsOf(blocks.back());
+      << VmFlagsOf(blocks.back());
   EXPECT_EQ(reinterpret_cast<uintptr_t>(blocks.back()) >> 21,
             reinterpret_cast<uintptr_t>(blocks[blocks.size() - 2]) >> 21)
       << "carved from one 2 MiB slab";
