@@ -1458,7 +1458,8 @@ def case_history_size_mb(x):
     if c.check(m and work, "history_size_mb=1: the history statistics are "
                "printed", r):
         c.equal(int(m[2]), 1 << 20, "history_size_mb=1: the limit is 1 MiB")
-        # (It may pass the limit by the records of one batch of deaths.)
+        # (It may pass the limit by the deaths since the last registration:
+        # a new record makes room. Here, one churn module's 100 globals.)
         c.check(int(m[1]) <= (1 << 20) + 64 * 1024,
                 f"history_size_mb=1: the peak ({m[1]} bytes) stays at the "
                 f"limit", r)
