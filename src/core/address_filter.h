@@ -34,6 +34,7 @@
 
 #include "core/internal_allocator.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -152,11 +153,32 @@ private:
     }
     // Granule filters keep 64 neighbouring granules in one word: one load
     // per 64 granules of the range (an allocation of a few hundred bytes is
-    // one word to look at, not one per granule).
-    for (uintptr_t block = first >> 6; block <= last >> 6; ++block)
-      if (BlockMayHold(block, block == first >> 6 ? first & 63 : 0,
-                       block == last >> 6 ? last & 63 : 63))
-        return true;
+    // one word to look at, not one per granule). The eight words of a group
+    // (BlockWord) share a hash, a cache line and a summary bit: each group
+    // is hashed and its summary read once (a compiler's blocks of tens of
+    // KiB span dozens of words).
+    const uintptr_t first_block = first >> 6, last_block = last >> 6;
+    const std::atomic<uint64_t> *words = Words();
+    for (uintptr_t block = first_block; block <= last_block;) {
+      uintptr_t group_last = std::min(last_block, block | 7);
+      uint64_t base = Hash(block >> 3) << 3;
+      uint64_t page = (base & word_mask_) >> kWordsPerPageLog2;
+      if (!((summary_[page >> 6].load(std::memory_order_acquire) >>
+             (page & 63)) &
+            1)) {
+        block = group_last + 1;
+        continue;
+      }
+      for (; block <= group_last; ++block) {
+        unsigned from = block == first_block ? first & 63 : 0;
+        unsigned to = block == last_block ? last & 63 : 63;
+        uint64_t want = (~uint64_t{0} >> (63 - to)) & (~uint64_t{0} << from);
+        if (words[(base | (block & 7)) & word_mask_].load(
+                std::memory_order_acquire) &
+            want)
+          return true;
+      }
+    }
     return false;
   }
 
