@@ -124,7 +124,7 @@ void Runtime::ValueDied(ObjectRecord *r, FreeEvent *ev) {
   if (r->state != ObjectState::Live)
     return;
   if (graph_.HasUnwatchedChildren(r)) {
-    graph_.RemoveWithoutList(r);
+    graph_.Remove(r); // (what RemoveWithoutList would do, looked up once)
     MarkFreed(r, ev);
     return;
   }

@@ -260,9 +260,13 @@ void Runtime::EvictHistory() {
   // half the bound was paged in at every first eviction).
   constexpr size_t kAhead = 8;
   AddressIndex::Cursor cursor;
-  auto end = history_.begin(), ahead = history_.begin();
-  for (size_t k = 0; k < kAhead && ahead != history_.end(); ++k)
-    ++ahead;
+  // (The entry kAhead past `from`, or `limit` if it comes first.)
+  auto ahead_of = [](auto from, auto limit) {
+    for (size_t k = 0; k < kAhead && from != limit; ++k)
+      ++from;
+    return from;
+  };
+  auto end = history_.begin(), ahead = ahead_of(end, history_.end());
   while (history_bytes_ > history_limit_ / 2 && end != history_.end()) {
     if (ahead != history_.end())
       __builtin_prefetch((ahead++)->record(), 1);
@@ -302,9 +306,7 @@ void Runtime::EvictHistory() {
       ev->target = nullptr;
   });
   absl::erase_if(inherited_, evicted);
-  ahead = history_.begin();
-  for (size_t k = 0; k < kAhead && ahead != end; ++k)
-    ++ahead;
+  ahead = ahead_of(history_.begin(), end);
   for (auto it = history_.begin(); it != end; ++it) {
     ObjectRecord *r = it->record();
     if (ahead != end)
