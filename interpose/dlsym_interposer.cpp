@@ -32,13 +32,9 @@
 #include <cstring>
 
 extern "C" {
-struct ownsan_symbol {
-  const char *name;
-  void *wrapper;
-  unsigned short fn;
-};
-extern const struct ownsan_symbol ownsan_symbols[];
-extern const unsigned ownsan_symbol_count;
+// (symbols.c: each wrapper's address, by FnId.)
+extern void *const ownsan_wrappers[];
+extern const unsigned ownsan_wrapper_count;
 }
 
 namespace ownsan {
@@ -173,13 +169,15 @@ OWNSAN_NO_SANITIZE DlvsymFn RealDlvsymFn() {
   return fn;
 }
 
-const ownsan_symbol *FindWrapped(const char *name) {
-  size_t lo = 0, hi = ownsan_symbol_count;
+// The wrapper of the LLVM-C function `name`, or nullptr.
+void *FindWrapper(const char *name) {
+  // (FnIds number the functions in strcmp order of name.)
+  size_t lo = 0, hi = ownsan_wrapper_count;
   while (lo < hi) {
     size_t mid = (lo + hi) / 2;
-    int c = Compare(ownsan_symbols[mid].name, name);
+    int c = Compare(WrappedFnName(static_cast<FnId>(mid)), name);
     if (c == 0)
-      return &ownsan_symbols[mid];
+      return ownsan_wrappers[mid];
     if (c < 0)
       lo = mid + 1;
     else
@@ -193,10 +191,10 @@ const ownsan_symbol *FindWrapped(const char *name) {
 void *Redirect(const char *name, const char *version, void *found) {
   if (!found)
     return nullptr; // keep "not found" as it is
-  const ownsan_symbol *sym = FindWrapped(name);
-  if (!sym)
+  void *wrapper = FindWrapper(name);
+  if (!wrapper)
     return found;
-  if (found == sym->wrapper) {
+  if (found == wrapper) {
     // A look-up in the global scope found the preload itself; what the
     // program gets without it is the next definition.
     found = version ? RealDlvsym(RTLD_NEXT, name, version)
@@ -214,12 +212,12 @@ void *Redirect(const char *name, const char *version, void *found) {
       NoteUncheckedLibLLVM(info.dli_fname, major);
     return found;
   }
-  return sym->wrapper; // this runtime's libLLVM: hand out the wrapper
+  return wrapper; // this runtime's libLLVM: hand out the wrapper
 }
 
 } // namespace
 
-bool IsWrappedName(const char *name) { return FindWrapped(name) != nullptr; }
+bool IsWrappedName(const char *name) { return FindWrapper(name) != nullptr; }
 
 void *RealDlsym(void *handle, const char *name) {
   DlsymFn real = RealDlsymFn();

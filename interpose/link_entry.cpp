@@ -34,11 +34,11 @@ extern "C" OWNSAN_EXPORT const int ownsan_linked_runtime = OWNSAN_LLVM_MAJOR;
 namespace ownsan {
 
 bool IsWrappedName(const char *name) {
-  // (kFnInfo is sorted by name: the generator numbers the functions so.)
+  // (kFnNames is in strcmp order: the generator numbers the functions so.)
   unsigned lo = 0, hi = kFnCount;
   while (lo < hi) {
     unsigned mid = (lo + hi) / 2;
-    int c = strcmp(kFnInfo[mid].name, name);
+    int c = strcmp(WrappedFnName(static_cast<FnId>(mid)), name);
     if (c == 0)
       return true;
     if (c < 0)

@@ -216,7 +216,7 @@ bool AddressInLibLLVM(const void *addr, int *major) {
 
 #if !OWNSAN_LINK_MODE // (link mode calls __real_LLVMFoo directly)
 void *ResolveReal(FnId fn) {
-  const char *name = kFnInfo[fn].name;
+  const char *name = WrappedFnName(fn);
   const LoadedLibLLVM *lib = SelectedLibLLVM(name);
   if (!lib) {
     // No libLLVM: the call came from an object with LLVM linked in whose

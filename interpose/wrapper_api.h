@@ -151,14 +151,28 @@ struct Effect {
   HandleType arg_type = HandleType::Other;
 };
 
-/// Per-function static facts, emitted by the generator.
+/// Per-function static facts, emitted by the generator. Offsets, not
+/// pointers: the table needs no relocation, so its pages are neither
+/// written nor faulted in at start-up (WrappedFnName, FnEffects).
 struct FnInfo {
-  const char *name;
-  const Effect *effects; ///< spec effects, or nullptr
+  uint32_t name;         ///< offset of the name in kFnNames
+  uint16_t first_effect; ///< index of the first spec effect in kEffects
   uint8_t num_effects;
 };
 
 extern const FnInfo kFnInfo[];
+/// Every function's name, NUL-terminated, in FnId order (which is strcmp
+/// order: the dlsym interposer and link mode binary-search it).
+extern const char kFnNames[];
+/// Every function's spec effects, in FnId order.
+extern const Effect kEffects[];
+
+inline const char *WrappedFnName(FnId fn) {
+  return kFnNames + kFnInfo[fn].name;
+}
+inline const Effect *FnEffects(FnId fn) {
+  return kEffects + kFnInfo[fn].first_effect;
+}
 
 /// kFnFlags[fn]: facts about a function that are not effects, computed by
 /// the generator from its name (the profile's fn_flags.txt) and

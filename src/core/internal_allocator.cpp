@@ -37,6 +37,13 @@ constexpr size_t kHugeSlabBytes = size_t{2} << 20;
 constexpr unsigned kLargeCacheSlots = 16;
 constexpr size_t kLargeCacheBytes = size_t{32} << 20;
 
+// The first blocks of every class come from one region they share: a short
+// program's few blocks of each of a dozen classes sit on a few pages, where
+// each class's own first slab was a page fault of its own at every start.
+// A class that takes kStarterPerClass from it moves on to slabs.
+constexpr size_t kStarterBytes = size_t{1} << 18;
+constexpr size_t kStarterPerClass = size_t{16} << 10;
+
 struct FreeBlock {
   FreeBlock *next;
 };
@@ -49,6 +56,9 @@ FreeBlock *g_free[kClasses] ABSL_GUARDED_BY(g_pool_mu);
 char *g_fresh[kClasses] ABSL_GUARDED_BY(g_pool_mu);
 char *g_fresh_end[kClasses] ABSL_GUARDED_BY(g_pool_mu);
 unsigned g_slabs[kClasses] ABSL_GUARDED_BY(g_pool_mu);
+char *g_starter ABSL_GUARDED_BY(g_pool_mu);
+char *g_starter_end ABSL_GUARDED_BY(g_pool_mu);
+size_t g_starter_taken[kClasses] ABSL_GUARDED_BY(g_pool_mu);
 
 struct LargeBlock {
   void *p;
@@ -130,6 +140,24 @@ void *InternalAllocate(size_t bytes) {
   if (FreeBlock *b = g_free[c]) {
     g_free[c] = b->next;
     return b;
+  }
+  if (static_cast<size_t>(g_fresh_end[c] - g_fresh[c]) < block &&
+      g_starter_taken[c] + block <= kStarterPerClass) {
+    if (!g_starter) {
+      g_starter = static_cast<char *>(Map(kStarterBytes));
+      g_starter_end = g_starter + kStarterBytes;
+    }
+    // (Aligned as in a slab: the multiples of 8 to 8 bytes, the powers of
+    // two to a cache line at least.)
+    size_t align = c < kSmallClasses ? kStep : 64;
+    char *p = reinterpret_cast<char *>(
+        (reinterpret_cast<uintptr_t>(g_starter) + align - 1) & ~(align - 1));
+    if (static_cast<size_t>(g_starter_end - p) >= block) {
+      g_starter = p + block;
+      g_starter_taken[c] += block;
+      return p;
+    }
+    g_starter_taken[c] = kStarterPerClass; // (full: slabs from now on)
   }
   if (static_cast<size_t>(g_fresh_end[c] - g_fresh[c]) < block) {
     // A new slab (a small class wastes the last few bytes of the old one).

@@ -25,7 +25,7 @@ const char *CurrentWrappedCallName(bool *in_runtime) {
   if (state.depth == 0)
     return nullptr;
   FnId fn = CurrentCall().fn;
-  return fn < kFnCount ? kFnInfo[fn].name : "an LLVM-C call";
+  return fn < kFnCount ? WrappedFnName(fn) : "an LLVM-C call";
 }
 
 //===----------------------------------------------------------------------===//

@@ -190,7 +190,7 @@ namespace {
   if (!call.context && me != 0 &&
       use->owner.load(std::memory_order_relaxed) == me &&
       use->stack_claims_left.load(std::memory_order_relaxed) == 0 &&
-      !g_runtime.load(std::memory_order_relaxed)->ContextExempt(fn, arg)) {
+      !ContextExempt(fn, arg)) {
     // The owner's claim, as CheckContext makes it.
     call.context_arg = arg;
     __atomic_store_n(&call.context, ctx, __ATOMIC_RELEASE);

@@ -18,26 +18,12 @@
 
 namespace ownsan {
 
-void Runtime::LearnFunctionFacts() {
-  // The arguments a call may take from another context. (The facts the
-  // generator knows from a function's name are FnInfo::flags.)
-  context_exempt_args_.resize(kFnCount);
-  for (unsigned f = 0; f < kFnCount; ++f) {
-    for (unsigned e = 0; e < kFnInfo[f].num_effects; ++e) {
-      const Effect &effect = kFnInfo[f].effects[e];
-      if (effect.kind == EffectKind::SerializedBy)
-        context_exempt_args_[f] = ~uint64_t{0};
-      else if (effect.kind == EffectKind::DataOnly && effect.arg < 64)
-        context_exempt_args_[f] |= uint64_t{1} << effect.arg;
-    }
-  }
-}
-
 bool FreesArg(FnId fn, unsigned arg) {
   const FnInfo &info = kFnInfo[fn];
+  const Effect *effects = FnEffects(fn);
   for (unsigned i = 0; i < info.num_effects; ++i) {
-    EffectKind k = info.effects[i].kind;
-    if (info.effects[i].arg == arg &&
+    EffectKind k = effects[i].kind;
+    if (effects[i].arg == arg &&
         (k == EffectKind::Free || k == EffectKind::FreeAttached ||
          k == EffectKind::FreeDetached || k == EffectKind::FreeCallerOwned))
       return true;
@@ -48,8 +34,9 @@ bool FreesArg(FnId fn, unsigned arg) {
 bool Runtime::Before(FnId fn, const void *const *args, void *const *slots) {
   bool hold_back = false;
   const FnInfo &info = kFnInfo[fn];
+  const Effect *effects = FnEffects(fn);
   for (unsigned i = 0; i < info.num_effects; ++i) {
-    const Effect &e = info.effects[i];
+    const Effect &e = effects[i];
     if (e.arg == kRet)
       continue; // about the result: After
     const void *h = args[e.arg];
@@ -185,12 +172,15 @@ Runtime::BeforeVerdict Runtime::BeforeConsume(const EffectSite &s) {
   FreeEvent *ev = CurrentFreeEvent(r);
   ev->consumed = true;
   FreeWithDescendants(r, ev);
-  if (r->kind == ObjectKind::MemoryBuffer && s.slots && observer_copy_) {
+  auto copy_buffer = r->kind == ObjectKind::MemoryBuffer && s.slots
+                         ? ObserverCopyBuffer()
+                         : nullptr;
+  if (copy_buffer) {
     // A consumed buffer is freed by LLVM with free(), which ownsan cannot
     // see: LLVM gets an identical copy (same contents, same name) and the
     // caller's buffer waits in the quarantine, so its address cannot be
     // reused while the stale handle may be used.
-    if (void *copy = observer_copy_(const_cast<void *>(h))) {
+    if (void *copy = copy_buffer(const_cast<void *>(h))) {
       *static_cast<void **>(s.slots[s.e.arg]) = copy;
       size_t size = kProfile.buffer_size(h);
       Hold({const_cast<void *>(h), size + 64,
@@ -211,16 +201,17 @@ Runtime::BeforeVerdict Runtime::BeforeFreeString(const EffectSite &s) {
 void Runtime::After(FnId fn, const void *const *args, const void *ret,
                     bool ok) {
   const FnInfo &info = kFnInfo[fn];
+  const Effect *effects = FnEffects(fn);
   // New objects first: an Own effect may name one as the owner.
   for (unsigned i = 0; i < info.num_effects; ++i) {
-    const Effect &e = info.effects[i];
+    const Effect &e = effects[i];
     if (e.kind == EffectKind::New || e.kind == EffectKind::Message ||
         e.kind == EffectKind::UnterminatedMessage ||
         e.kind == EffectKind::ErrorMessage)
       AfterNew({fn, e, nullptr, args, nullptr, ret, ok});
   }
   for (unsigned i = 0; i < info.num_effects; ++i) {
-    const Effect &e = info.effects[i];
+    const Effect &e = effects[i];
     if (e.arg == kRet) {
       if (ret && (e.kind == EffectKind::Own || e.kind == EffectKind::Forget))
         AfterResultBelongsElsewhere({fn, e, ret, args, nullptr, ret, ok});

@@ -422,7 +422,8 @@ void Runtime::OnExit() {
       // With log_path, a clean run of a process that used a checked libLLVM
       // leaves its summary too: `ownsan report` tells "no problem" from "no
       // log" by it.
-      bool checked_llvm = observer_copy_ != nullptr && !flags_.forward_only;
+      bool checked_llvm = libllvm_major_.load(std::memory_order_relaxed) != 0 &&
+                          !flags_.forward_only;
       if (any || used_suppressions || leaked ||
           (checked_llvm && !flags_.log_path.empty())) {
         if (!out.empty())

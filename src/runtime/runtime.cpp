@@ -48,6 +48,11 @@ std::atomic<Runtime *> g_runtime{nullptr};
 //===----------------------------------------------------------------------===//
 
 Runtime &Runtime::Create() {
+  // absl's deadlock detector costs time on every lock and misreads locks
+  // re-created in a fork() child; the runtime's lock order is fixed. Off
+  // before the first lock (the constructor's members lock): its graph was
+  // built at every start otherwise (pages of its own, faulted in).
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   static Runtime *runtime = new Runtime; // never destroyed: used until exit
   g_runtime.store(runtime, std::memory_order_release);
   return *runtime;
@@ -74,7 +79,6 @@ Runtime::Runtime()
     quarantine_ = Quarantine(size_t(flags_.quarantine_size_mb) << 20);
     history_limit_ = size_t(flags_.history_size_mb) << 20;
   }
-  LearnFunctionFacts();
   if (!flags_.suppressions.empty()) {
     MutexLock lock(&report_mu_);
     if (!suppressions_.Load(flags_.suppressions, &error))
@@ -90,9 +94,6 @@ Runtime::Runtime()
   report_fd_ = fcntl(stream, F_DUPFD_CLOEXEC, 100);
   if (report_fd_ < 0)
     report_fd_ = stream;
-  // absl's deadlock detector costs time on every lock and misreads locks
-  // re-created in a fork() child; the runtime's lock order is fixed.
-  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   // Registered first, so it runs last: after the program's own handlers.
   atexit([] { Runtime::Get().OnExit(); });
 }
@@ -125,35 +126,44 @@ void Runtime::OnLibLLVMFound(const std::string &path, int major) {
   }
   if (llvm_fn)
     AddCodeRangesOf(llvm_fn, /*llvm=*/true);
-  // The observer sits next to this library.
-  Dl_info self;
-  std::string dir;
-  if (dladdr(reinterpret_cast<void *>(&FnName), &self) && self.dli_fname) {
-    dir = self.dli_fname;
-    dir = dir.substr(0, dir.rfind('/') + 1);
-  }
-  std::string observer = dir + "libownsan_observer.so";
-  void *h = dlopen(observer.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!h)
-    Fatal(absl::StrCat("cannot load ", observer, ": ", dlerror()));
-  auto init = reinterpret_cast<ownsan_observer_init_fn>(
-      RealDlsym(h, "ownsan_observer_init"));
-  if (!init)
-    Fatal(absl::StrCat(observer, " lacks the observer entry points"));
-  int observer_major = init();
-  if (observer_major != major)
-    Fatal(absl::StrCat(observer, " was built for LLVM ", observer_major,
-                       " but the process uses LLVM ", major));
-  AddCodeRangesOf(reinterpret_cast<void *>(init));
+  libllvm_major_.store(major, std::memory_order_release);
   if (flags_.handle_segv && !flags_.forward_only)
     InstallCrashHandler(report_fd_, flags_.log_path.c_str());
-  observer_copy_ = reinterpret_cast<ownsan_observer_copy_buffer_fn>(
-      RealDlsym(h, "ownsan_observer_copy_buffer"));
   if (flags_.verbosity >= 1) {
     std::string line = OwnsanLine(
         LineLevel::kInfo, absl::StrCat("using ", path, " (LLVM ", major, ")"));
     (void)!write(2, line.data(), line.size());
   }
+}
+
+void *(*Runtime::ObserverCopyBuffer())(void *) {
+  absl::call_once(observer_once_, [this] {
+    RuntimeSection section;
+    // The observer sits next to this library.
+    Dl_info self;
+    std::string dir;
+    if (dladdr(reinterpret_cast<void *>(&FnName), &self) && self.dli_fname) {
+      dir = self.dli_fname;
+      dir = dir.substr(0, dir.rfind('/') + 1);
+    }
+    std::string observer = dir + "libownsan_observer.so";
+    void *h = dlopen(observer.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+      Fatal(absl::StrCat("cannot load ", observer, ": ", dlerror()));
+    auto init = reinterpret_cast<ownsan_observer_init_fn>(
+        RealDlsym(h, "ownsan_observer_init"));
+    if (!init)
+      Fatal(absl::StrCat(observer, " lacks the observer entry points"));
+    int observer_major = init();
+    int major = libllvm_major_.load(std::memory_order_acquire);
+    if (observer_major != major)
+      Fatal(absl::StrCat(observer, " was built for LLVM ", observer_major,
+                         " but the process uses LLVM ", major));
+    AddCodeRangesOf(reinterpret_cast<void *>(init));
+    observer_copy_ = reinterpret_cast<ownsan_observer_copy_buffer_fn>(
+        RealDlsym(h, "ownsan_observer_copy_buffer"));
+  });
+  return observer_copy_;
 }
 #else
 // (The observer's functions are linked in: value_observer.cpp.)
@@ -166,6 +176,7 @@ void Runtime::OnLinkedLLVM() {
   if (flags_.handle_segv && !flags_.forward_only)
     InstallCrashHandler(report_fd_, flags_.log_path.c_str());
   observer_copy_ = &ownsan_observer_copy_buffer;
+  libllvm_major_.store(OWNSAN_LLVM_MAJOR, std::memory_order_release);
   AddLinkedLLVMCodeRange();
 #if OWNSAN_LIBRARY_SHARED
   // The C API is linked in, the library's own code is a shared object.
@@ -180,6 +191,8 @@ void Runtime::OnLinkedLLVM() {
     (void)!write(2, line.data(), line.size());
   }
 }
+
+void *(*Runtime::ObserverCopyBuffer())(void *) { return observer_copy_; }
 #endif
 
 } // namespace ownsan

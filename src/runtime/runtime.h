@@ -24,6 +24,8 @@
 #include "runtime/profile.h"
 #include "wrapper_api.h"
 
+#include "absl/base/call_once.h"
+
 #include <algorithm>
 #include <atomic>
 #include <deque>
@@ -52,9 +54,6 @@ public:
   /// Checks one handle argument; true if the call must be skipped (a
   /// report was made and the run continues).
   bool CheckHandle(FnId fn, unsigned arg, const void *h, HandleType type);
-  bool ContextExempt(FnId fn, unsigned arg) const {
-    return arg < 64 && (context_exempt_args_[fn] >> arg & 1);
-  }
   /// CheckHandle, then whether the handle names a value of the kinds in
   /// kKindExpectations[expected] (src/profiles/llvm_c/handle_kinds.spec).
   ArgVerdict CheckKindedHandle(FnId fn, unsigned arg, const void *h,
@@ -106,8 +105,12 @@ public:
   void AfterForkInParent();
   void AfterForkInChild();
 
-  /// Called once a libLLVM is found: loads the deletion observer.
+  /// Called once a libLLVM is found (its code range, the crash handler).
   void OnLibLLVMFound(const std::string &path, int major);
+  /// The observer's MemoryBuffer copy, or nullptr: libownsan_observer.so is
+  /// loaded at the first need, not at start-up (dlopen, its pages and
+  /// relocations cost every process, and few ever give a buffer away).
+  void *(*ObserverCopyBuffer())(void *);
   /// No libLLVM is loaded but an object with LLVM linked in calls through
   /// the wrappers (interpose/real_llvm.cpp): checks stop for the rest of
   /// the process, and the exit reports no leaks of what was seen before.
@@ -133,7 +136,6 @@ private:
   /// Per-function facts the checks read on every call, from the spec's
   /// effects (effects.cpp); those known from the function's name are
   /// generated (kFnFlags).
-  void LearnFunctionFacts();
 
   /// `looked_up`: the caller found no live record of this kind at `h`.
   ObjectRecord *RegisterImpl(FnId fn, const void *h, HandleType type, int depth,
@@ -513,11 +515,6 @@ private:
   std::vector<LeakSite> ended_leaks_ ABSL_GUARDED_BY(mu_);
   /// Is a live `r` the caller's to dispose (a leak if alive at exit)?
   static bool CallerMustDispose(const ObjectRecord *r);
-  /// Per function: the arguments that take no part in the context checks
-  /// (bit i: argument i): every one of a call an engine serializes (it
-  /// claims no context), else those LLVM only reads as data (spec
-  /// data_only: an object of another context there is not mixed in).
-  std::vector<uint64_t> context_exempt_args_;
 
   // Blind spots (blind_spots.cpp).
   void SayBlindSpot(const char *what, const std::string &object,
@@ -564,8 +561,11 @@ private:
       native_successors_[kNativeSuccessors] ABSL_GUARDED_BY(native_reuse_mu_);
   size_t native_successors_next_ ABSL_GUARDED_BY(native_reuse_mu_) = 0;
 
-  // The C++ helper (libownsan_observer.so).
+  // The C++ helper (libownsan_observer.so), loaded by ObserverCopyBuffer.
   void *(*observer_copy_)(void *) = nullptr; ///< copies a MemoryBuffer
+  absl::once_flag observer_once_;
+  /// The checked libLLVM's major (OnLibLLVMFound; the observer must match).
+  std::atomic<int> libllvm_major_{0};
   std::atomic<const void *> global_context_{nullptr};
   /// exit() has begun (LLVM's statics are being destroyed): unwatched
   /// objects whose memory goes now are not recorded as freed.

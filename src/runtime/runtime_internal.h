@@ -60,11 +60,27 @@ private:
 inline CallContext &CurrentCall() { return tls_call; }
 
 inline const char *FnName(FnIndex fn) {
-  return fn < kFnCount ? kFnInfo[fn].name : "<none>";
+  return fn < kFnCount ? WrappedFnName(fn) : "<none>";
 }
 
 /// Does argument `arg` of `fn` name an object the call frees? (effects.cpp)
 bool FreesArg(FnId fn, unsigned arg);
+/// Does argument `arg` of `fn` take no part in the context checks? Every
+/// one of a call an engine serializes (it claims no context), else those
+/// LLVM only reads as data (spec data_only: an object of another context
+/// there is not mixed in). Read from the effects at each check, not
+/// tabled at start-up: most functions have none (a table for all of them
+/// was heap pages every process faulted in).
+inline bool ContextExempt(FnId fn, unsigned arg) {
+  const FnInfo &info = kFnInfo[fn];
+  const Effect *effects = kEffects + info.first_effect;
+  for (unsigned i = 0; i < info.num_effects; ++i) {
+    if (effects[i].kind == EffectKind::SerializedBy ||
+        (effects[i].kind == EffectKind::DataOnly && effects[i].arg == arg))
+      return true;
+  }
+  return false;
+}
 
 /// Calls Release(value) when the calling thread exits (one pthread key for
 /// each Release).

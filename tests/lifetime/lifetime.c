@@ -9,6 +9,7 @@
  */
 #include <llvm-c/Core.h>
 #include <llvm-c/Error.h>
+#include <llvm-c/IRReader.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <llvm/Config/llvm-config.h>
 #if LLVM_VERSION_MAJOR < 17 // (the legacy passes, gone in LLVM 17)
@@ -565,6 +566,51 @@ static int case_history_kept_at_end(void) {
   return 0;
 }
 
+/* ---- the C++ helper, libownsan_observer.so, is loaded when the first
+ * memory buffer is given away (ownsan hands LLVM a copy), not at start-up:
+ * a process that gives none away never maps it. (In link mode it is part
+ * of the program: mapped as a library neither before nor after.) */
+static int observer_mapped(void) {
+  FILE *maps = fopen("/proc/self/maps", "r");
+  char line[4096];
+  int mapped = 0;
+  while (maps && fgets(line, sizeof line, maps))
+    mapped |= strstr(line, "libownsan_observer") != NULL;
+  if (maps)
+    fclose(maps);
+  return mapped;
+}
+
+static int case_observer_on_demand(void) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMDisposeModule(LLVMModuleCreateWithNameInContext("m", ctx));
+  fprintf(stderr, "lifetime: observer mapped before a buffer is consumed: %d\n",
+          observer_mapped());
+  static const char text[] = "define i32 @f() {\n  ret i32 1\n}\n";
+  LLVMMemoryBufferRef buf =
+      LLVMCreateMemoryBufferWithMemoryRangeCopy(text, sizeof text - 1, "ir");
+  LLVMModuleRef parsed;
+  char *error = NULL;
+  step("parse IR: the buffer is consumed");
+  if (LLVMParseIRInContext(ctx, buf, &parsed, &error))
+    return 3;
+  fprintf(stderr, "lifetime: observer mapped after: %d\n", observer_mapped());
+  if (!fixed) {
+    step("use the consumed buffer");
+    printf("%zu\n", LLVMGetBufferSize(buf));
+    // RUN-observer_on_demand: sanitized
+    // CHECK-observer_on_demand: lifetime: observer mapped before a buffer is consumed: 0
+    // CHECK-observer_on_demand: lifetime: observer mapped after: {{[01]}}
+    // CHECK-observer_on_demand: ==[[PID]]==ERROR: OwnSan: use-after-consume on LLVMMemoryBufferRef {{0x[0-9a-f]+}} (memory buffer {{0x[0-9a-f]+}}){{$}}
+    // CHECK-observer_on_demand-NEXT: passed as argument 1 of LLVMGetBufferSize on thread T0:
+    // CHECK-observer_on_demand: consumed by LLVMParseIRInContext(memory buffer {{0x[0-9a-f]+}}) on thread T0:
+    // CHECK-observer_on_demand: SUMMARY: OwnSan: use-after-consume in LLVMGetBufferSize {{.*}}lifetime.c:{{[0-9]+}}:{{[0-9]+}} in case_observer_on_demand{{$}}
+  }
+  LLVMDisposeModule(parsed);
+  LLVMContextDispose(ctx);
+  return 0;
+}
+
 /* ---- short threads: 20,000 threads each dispose one builder, then 30,000
  * objects are churned (run with history_size_mb=1: the threads' records
  * are evicted). */
@@ -732,6 +778,8 @@ int main(int argc, char **argv) {
     return case_history_kept_at_end();
   if (!strcmp(c, "thread_exit"))
     return case_thread_exit();
+  if (!strcmp(c, "observer_on_demand"))
+    return case_observer_on_demand();
   if (!strcmp(c, "lone_disposes"))
     return case_lone_disposes();
   if (!strcmp(c, "many_params"))

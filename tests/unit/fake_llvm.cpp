@@ -205,7 +205,7 @@ int LiveObjects() { return g_live; }
 namespace ownsan {
 
 void *ResolveReal(FnId fn) {
-  const char *name = kFnInfo[fn].name;
+  const char *name = WrappedFnName(fn);
   auto it = fake_llvm::kFakes.find(name);
   if (it == fake_llvm::kFakes.end()) {
     fprintf(stderr, "fake_llvm: %s is not faked (tests/unit/fake_llvm.cpp)\n",

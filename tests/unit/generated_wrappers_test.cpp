@@ -642,33 +642,59 @@ TEST(GeneratedClassification, AgreesWithEverySpecEntryOfThisVersion) {
       << "classification.txt vs " << kSpec << " for LLVM " << kLLVMMajor;
 }
 
-//===-- symbols.c ---------------------------------------------------------===//
+//===-- symbols.c and kFnNames -------------------------------------------===//
 
+// Row i: FnId i, its name (the i-th of wrappers.cpp's kFnNames) and the
+// wrapper symbols.c gives it (the i-th of ownsan_wrappers).
 struct SymbolRow {
   std::string name, wrapper;
   long fn;
-  int line;
+  int line; ///< of symbols.c
 };
 
 bool ParseSymbolTable(std::vector<SymbolRow> *rows, long *declared_count,
                       std::string *error) {
-  std::string text;
+  std::string symbols, wrappers_cpp;
   std::string path = kGenDir + "/symbols.c";
-  if (!ReadFile(path, &text)) {
-    *error = "cannot read " + path;
+  if (!ReadFile(path, &symbols) ||
+      !ReadFile(kGenDir + "/wrappers.cpp", &wrappers_cpp)) {
+    *error = "cannot read " + path + " or wrappers.cpp";
     return false;
   }
-  static const std::regex kRow(
-      R"re(\s*\{\s*"([^"]*)"\s*,\s*\(void \*\)\s*(\w+)\s*,\s*(\d+)\s*\},\s*)re");
+  // wrappers.cpp: const char kFnNames[] = "A\0" "B\0" ... ;
+  std::vector<std::string> names;
+  static const std::regex kName(R"re(\s*"(\w+)\\0"(;?)\s*)re");
+  bool in_names = false, names_done = false;
+  for (const std::string &line : Lines(wrappers_cpp)) {
+    std::smatch m;
+    if (line.find("const char kFnNames[] =") != std::string::npos) {
+      in_names = true;
+    } else if (in_names) {
+      if (!std::regex_match(line, m, kName)) {
+        *error = "wrappers.cpp: not a kFnNames row: " + line;
+        return false;
+      }
+      names.push_back(m[1]);
+      if (m[2] == ";") {
+        in_names = false;
+        names_done = true;
+      }
+    }
+  }
+  if (!names_done) {
+    *error = "wrappers.cpp: no complete 'kFnNames[] = ...;'";
+    return false;
+  }
+  static const std::regex kRow(R"re(\s*\(void \*\)\s*(\w+),\s*)re");
   static const std::regex kCount(
-      R"(\s*const unsigned ownsan_symbol_count = (\d+);\s*)");
+      R"(\s*const unsigned ownsan_wrapper_count = (\d+);\s*)");
   bool in_table = false, seen_table = false;
   *declared_count = -1;
   int line_no = 0;
-  for (const std::string &line : Lines(text)) {
+  for (const std::string &line : Lines(symbols)) {
     ++line_no;
     std::smatch m;
-    if (line.find("ownsan_symbols[] = {") != std::string::npos) {
+    if (line.find("ownsan_wrappers[] = {") != std::string::npos) {
       in_table = seen_table = true;
     } else if (in_table && line.find("};") != std::string::npos) {
       in_table = false;
@@ -678,13 +704,22 @@ bool ParseSymbolTable(std::vector<SymbolRow> *rows, long *declared_count,
             path + ":" + std::to_string(line_no) + ": not a table row: " + line;
         return false;
       }
-      rows->push_back({m[1], m[2], std::stol(m[3]), line_no});
+      size_t i = rows->size();
+      if (i >= names.size()) {
+        *error = path + ": more wrappers than kFnNames has names";
+        return false;
+      }
+      rows->push_back({names[i], m[1], static_cast<long>(i), line_no});
     } else if (std::regex_match(line, m, kCount)) {
       *declared_count = std::stol(m[1]);
     }
   }
   if (!seen_table || in_table) {
-    *error = path + ": no complete 'ownsan_symbols[] = { ... };' table";
+    *error = path + ": no complete 'ownsan_wrappers[] = { ... };' table";
+    return false;
+  }
+  if (rows->size() != names.size()) {
+    *error = path + ": fewer wrappers than kFnNames has names";
     return false;
   }
   return true;
@@ -697,9 +732,9 @@ TEST(GeneratedSymbolTable, IsSortedByStrcmp) {
   ASSERT_TRUE(ParseSymbolTable(&rows, &count, &error)) << error;
   ASSERT_FALSE(rows.empty());
   EXPECT_EQ(count, static_cast<long>(rows.size()))
-      << "ownsan_symbol_count is not the number of rows";
-  // The dlsym interposer binary-searches this table with strcmp: strictly
-  // increasing, no duplicates.
+      << "ownsan_wrapper_count is not the number of rows";
+  // The dlsym interposer and link mode binary-search kFnNames by FnId with
+  // strcmp: strictly increasing, no duplicates.
   int unsorted = 0;
   for (size_t i = 1; i < rows.size(); ++i) {
     if (std::strcmp(rows[i - 1].name.c_str(), rows[i].name.c_str()) >= 0 &&
@@ -732,19 +767,14 @@ TEST(GeneratedSymbolTable, ListsExactlyTheWrappersWithTheirIds) {
 
   NameSet wrappers = ExportedLLVMFunctions(kRuntime);
   NameSet in_table;
-  std::set<long> fn_ids;
   std::vector<std::string> problems;
   for (const SymbolRow &r : rows) {
     std::string where = "symbols.c:" + std::to_string(r.line) + ": ";
     in_table.insert(r.name);
     // (The wrapper's hidden alias: see RelocatesWithoutSymbolLookups.)
     if ("ownsan_wrapper_" + r.name != r.wrapper)
-      problems.push_back(where + "\"" + r.name + "\" maps to " + r.wrapper);
-    if (!fn_ids.insert(r.fn).second)
-      problems.push_back(where + "id " + std::to_string(r.fn) + " used twice");
-    if (r.fn >= static_cast<long>(rows.size()))
-      problems.push_back(where + "id " + std::to_string(r.fn) +
-                         " is out of range");
+      problems.push_back(where + "FnId " + std::to_string(r.fn) + " (\"" +
+                         r.name + "\") has the wrapper " + r.wrapper);
     auto it = ids.find(r.name);
     if (it == ids.end())
       problems.push_back(where + r.name + " has no kFn_ id in fn_ids.h");
@@ -791,6 +821,44 @@ TEST(GeneratedSymbolTable, RelocatesWithoutSymbolLookups) {
   // The aliases are the runtime's own: not exported.
   for (const DynamicSymbol &sym : DefinedDynamicSymbols(kRuntime))
     EXPECT_FALSE(StartsWith(sym.name, "ownsan_wrapper_")) << sym.name;
+}
+
+// The per-function tables hold offsets, not pointers: the dynamic loader
+// writes no relocation into them, so their pages are not copied and
+// faulted in at every process start (sixteen pages of pointers were).
+TEST(GeneratedSymbolTable, FunctionTablesNeedNoRelocation) {
+  std::string nm, relocs;
+  ASSERT_TRUE(
+      RunCommand("nm -S --defined-only " + Quote(kRuntime) + " 2>&1", &nm))
+      << nm;
+  ASSERT_TRUE(RunCommand("readelf -rW " + Quote(kRuntime) + " 2>&1", &relocs))
+      << relocs;
+  std::map<std::string, std::pair<uint64_t, uint64_t>> tables; // [lo, hi)
+  for (const std::string &line : Lines(nm)) {
+    std::vector<std::string> w = Words(line); // address size type name
+    if (w.size() == 4 &&
+        (w[3] == "_ZN6ownsan7kFnInfoE" || w[3] == "_ZN6ownsan8kFnNamesE")) {
+      uint64_t lo = std::stoull(w[0], nullptr, 16);
+      tables[w[3]] = {lo, lo + std::stoull(w[1], nullptr, 16)};
+    }
+  }
+  ASSERT_TRUE(tables.count("_ZN6ownsan7kFnInfoE"))
+      << "kFnInfo not found by nm in " << kRuntime;
+  EXPECT_TRUE(tables.count("_ZN6ownsan8kFnNamesE"))
+      << "kFnNames not found by nm in " << kRuntime;
+  size_t inside = 0, relocations = 0;
+  for (const std::string &line : Lines(relocs)) {
+    std::vector<std::string> w = Words(line);
+    if (w.size() < 3 || !StartsWith(w[2], "R_X86_64_"))
+      continue;
+    ++relocations;
+    uint64_t at = std::stoull(w[0], nullptr, 16);
+    for (const auto &[name, range] : tables)
+      if (at >= range.first && at < range.second && ++inside <= 5)
+        ADD_FAILURE() << "a relocation at 0x" << w[0] << " in " << name;
+  }
+  EXPECT_GT(relocations, 1000u) << "readelf -r listed too little";
+  EXPECT_EQ(inside, 0u) << "relocations inside the function tables";
 }
 
 } // namespace

@@ -83,6 +83,24 @@ def wrapper_body(cpp: str, name: str) -> str:
     return m.group(0)
 
 
+def fn_names(cpp: str) -> list:
+    """kFnNames' names in order (wrappers.cpp)."""
+    block = re.search(r"^const char kFnNames\[\] =\n(.*?);$", cpp,
+                      re.M | re.S)
+    if block is None:
+        raise AssertionError("no kFnNames")
+    return re.findall(r'^    "(\w+)\\0"', block.group(1) + "\n", re.M)
+
+
+def fn_info_row(cpp: str, name: str) -> tuple:
+    """kFnInfo's (name offset, first effect, effect count) for `name`."""
+    m = re.search(r"^    \{(\d+), (\d+), (\d+)\}, // " + re.escape(name) +
+                  "$", cpp, re.M)
+    if m is None:
+        raise AssertionError(f"no kFnInfo row for {name}")
+    return tuple(int(g) for g in m.groups())
+
+
 def make_fn(name, params, ret="void", ret_handle=None, ret_typedef=""):
     """A Function model from (name, spelling, handle, elem_handle) tuples."""
     plist = []
@@ -889,18 +907,18 @@ class RealLLVMEndToEndBase:
 
     def test_dispose_module_frees_arg0(self):
         cpp = self.files["wrappers.cpp"]
-        self.assertIn("const Effect kEffects_LLVMDisposeModule[] = "
-                      "{{EffectKind::Free, 0, 0, kNoArg, nullptr, "
-                      "ownsan::HandleType::Module}};", cpp)
-        self.assertIn('{"LLVMDisposeModule", kEffects_LLVMDisposeModule, 1},',
-                      cpp)
+        self.assertIn("    /* LLVMDisposeModule: */ "
+                      "{EffectKind::Free, 0, 0, kNoArg, nullptr, "
+                      "ownsan::HandleType::Module},\n", cpp)
+        self.assertEqual(fn_info_row(cpp, "LLVMDisposeModule")[2], 1)
         # Each effect names its argument's C type (adoption of unseen
         # objects): a block, a consumed module.
-        self.assertIn("kEffects_LLVMDeleteBasicBlock[] = {{EffectKind::Free"
+        self.assertIn("/* LLVMDeleteBasicBlock: */ {EffectKind::Free"
                       "Attached, 0, 0, kNoArg, nullptr, "
-                      "ownsan::HandleType::BasicBlock}};", cpp)
-        self.assertIn("kEffects_LLVMLinkModules2[] = {{EffectKind::Consume, "
-                      "1, 0, kNoArg, nullptr, ownsan::HandleType::Module}};", cpp)
+                      "ownsan::HandleType::BasicBlock},\n", cpp)
+        self.assertIn("/* LLVMLinkModules2: */ {EffectKind::Consume, "
+                      "1, 0, kNoArg, nullptr, ownsan::HandleType::Module},\n",
+                      cpp)
         body = wrapper_body(cpp, "LLVMDisposeModule")
         self.assertIn("call.Before(args);", body)
         self.assertIn("call.After(args, nullptr, true);", body)
@@ -940,38 +958,55 @@ class RealLLVMEndToEndBase:
         self.assertIn(f"const unsigned kFnCount = {len(ids)};",
                       self.files["wrappers.cpp"])
 
+    def test_fn_info_offsets_index_names_and_effects(self):
+        cpp = self.files["wrappers.cpp"]
+        names = fn_names(cpp)
+        self.assertGreater(len(names), 1000)
+        effects = dict(re.findall(r"^    /\* (\w+): \*/ (.*),$", cpp, re.M))
+        self.assertTrue(effects)
+        offset = first = 0
+        for name in names:
+            count = effects.get(name, "").count("{EffectKind::")
+            self.assertEqual(fn_info_row(cpp, name), (offset, first, count),
+                             name)
+            offset += len(name) + 1
+            first += count
+        self.assertEqual(first, sum(e.count("{EffectKind::")
+                                    for e in effects.values()))
+
     def test_symbols_sorted_and_consistent(self):
         text = self.files["symbols.c"]
         self.assertNotIn("#include", text)
-        rows = re.findall(r'^    \{"(\w+)", \(void \*\)(\w+), (\d+)\},$', text,
-                          re.M)
-        self.assertGreater(len(rows), 1000)
-        names = [r[0] for r in rows]
+        wrappers = re.findall(r"^    \(void \*\)(\w+),$", text, re.M)
+        self.assertGreater(len(wrappers), 1000)
+        cpp = self.files["wrappers.cpp"]
+        names = fn_names(cpp)
         self.assertEqual(names, sorted(names, key=lambda s: s.encode()))
+        self.assertEqual(len(set(names)), len(names))
         ids = dict(re.findall(r"^  kFn_(\w+) = (\d+),$",
                               self.files["fn_ids.h"], re.M))
-        for name, wrapper, fn_id in rows:
+        self.assertEqual(len(wrappers), len(names))
+        for fn_id, (name, wrapper) in enumerate(zip(names, wrappers)):
             # (Each wrapper's hidden alias, defined in wrappers.cpp.)
             self.assertEqual("ownsan_wrapper_" + name, wrapper)
-            self.assertEqual(ids[name], fn_id)
-        self.assertIn(f"const unsigned ownsan_symbol_count = {len(rows)};",
+            self.assertEqual(int(ids[name]), fn_id)
+        self.assertIn(f"const unsigned ownsan_wrapper_count = {len(names)};",
                       text)
         self.assertEqual(len(re.findall(
             r'^__attribute__\(\(visibility\("hidden"\)\)\) extern void '
-            r"ownsan_wrapper_LLVM\w+\(void\);$", text, re.M)), len(rows))
-        cpp = self.files["wrappers.cpp"]
-        for name, _, _ in rows:
+            r"ownsan_wrapper_LLVM\w+\(void\);$", text, re.M)), len(names))
+        for name in names:
             self.assertIn(f'__attribute__((alias("{name}"), '
                           f'visibility("hidden"))) decltype(::{name}) '
                           f"ownsan_wrapper_{name};", cpp)
 
     def test_frees_of_malloced_arrays_are_marked(self):
         cpp = self.files["wrappers.cpp"]
-        self.assertIn("kEffects_LLVMDisposeValueMetadataEntries[] = "
-                      "{{EffectKind::Free, 0, 0, kFreesMallocedArray,", cpp)
-        self.assertIn("kEffects_LLVMDisposeModuleFlagsMetadata[] = "
-                      "{{EffectKind::Free, 0, 0, kFreesMallocedArray,", cpp)
-        line = re.search(r"^const Effect kEffects_LLVMDisposeModule\[\].*$",
+        self.assertIn("/* LLVMDisposeValueMetadataEntries: */ "
+                      "{EffectKind::Free, 0, 0, kFreesMallocedArray,", cpp)
+        self.assertIn("/* LLVMDisposeModuleFlagsMetadata: */ "
+                      "{EffectKind::Free, 0, 0, kFreesMallocedArray,", cpp)
+        line = re.search(r"^    /\* LLVMDisposeModule: \*/.*$",
                          cpp, re.M).group(0)
         self.assertNotIn("kFreesMallocedArray", line)
 
@@ -1021,9 +1056,9 @@ class RealLLVM19Test(RealLLVMEndToEndBase, unittest.TestCase):
     MAJOR = 19
 
     def test_delete_instruction_frees_detached(self):
-        self.assertIn("const Effect kEffects_LLVMDeleteInstruction[] = "
-                      "{{EffectKind::FreeDetached, 0, 0, kNoArg, nullptr, "
-                      "ownsan::HandleType::Value}};",
+        self.assertIn("    /* LLVMDeleteInstruction: */ "
+                      "{EffectKind::FreeDetached, 0, 0, kNoArg, nullptr, "
+                      "ownsan::HandleType::Value},\n",
                       self.files["wrappers.cpp"])
 
 

@@ -69,49 +69,67 @@ def effect_arg_handle(fn: Function, e: Effect) -> Optional[str]:
 
 def render_fn_info(functions: Sequence[Function],
                    classes: Dict[str, Classification]) -> str:
-    """kFnCount, the per-function effect arrays, kFnInfo[], kFnFlags[],
-    g_real_fns[]."""
-    lines = ["namespace ownsan {", "", "namespace {"]
+    """kFnCount, kFnNames, kEffects, kFnInfo[], kFnFlags[], g_real_fns[].
+
+    kFnInfo holds offsets, not pointers: a table of pointers is relocated
+    (written) by the dynamic loader at every start, a page fault per page
+    of it; offsets stay in read-only pages, read only when needed."""
+    names = [fn.name for fn in functions]
+    # The dlsym interposer and link mode binary-search kFnNames by FnId.
+    if names != sorted(names, key=lambda n: n.encode()):
+        raise ValueError("functions must be numbered in strcmp order of name")
+    def render(fn, e):
+        name = effect_type_name(fn, e)
+        type_text = f'"{name}"' if name else "nullptr"
+        extra = arg_constant(e.extra)
+        if getattr(e, "out", False):
+            # new/message(out=N,when=...): when LLVM writes it.
+            extra = WHEN_CONSTANT[e.extra]
+        if e.kind in ("own", "forget") and e.arg == RET:
+            # own(ret,...) / forget(ret): the HandleType of the result.
+            extra = (f"static_cast<uint8_t>("
+                     f"{handle_enum(fn.ret_handle)})")
+        elif e.kind == "free" and fn.params[e.arg].owned_array:
+            # The disposer is free() of a malloc'ed array.
+            extra = "kFreesMallocedArray"
+        return (f"{{EffectKind::{EFFECT_KINDS[e.kind]}, "
+                f"{arg_constant(e.arg)}, {arg_constant(e.other)},"
+                f" {extra}, {type_text}, "
+                f"{handle_enum(effect_arg_handle(fn, e) or 'Other')}}}")
+    lines = ["namespace ownsan {", "",
+             f"const unsigned kFnCount = {len(functions)};", "",
+             "const char kFnNames[] ="]
+    lines += [f'    "{fn.name}\\0"' for fn in functions]
+    lines[-1] += ";"
+    # Every function's effects, one line per function, in FnId order.
+    lines += ["", "const Effect kEffects[] = {"]
+    first_effect = {}
+    n_effects = 0
     for fn in functions:
         effects = classes[fn.name].effects
+        first_effect[fn.name] = n_effects
         if not effects:
             continue
-        def render(e):
-            name = effect_type_name(fn, e)
-            type_text = f'"{name}"' if name else "nullptr"
-            extra = arg_constant(e.extra)
-            if getattr(e, "out", False):
-                # new/message(out=N,when=...): when LLVM writes it.
-                extra = WHEN_CONSTANT[e.extra]
-            if e.kind in ("own", "forget") and e.arg == RET:
-                # own(ret,...) / forget(ret): the HandleType of the result.
-                extra = (f"static_cast<uint8_t>("
-                         f"{handle_enum(fn.ret_handle)})")
-            elif e.kind == "free" and fn.params[e.arg].owned_array:
-                # The disposer is free() of a malloc'ed array.
-                extra = "kFreesMallocedArray"
-            return (f"{{EffectKind::{EFFECT_KINDS[e.kind]}, "
-                    f"{arg_constant(e.arg)}, {arg_constant(e.other)},"
-                    f" {extra}, {type_text}, "
-                    f"{handle_enum(effect_arg_handle(fn, e) or 'Other')}}}")
-        items = ", ".join(render(e) for e in effects)
-        lines.append(f"const Effect kEffects_{fn.name}[] = {{{items}}};")
-    lines += ["} // namespace",
-              "",
-              f"const unsigned kFnCount = {len(functions)};",
-              "",
-              "const FnInfo kFnInfo[] = {"]
+        items = ", ".join(render(fn, e) for e in effects)
+        lines.append(f"    /* {fn.name}: */ {items},")
+        n_effects += len(effects)
+    if n_effects == 0:
+        lines.append("    {},")  # (an array may not be empty)
+    if n_effects >= 1 << 16:
+        raise ValueError("FnInfo::first_effect is 16 bits")
+    lines += ["};", "", "const FnInfo kFnInfo[] = {"]
+    offset = 0
     for fn in functions:
         effects = classes[fn.name].effects
-        if effects:
-            lines.append(f'    {{"{fn.name}", kEffects_{fn.name},'
-                         f" {len(effects)}}},")
-        else:
-            lines.append(f'    {{"{fn.name}", nullptr, 0}},')
+        lines.append(f"    {{{offset}, {first_effect[fn.name]}, "
+                     f"{len(effects)}}}, // {fn.name}")
+        offset += len(fn.name) + 1
     lines += ["};",
               "static_assert(sizeof(kFnInfo) / sizeof(kFnInfo[0]) == "
               f"{len(functions)},",
               '              "kFnInfo must have one entry per FnId");',
+              f"static_assert(sizeof(kFnNames) == {offset + 1},",
+              '              "kFnInfo\'s name offsets are into kFnNames");',
               "",
               "const uint8_t kFnFlags[] = {"]
     lines += [f"    {fn_flags_expr(fn.name)}, // {fn.name}"
@@ -263,32 +281,25 @@ def render_real_fns(functions: Sequence[Function], headers: Sequence[str],
 
 def render_symbols_c(functions: Sequence[Function], major: int,
                      spec_label: str) -> str:
-    """symbols.c: the statically initialized name -> wrapper table."""
-    ordered = sorted(enumerate(functions), key=lambda item: item[1].name)
+    """symbols.c: each wrapper's address, by FnId."""
     lines = [generated_banner(major, spec_label, "/*")[:-1] + " */",
-             "/* Name -> wrapper table for the dlsym interposer, sorted by",
-             "   strcmp order of name. Plain C so that it is statically",
+             "/* The wrappers' addresses for the dlsym interposer, by FnId",
+             "   (functions are numbered in strcmp order of name: it",
+             "   binary-searches kFnNames). Plain C so that it is statically",
              f"   initialized; the {api_profile.CONVENTIONS.header_dir}"
              " headers are"
              " deliberately not",
              "   included. */",
-             "",
-             "struct ownsan_symbol {",
-             "  const char *name;",
-             "  void *wrapper;",
-             "  unsigned short fn;",
-             "};",
              ""]
     # The wrappers' hidden aliases (wrappers.cpp): relative relocations.
-    for _, fn in ordered:
+    for fn in functions:
         lines.append(f'__attribute__((visibility("hidden"))) extern void '
                      f"{WRAPPER_ADDRESS_PREFIX}{fn.name}(void);")
-    lines += ["", "const struct ownsan_symbol ownsan_symbols[] = {"]
-    for fn_id, fn in ordered:
-        lines.append(f'    {{"{fn.name}", (void *){WRAPPER_ADDRESS_PREFIX}'
-                     f"{fn.name}, {fn_id}}},")
+    lines += ["", "void *const ownsan_wrappers[] = {"]
+    lines += [f"    (void *){WRAPPER_ADDRESS_PREFIX}{fn.name},"
+              for fn in functions]
     lines += ["};",
               "",
-              f"const unsigned ownsan_symbol_count = {len(functions)};",
+              f"const unsigned ownsan_wrapper_count = {len(functions)};",
               ""]
     return "\n".join(lines)

@@ -2,11 +2,13 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The part of ownsan that needs LLVM's C++ API lives in its own shared
-// library, loaded by the runtime with dlopen only once a libLLVM is in the
-// process, so the preloaded runtime never drags libLLVM into programs that
-// do not use it. It states the LLVM major it was built for and copies memory
-// buffers. (Value deletions need no C++ API: every Value is released with
-// operator delete, which ownsan interposes; see Runtime::ValuesDied.)
+// library, loaded by the runtime with dlopen when it is first needed (a
+// memory buffer given away: Runtime::ObserverCopyBuffer), so the preloaded
+// runtime never drags libLLVM into programs that do not use it, and no
+// process pays for loading it at start-up. It states the LLVM major it was
+// built for and copies memory buffers. (Value deletions need no C++ API: every
+// Value is released with operator delete, which ownsan interposes; see
+// Runtime::ValuesDied.)
 //
 //===----------------------------------------------------------------------===//
 #ifndef OWNSAN_OBSERVER_VALUE_OBSERVER_H
