@@ -158,7 +158,12 @@ struct FnInfo {
   uint32_t name;         ///< offset of the name in kFnNames
   uint16_t first_effect; ///< index of the first spec effect in kEffects
   uint8_t num_effects;
+  /// The arguments that take no part in the context checks, from the
+  /// effects: bit i for argument i < 7 (data_only), kAllContextExempt if
+  /// every one (serialized_by). Read on every checked call's first handle.
+  uint8_t context_exempt;
 };
+constexpr uint8_t kAllContextExempt = 0x80;
 
 extern const FnInfo kFnInfo[];
 /// Every function's name, NUL-terminated, in FnId order (which is strcmp

@@ -68,18 +68,12 @@ bool FreesArg(FnId fn, unsigned arg);
 /// Does argument `arg` of `fn` take no part in the context checks? Every
 /// one of a call an engine serializes (it claims no context), else those
 /// LLVM only reads as data (spec data_only: an object of another context
-/// there is not mixed in). Read from the effects at each check, not
-/// tabled at start-up: most functions have none (a table for all of them
-/// was heap pages every process faulted in).
+/// there is not mixed in). (Generated with the effects, not tabled at
+/// start-up: a table for every function was heap pages each process
+/// faulted in.)
 inline bool ContextExempt(FnId fn, unsigned arg) {
-  const FnInfo &info = kFnInfo[fn];
-  const Effect *effects = kEffects + info.first_effect;
-  for (unsigned i = 0; i < info.num_effects; ++i) {
-    if (effects[i].kind == EffectKind::SerializedBy ||
-        (effects[i].kind == EffectKind::DataOnly && effects[i].arg == arg))
-      return true;
-  }
-  return false;
+  unsigned exempt = kFnInfo[fn].context_exempt;
+  return (exempt & kAllContextExempt) || (arg < 7 && (exempt >> arg & 1));
 }
 
 /// Calls Release(value) when the calling thread exits (one pthread key for

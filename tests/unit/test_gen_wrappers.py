@@ -94,7 +94,7 @@ def fn_names(cpp: str) -> list:
 
 def fn_info_row(cpp: str, name: str) -> tuple:
     """kFnInfo's (name offset, first effect, effect count) for `name`."""
-    m = re.search(r"^    \{(\d+), (\d+), (\d+)\}, // " + re.escape(name) +
+    m = re.search(r"^    \{(\d+), (\d+), (\d+), \d+\}, // " + re.escape(name) +
                   "$", cpp, re.M)
     if m is None:
         raise AssertionError(f"no kFnInfo row for {name}")
@@ -973,6 +973,17 @@ class RealLLVMEndToEndBase:
             first += count
         self.assertEqual(first, sum(e.count("{EffectKind::")
                                     for e in effects.values()))
+
+    def test_context_exempt_from_the_effects(self):
+        # serialized_by: every argument (0x80); data_only(i): bit i.
+        cpp = self.files["wrappers.cpp"]
+        def exempt(name):
+            return int(re.search(r"^    \{\d+, \d+, \d+, (\d+)\}, // " +
+                                 re.escape(name) + "$", cpp, re.M).group(1))
+        self.assertEqual(exempt("LLVMRunFunction"), 0x80)
+        self.assertEqual(exempt("LLVMBuildShuffleVector"), 1 << 3)
+        self.assertEqual(exempt("LLVMConstShuffleVector"), 1 << 2)
+        self.assertEqual(exempt("LLVMBuildAdd"), 0)
 
     def test_symbols_sorted_and_consistent(self):
         text = self.files["symbols.c"]

@@ -67,6 +67,20 @@ def effect_arg_handle(fn: Function, e: Effect) -> Optional[str]:
     return None
 
 
+def context_exempt(effects) -> int:
+    """FnInfo::context_exempt: bit i for a data_only(i) argument, 0x80
+    (kAllContextExempt) for serialized_by (every argument)."""
+    mask = 0
+    for e in effects:
+        if e.kind == "serialized_by":
+            mask |= 0x80
+        elif e.kind == "data_only":
+            if e.arg >= 7:
+                raise ValueError("FnInfo::context_exempt holds arguments 0-6")
+            mask |= 1 << e.arg
+    return mask
+
+
 def render_fn_info(functions: Sequence[Function],
                    classes: Dict[str, Classification]) -> str:
     """kFnCount, kFnNames, kEffects, kFnInfo[], kFnFlags[], g_real_fns[].
@@ -122,7 +136,8 @@ def render_fn_info(functions: Sequence[Function],
     for fn in functions:
         effects = classes[fn.name].effects
         lines.append(f"    {{{offset}, {first_effect[fn.name]}, "
-                     f"{len(effects)}}}, // {fn.name}")
+                     f"{len(effects)}, {context_exempt(effects)}}}, "
+                     f"// {fn.name}")
         offset += len(fn.name) + 1
     lines += ["};",
               "static_assert(sizeof(kFnInfo) / sizeof(kFnInfo[0]) == "
