@@ -35,11 +35,12 @@ interleaved, medians compared:
           with the quarantine alone and with the interposition: its
           floor); and the ownsan peak RSS of the MCJIT loop at N and 10 N
           iterations
-  startup (issue 22) bench/one_call.c, 100 runs at a time, plain,
-          LD_PRELOAD=libownsan.so, `ownsan run`, `/usr/bin/env` (one
-          exec more: `ownsan run`'s floor) and LD_PRELOAD of a library
-          that does nothing (bench/empty_preload.c: the preload's floor),
-          rounds interleaved: the time each way adds to one process
+  startup (issue 22) bench/one_call.c, 100 x reps runs of each way,
+          one run of each in turn: plain, LD_PRELOAD=libownsan.so,
+          `ownsan run`, `/usr/bin/env` (one exec more: `ownsan run`'s
+          floor) and LD_PRELOAD of a library that does nothing
+          (bench/empty_preload.c: the preload's floor); medians: the
+          time each way adds to one process
   asan    (issue 22, no target) (a), (c) and (d) also run under
           AddressSanitizer's runtime, preloaded into the same binaries
           (the bar issue 22 names): its default options, and its
@@ -552,8 +553,10 @@ def run_depth(workload, ownsan, reps, objects):
 
 
 def run_startup(one_call, ownsan, runtime, empty_preload, reps, runs=100):
-    """Median wall time of one process: `runs` runs in a row per sample,
-    the ways interleaved, `reps` samples each."""
+    """Median wall time of one process over reps * runs runs of each way,
+    one run of each way in turn: the machine's drift (a VM whose page
+    faults cost 10 - 20 us, neighbours) falls on every way alike, where
+    batches of 100 runs in a row moved by a millisecond between ways."""
     # "exec floor": one exec more than plain, of a launcher that does
     # nothing else (/usr/bin/env): what `ownsan run` pays besides the
     # preload on any machine, whatever ownsan does. "preload floor": a
@@ -563,15 +566,15 @@ def run_startup(one_call, ownsan, runtime, empty_preload, reps, runs=100):
             "ownsan run": ([ownsan, "run", "--", one_call], {}),
             "exec floor": (["/usr/bin/env", one_call], {}),
             "preload floor": ([one_call], {"LD_PRELOAD": str(empty_preload)})}
+    envs = {way: dict(plain_env(), **extra)
+            for way, (_, extra) in ways.items()}
     samples = {k: [] for k in ways}
-    for _ in range(reps):
-        for way, (cmd, extra) in ways.items():
-            env = dict(plain_env(), **extra)
+    for _ in range(reps * runs):
+        for way, (cmd, _) in ways.items():
             t0 = time.perf_counter()
-            for _ in range(runs):
-                subprocess.run([str(c) for c in cmd], check=True, env=env,
-                               stdout=subprocess.DEVNULL)
-            samples[way].append((time.perf_counter() - t0) / runs * 1e3)
+            subprocess.run([str(c) for c in cmd], check=True, env=envs[way],
+                           stdout=subprocess.DEVNULL)
+            samples[way].append((time.perf_counter() - t0) * 1e3)
     res = {way: statistics.median(v) for way, v in samples.items()}
     log("  startup: " + ", ".join(f"{k} {v:.1f} ms" for k, v in res.items()))
     return res
