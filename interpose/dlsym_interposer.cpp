@@ -32,9 +32,10 @@
 #include <cstring>
 
 extern "C" {
-// (symbols.c: each wrapper's address, by FnId.)
-extern void *const ownsan_wrappers[];
-extern const unsigned ownsan_wrapper_count;
+// (symbols.c: each wrapper's address by FnId, as its distance from the
+// table, which the static linker fills in: no relocation at start-up.)
+__attribute__((
+    visibility("hidden"))) extern const int32_t ownsan_wrapper_offsets[];
 }
 
 namespace ownsan {
@@ -43,12 +44,6 @@ namespace {
 // No libc string functions and no sanitizer instrumentation here: dlsym is
 // called from a sanitizer's own start-up (ASan, TSan), before its
 // interceptors of strcmp & co. and its shadow memory work.
-OWNSAN_NO_SANITIZE int Compare(const char *a, const char *b) {
-  while (*a && *a == *b)
-    ++a, ++b;
-  return static_cast<unsigned char>(*a) - static_cast<unsigned char>(*b);
-}
-
 OWNSAN_NO_SANITIZE bool HasPrefix(const char *s, const char *prefix) {
   while (*prefix)
     if (*s++ != *prefix++)
@@ -126,7 +121,7 @@ OWNSAN_NO_SANITIZE void *FindInObject(const ElfW(Dyn) * dyn, ElfW(Addr) base,
     const ElfW(Sym) &s = symtab[i];
     if (s.st_value == 0 || ELF64_ST_TYPE(s.st_info) != STT_FUNC)
       continue;
-    if (Compare(strtab + s.st_name, name) != 0)
+    if (CompareWithoutLibc(strtab + s.st_name, name) != 0)
       continue;
     if (versym && (versym[i] & 0x8000)) // hidden: not the default
       continue;
@@ -170,20 +165,13 @@ OWNSAN_NO_SANITIZE DlvsymFn RealDlvsymFn() {
 }
 
 // The wrapper of the LLVM-C function `name`, or nullptr.
-void *FindWrapper(const char *name) {
-  // (FnIds number the functions in strcmp order of name.)
-  size_t lo = 0, hi = ownsan_wrapper_count;
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    int c = Compare(WrappedFnName(static_cast<FnId>(mid)), name);
-    if (c == 0)
-      return ownsan_wrappers[mid];
-    if (c < 0)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return nullptr;
+OWNSAN_NO_SANITIZE void *FindWrapper(const char *name) {
+  unsigned fn = FnIdOfName(name);
+  if (fn >= kFnCount)
+    return nullptr;
+  return const_cast<char *>(
+             reinterpret_cast<const char *>(ownsan_wrapper_offsets)) +
+         ownsan_wrapper_offsets[fn];
 }
 
 // `found` is what glibc answered for an LLVM* name (and `version`, for
@@ -216,8 +204,6 @@ void *Redirect(const char *name, const char *version, void *found) {
 }
 
 } // namespace
-
-bool IsWrappedName(const char *name) { return FindWrapper(name) != nullptr; }
 
 void *RealDlsym(void *handle, const char *name) {
   DlsymFn real = RealDlsymFn();

@@ -33,22 +33,6 @@ extern "C" OWNSAN_EXPORT const int ownsan_linked_runtime = OWNSAN_LLVM_MAJOR;
 
 namespace ownsan {
 
-bool IsWrappedName(const char *name) {
-  // (kFnNames is in strcmp order: the generator numbers the functions so.)
-  unsigned lo = 0, hi = kFnCount;
-  while (lo < hi) {
-    unsigned mid = (lo + hi) / 2;
-    int c = strcmp(WrappedFnName(static_cast<FnId>(mid)), name);
-    if (c == 0)
-      return true;
-    if (c < 0)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return false;
-}
-
 void LinkedWithout(const char *fn) {
   Runtime::Fatal(absl::StrCat(
       fn,

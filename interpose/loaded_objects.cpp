@@ -13,6 +13,7 @@
 #include "interpose/loaded_objects.h"
 
 #include "interpose/real_llvm.h"
+#include "wrapper_api.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -162,7 +163,7 @@ template <typename Visit> void ForEachCandidateObject(Visit visit) {
           w->seen_executable = true;
           path = ExecutablePath();
         } else if (info->dlpi_addr == w->own_base || IsOwnsanFile(path) ||
-                   LibLLVMMajorFromName(path) > 0 ||
+                   LibLLVMMajorFromName(path.c_str()) > 0 ||
                    std::find(w->libllvms.begin(), w->libllvms.end(), path) !=
                        w->libllvms.end() ||
                    path.find("linux-vdso") != std::string::npos ||

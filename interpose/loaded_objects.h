@@ -54,10 +54,6 @@ std::vector<ObjectDefiningLLVMC> ObjectsBypassingWrappers(int major);
 /// glibc's dlpi_adds): unchanged means no object is new.
 unsigned long long ObjectsLoadedSoFar();
 
-/// True if the wrappers wrap a function of this name (dlsym_interposer.cpp;
-/// in link mode link_entry.cpp).
-bool IsWrappedName(const char *name);
-
 /// The executable's path, resolved ("the executable" if /proc is missing).
 std::string ExecutablePath();
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cstring>
 #include <vector>
 
 #ifndef OWNSAN_LLVM_MAJOR
@@ -23,13 +24,15 @@
 
 namespace ownsan {
 
-int LibLLVMMajorFromName(const std::string &path) {
-  std::string base = path.substr(path.rfind('/') + 1);
+int LibLLVMMajorFromName(const char *path) {
+  // (No std::string: every object is asked, by several walks a run.)
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
   const char *rest;
-  if (base.rfind("libLLVM-", 0) == 0)
-    rest = base.c_str() + 8; // libLLVM-14.so.1, libLLVM-14.0.6.so
-  else if (base.rfind("libLLVM.so.", 0) == 0)
-    rest = base.c_str() + 11; // libLLVM.so.19.1
+  if (strncmp(base, "libLLVM-", 8) == 0)
+    rest = base + 8; // libLLVM-14.so.1, libLLVM-14.0.6.so
+  else if (strncmp(base, "libLLVM.so.", 11) == 0)
+    rest = base + 11; // libLLVM.so.19.1
   else
     return 0;
   if (!isdigit(static_cast<unsigned char>(*rest)))
@@ -39,11 +42,11 @@ int LibLLVMMajorFromName(const std::string &path) {
 
 namespace {
 
-// The DT_SONAME of a loaded object ("libLLVM.so.19.1"), or "". The file
-// name it was opened by may be any symlink (libLLVM.so, libLLVM.so.1).
-std::string Soname(const ElfW(Dyn) * dyn, ElfW(Addr) base) {
+// The DT_SONAME of a loaded object ("libLLVM.so.19.1"), or nullptr. The
+// file name it was opened by may be any symlink (libLLVM.so, libLLVM.so.1).
+const char *Soname(const ElfW(Dyn) * dyn, ElfW(Addr) base) {
   if (!dyn)
-    return "";
+    return nullptr;
   const char *strtab = nullptr;
   ElfW(Xword) soname = 0;
   bool has_soname = false;
@@ -56,13 +59,12 @@ std::string Soname(const ElfW(Dyn) * dyn, ElfW(Addr) base) {
       has_soname = true;
     }
   }
-  return strtab && has_soname ? std::string(strtab + soname) : "";
+  return strtab && has_soname ? strtab + soname : nullptr;
 }
 
 // The LLVM major of a loaded object: from its soname, else its file name.
 int LoadedMajor(const ElfW(Dyn) * dyn, ElfW(Addr) base, const char *path) {
-  std::string soname = Soname(dyn, base);
-  if (!soname.empty())
+  if (const char *soname = Soname(dyn, base); soname && *soname)
     return LibLLVMMajorFromName(soname);
   return path ? LibLLVMMajorFromName(path) : 0;
 }

@@ -52,7 +52,7 @@ std::vector<std::string> LoadedLibLLVMPaths(int major);
 
 /// The LLVM major in a libLLVM file name ("libLLVM-14.so.1",
 /// "libLLVM.so.19.1"), or 0 if the name is not a libLLVM.
-int LibLLVMMajorFromName(const std::string &path);
+int LibLLVMMajorFromName(const char *path);
 
 } // namespace ownsan
 

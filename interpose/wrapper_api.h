@@ -194,6 +194,18 @@ constexpr uint8_t kFnUsesInsertionPoint = 2;
 constexpr uint8_t kFnCreates = 4;
 extern const unsigned kFnCount;
 
+/// strcmp, without libc and sanitizer instrumentation (for the interposers
+/// a sanitizer's own start-up calls, before its interceptors of strcmp &
+/// co. and its shadow memory work: interpose/fn_names.cpp).
+int CompareWithoutLibc(const char *a, const char *b);
+/// The FnId of the wrapped function called `name`, or kFnCount if none
+/// (interpose/fn_names.cpp: a binary search of kFnNames, safe to call from
+/// a sanitizer's own start-up).
+unsigned FnIdOfName(const char *name);
+inline bool IsWrappedName(const char *name) {
+  return FnIdOfName(name) < kFnCount;
+}
+
 /// The kinds of value a handle argument must name (one row of
 /// src/profiles/llvm_c/handle_kinds.spec): a bit per ObjectKind, and how a
 /// report says it ("a function"). Entry 0 is "no expectation".

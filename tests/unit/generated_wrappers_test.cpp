@@ -645,15 +645,14 @@ TEST(GeneratedClassification, AgreesWithEverySpecEntryOfThisVersion) {
 //===-- symbols.c and kFnNames -------------------------------------------===//
 
 // Row i: FnId i, its name (the i-th of wrappers.cpp's kFnNames) and the
-// wrapper symbols.c gives it (the i-th of ownsan_wrappers).
+// wrapper symbols.c gives it (the i-th of ownsan_wrapper_offsets).
 struct SymbolRow {
   std::string name, wrapper;
   long fn;
   int line; ///< of symbols.c
 };
 
-bool ParseSymbolTable(std::vector<SymbolRow> *rows, long *declared_count,
-                      std::string *error) {
+bool ParseSymbolTable(std::vector<SymbolRow> *rows, std::string *error) {
   std::string symbols, wrappers_cpp;
   std::string path = kGenDir + "/symbols.c";
   if (!ReadFile(path, &symbols) ||
@@ -685,18 +684,19 @@ bool ParseSymbolTable(std::vector<SymbolRow> *rows, long *declared_count,
     *error = "wrappers.cpp: no complete 'kFnNames[] = ...;'";
     return false;
   }
-  static const std::regex kRow(R"re(\s*\(void \*\)\s*(\w+),\s*)re");
-  static const std::regex kCount(
-      R"(\s*const unsigned ownsan_wrapper_count = (\d+);\s*)");
+  // symbols.c: ownsan_wrapper_offsets, in its assembler, one row a wrapper:
+  //   "  .long ownsan_wrapper_LLVMFoo - ownsan_wrapper_offsets\n"
+  static const std::regex kRow(
+      R"re(\s*"  \.long (\w+) - ownsan_wrapper_offsets\\n"\s*)re");
   bool in_table = false, seen_table = false;
-  *declared_count = -1;
   int line_no = 0;
   for (const std::string &line : Lines(symbols)) {
     ++line_no;
     std::smatch m;
-    if (line.find("ownsan_wrappers[] = {") != std::string::npos) {
+    if (line.find("\"ownsan_wrapper_offsets:\\n\"") != std::string::npos) {
       in_table = seen_table = true;
-    } else if (in_table && line.find("};") != std::string::npos) {
+    } else if (in_table &&
+               line.find(".size ownsan_wrapper_offsets") != std::string::npos) {
       in_table = false;
     } else if (in_table) {
       if (!std::regex_match(line, m, kRow)) {
@@ -710,12 +710,10 @@ bool ParseSymbolTable(std::vector<SymbolRow> *rows, long *declared_count,
         return false;
       }
       rows->push_back({names[i], m[1], static_cast<long>(i), line_no});
-    } else if (std::regex_match(line, m, kCount)) {
-      *declared_count = std::stol(m[1]);
     }
   }
   if (!seen_table || in_table) {
-    *error = path + ": no complete 'ownsan_wrappers[] = { ... };' table";
+    *error = path + ": no complete 'ownsan_wrapper_offsets: ... .size' table";
     return false;
   }
   if (rows->size() != names.size()) {
@@ -727,12 +725,9 @@ bool ParseSymbolTable(std::vector<SymbolRow> *rows, long *declared_count,
 
 TEST(GeneratedSymbolTable, IsSortedByStrcmp) {
   std::vector<SymbolRow> rows;
-  long count;
   std::string error;
-  ASSERT_TRUE(ParseSymbolTable(&rows, &count, &error)) << error;
+  ASSERT_TRUE(ParseSymbolTable(&rows, &error)) << error;
   ASSERT_FALSE(rows.empty());
-  EXPECT_EQ(count, static_cast<long>(rows.size()))
-      << "ownsan_wrapper_count is not the number of rows";
   // The dlsym interposer and link mode binary-search kFnNames by FnId with
   // strcmp: strictly increasing, no duplicates.
   int unsorted = 0;
@@ -749,9 +744,8 @@ TEST(GeneratedSymbolTable, IsSortedByStrcmp) {
 
 TEST(GeneratedSymbolTable, ListsExactlyTheWrappersWithTheirIds) {
   std::vector<SymbolRow> rows;
-  long count;
   std::string error;
-  ASSERT_TRUE(ParseSymbolTable(&rows, &count, &error)) << error;
+  ASSERT_TRUE(ParseSymbolTable(&rows, &error)) << error;
 
   // fn_ids.h: "kFn_<Name> = <id>,".
   std::string ids_text;
@@ -792,10 +786,10 @@ TEST(GeneratedSymbolTable, ListsExactlyTheWrappersWithTheirIds) {
   EXPECT_TRUE(NoProblems(problems)) << "runtime: " << kRuntime;
 }
 
-// The table points at the wrappers through hidden aliases, so the dynamic
-// loader relocates it by adding the load address: a pointer to an exported
-// wrapper would be a symbol look-up at every process start, one per wrapper
-// (about 1,300 of them: 0.8 M instructions of the preload's start-up).
+// Nothing names an exported wrapper in a relocation: a pointer to one would
+// be a symbol look-up at every process start, one per wrapper (about 1,300
+// of them: 0.8 M instructions of the preload's start-up). The wrapper table
+// reaches them through hidden aliases.
 TEST(GeneratedSymbolTable, RelocatesWithoutSymbolLookups) {
   std::string out;
   ASSERT_TRUE(RunCommand("readelf -rW " + Quote(kRuntime) + " 2>&1", &out))
@@ -814,7 +808,7 @@ TEST(GeneratedSymbolTable, RelocatesWithoutSymbolLookups) {
         StartsWith(w[4], "LLVM"))
       symbolic.push_back(w[2] + " " + w[4]);
   }
-  EXPECT_GT(relocations, 1000u) << "readelf -r listed too little:\n" << out;
+  EXPECT_GT(relocations, 100u) << "readelf -r listed too little:\n" << out;
   EXPECT_TRUE(NoProblems(symbolic))
       << "relocations against the runtime's exported LLVM-C names in "
       << kRuntime;
@@ -825,7 +819,8 @@ TEST(GeneratedSymbolTable, RelocatesWithoutSymbolLookups) {
 
 // The per-function tables hold offsets, not pointers: the dynamic loader
 // writes no relocation into them, so their pages are not copied and
-// faulted in at every process start (sixteen pages of pointers were).
+// faulted in at every process start (sixteen pages of pointers were; the
+// wrapper table's pointers, one relocation per wrapper, four more).
 TEST(GeneratedSymbolTable, FunctionTablesNeedNoRelocation) {
   std::string nm, relocs;
   ASSERT_TRUE(
@@ -837,7 +832,8 @@ TEST(GeneratedSymbolTable, FunctionTablesNeedNoRelocation) {
   for (const std::string &line : Lines(nm)) {
     std::vector<std::string> w = Words(line); // address size type name
     if (w.size() == 4 &&
-        (w[3] == "_ZN6ownsan7kFnInfoE" || w[3] == "_ZN6ownsan8kFnNamesE")) {
+        (w[3] == "_ZN6ownsan7kFnInfoE" || w[3] == "_ZN6ownsan8kFnNamesE" ||
+         w[3] == "ownsan_wrapper_offsets")) {
       uint64_t lo = std::stoull(w[0], nullptr, 16);
       tables[w[3]] = {lo, lo + std::stoull(w[1], nullptr, 16)};
     }
@@ -846,6 +842,8 @@ TEST(GeneratedSymbolTable, FunctionTablesNeedNoRelocation) {
       << "kFnInfo not found by nm in " << kRuntime;
   EXPECT_TRUE(tables.count("_ZN6ownsan8kFnNamesE"))
       << "kFnNames not found by nm in " << kRuntime;
+  EXPECT_TRUE(tables.count("ownsan_wrapper_offsets"))
+      << "ownsan_wrapper_offsets not found by nm in " << kRuntime;
   size_t inside = 0, relocations = 0;
   for (const std::string &line : Lines(relocs)) {
     std::vector<std::string> w = Words(line);
@@ -857,7 +855,7 @@ TEST(GeneratedSymbolTable, FunctionTablesNeedNoRelocation) {
       if (at >= range.first && at < range.second && ++inside <= 5)
         ADD_FAILURE() << "a relocation at 0x" << w[0] << " in " << name;
   }
-  EXPECT_GT(relocations, 1000u) << "readelf -r listed too little";
+  EXPECT_GT(relocations, 100u) << "readelf -r listed too little";
   EXPECT_EQ(inside, 0u) << "relocations inside the function tables";
 }
 

@@ -296,25 +296,29 @@ def render_real_fns(functions: Sequence[Function], headers: Sequence[str],
 
 def render_symbols_c(functions: Sequence[Function], major: int,
                      spec_label: str) -> str:
-    """symbols.c: each wrapper's address, by FnId."""
+    """symbols.c: each wrapper's address, by FnId, as its distance from the
+    table."""
     lines = [generated_banner(major, spec_label, "/*")[:-1] + " */",
              "/* The wrappers' addresses for the dlsym interposer, by FnId",
-             "   (functions are numbered in strcmp order of name: it",
-             "   binary-searches kFnNames). Plain C so that it is statically",
-             f"   initialized; the {api_profile.CONVENTIONS.header_dir}"
-             " headers are"
-             " deliberately not",
-             "   included. */",
-             ""]
-    # The wrappers' hidden aliases (wrappers.cpp): relative relocations.
-    for fn in functions:
-        lines.append(f'__attribute__((visibility("hidden"))) extern void '
-                     f"{WRAPPER_ADDRESS_PREFIX}{fn.name}(void);")
-    lines += ["", "void *const ownsan_wrappers[] = {"]
-    lines += [f"    (void *){WRAPPER_ADDRESS_PREFIX}{fn.name},"
-              for fn in functions]
-    lines += ["};",
-              "",
-              f"const unsigned ownsan_wrapper_count = {len(functions)};",
-              ""]
+             "   (functions are numbered in strcmp order of name:",
+             "   FnIdOfName binary-searches kFnNames). Each entry is the",
+             "   distance from the table to the wrapper's hidden alias",
+             "   (wrappers.cpp), which the static linker fills in: the",
+             "   dynamic loader writes nothing here at start-up, where a",
+             "   table of pointers took a relocation and its pages a copy",
+             "   each. Plain C and assembler; the"
+             f" {api_profile.CONVENTIONS.header_dir} headers are",
+             "   deliberately not included. */",
+             "",
+             "__asm__(",
+             '    "  .section .rodata.ownsan_wrapper_offsets,\\"a\\"\\n"',
+             '    "  .balign 4\\n"',
+             '    "  .globl ownsan_wrapper_offsets\\n"',
+             '    "  .hidden ownsan_wrapper_offsets\\n"',
+             '    "  .type ownsan_wrapper_offsets, %object\\n"',
+             '    "ownsan_wrapper_offsets:\\n"']
+    lines += [f'    "  .long {WRAPPER_ADDRESS_PREFIX}{fn.name} - '
+              f'ownsan_wrapper_offsets\\n"' for fn in functions]
+    lines += ['    "  .size ownsan_wrapper_offsets, . - ownsan_wrapper_offsets\\n"',
+              '    "  .previous\\n");', ""]
     return "\n".join(lines)
