@@ -20,6 +20,45 @@ AddressIndex::~AddressIndex() {
     InternalUnmapBlock(top_, kTopEntries * sizeof(Region **));
 }
 
+// In a near slot while one is free, in the table after that.
+AddressIndex::Region **AddressIndex::NewLeaf(uintptr_t top, uintptr_t key) {
+  auto **leaf = static_cast<Region **>(
+      InternalMapBlock(kLeafEntries * sizeof(Region *), false));
+  // (Written before anything reads it: a read of the untouched page would
+  // map the zero page, and the write a moment later fault again.)
+  leaf[key & (kLeafEntries - 1)] = nullptr;
+  if (near_top_[0] == kNoTop) {
+    near_leaf_[0] = leaf;
+    near_top_[0] = static_cast<uint32_t>(top);
+  } else if (near_top_[1] == kNoTop) {
+    near_leaf_[1] = leaf;
+    near_top_[1] = static_cast<uint32_t>(top);
+  } else {
+    if (!top_)
+      top_ = static_cast<Region ***>(
+          InternalMapBlock(kTopEntries * sizeof(Region **), false));
+    top_[top] = leaf;
+  }
+  std::pair<uint32_t, Region **> entry{static_cast<uint32_t>(top), leaf};
+  leaves_.insert(std::upper_bound(leaves_.begin(), leaves_.end(), entry),
+                 entry);
+  return leaf;
+}
+
+void AddressIndex::FreeRegion(Region *region) {
+  uintptr_t key = region->key;
+  if ((key >> kLeafBits) < kTopEntries)
+    RegionSlot(key) = nullptr;
+  else
+    overflow_.erase(key);
+  Region *last = regions_.back();
+  last->index = region->index;
+  regions_[region->index] = last;
+  regions_.pop_back();
+  region->~Region();
+  InternalDeallocate(region, sizeof(Region));
+}
+
 ObjectRecord **AddressIndex::SlotAfter(const void *addr, Cursor *c) {
   uintptr_t key = RegionOf(addr);
   uint16_t off = OffsetOf(addr);

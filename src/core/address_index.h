@@ -293,6 +293,8 @@ public:
   }
 
   size_t size() const { return size_; }
+  /// Whether the top-level table is mapped (for tests: see NewLeaf).
+  bool MapsTopTable() const { return top_ != nullptr; }
 
   template <typename F> void ForEach(F fn) const {
     for (const Region *region : regions_)
@@ -336,12 +338,20 @@ private:
   static constexpr size_t kLeafEntries = size_t{1} << kLeafBits;
   static constexpr size_t kTopEntries = size_t{1} << kTopBits;
 
+  /// The leaf of top-level entry `top` (< kTopEntries), or nullptr.
+  [[gnu::always_inline]] Region **LeafOf(uintptr_t top) const {
+    if (top == near_top_[0])
+      return near_leaf_[0];
+    if (top == near_top_[1])
+      return near_leaf_[1];
+    return top_ ? top_[top] : nullptr;
+  }
   /// The region of `key`, or nullptr. (Lookups run under a shared lock,
   /// concurrently: this only reads.)
   [[gnu::always_inline]] Region *FindRegion(uintptr_t key) const {
     uintptr_t top = key >> kLeafBits;
     if (__builtin_expect(top < kTopEntries, 1)) {
-      Region **leaf = top_ ? top_[top] : nullptr;
+      Region **leaf = LeafOf(top);
       return leaf ? leaf[key & (kLeafEntries - 1)] : nullptr;
     }
     auto it = overflow_.find(key);
@@ -352,19 +362,13 @@ private:
     uintptr_t top = key >> kLeafBits;
     if (top >= kTopEntries)
       return overflow_[key];
-    if (!top_)
-      top_ = static_cast<Region ***>(
-          InternalMapBlock(kTopEntries * sizeof(Region **), false));
-    Region **&leaf = top_[top];
-    if (!leaf) {
-      leaf = static_cast<Region **>(
-          InternalMapBlock(kLeafEntries * sizeof(Region *), false));
-      std::pair<uint32_t, Region **> entry{static_cast<uint32_t>(top), leaf};
-      leaves_.insert(std::upper_bound(leaves_.begin(), leaves_.end(), entry),
-                     entry);
-    }
+    Region **leaf = LeafOf(top);
+    if (!leaf)
+      leaf = NewLeaf(top, key);
     return leaf[key & (kLeafEntries - 1)];
   }
+  /// Maps the leaf of top-level entry `top`, first to use (to hold `key`).
+  Region **NewLeaf(uintptr_t top, uintptr_t key);
 
   /// The region of `key`, created if need be.
   Region &MutableRegion(uintptr_t key) {
@@ -380,19 +384,7 @@ private:
     return *slot;
   }
   /// Unlinks and frees an empty region.
-  void FreeRegion(Region *region) {
-    uintptr_t key = region->key;
-    if ((key >> kLeafBits) < kTopEntries)
-      RegionSlot(key) = nullptr;
-    else
-      overflow_.erase(key);
-    Region *last = regions_.back();
-    last->index = region->index;
-    regions_[region->index] = last;
-    regions_.pop_back();
-    region->~Region();
-    InternalDeallocate(region, sizeof(Region));
-  }
+  void FreeRegion(Region *region);
 
   /// The index of the first offset >= `off`: a binary search whose steps
   /// are conditional moves, not branches (lookups come at random offsets, so
@@ -532,7 +524,7 @@ private:
   template <typename V>
   [[gnu::always_inline]] bool VisitLeaf(uintptr_t from, uintptr_t to,
                                         const Bounds &b, V &visit) const {
-    Region **leaf = top_ ? top_[from >> kLeafBits] : nullptr;
+    Region **leaf = LeafOf(from >> kLeafBits);
     if (!leaf)
       return false;
     for (uintptr_t key = from; key <= to; ++key) {
@@ -575,7 +567,14 @@ private:
     return stopped;
   }
 
-  Region ***top_ = nullptr; ///< kTopEntries leaves, mapped on first use
+  /// The first two leaves mapped, looked up before the table (a program's
+  /// objects are most often in one or two: its heap, and the mappings of
+  /// its libraries and large blocks), so that a short program maps no
+  /// table: each leaf's entry in it was a page of its own to fault in.
+  static constexpr uint32_t kNoTop = UINT32_MAX;
+  uint32_t near_top_[2] = {kNoTop, kNoTop};
+  Region **near_leaf_[2] = {nullptr, nullptr};
+  Region ***top_ = nullptr; ///< the other leaves, mapped on first use
   /// The leaves mapped, by their index in the top level (ranges across
   /// leaves visit these, the destructor unmaps them).
   std::vector<std::pair<uint32_t, Region **>,

@@ -48,30 +48,45 @@ void InternalUnmapBlock(void *p, size_t bytes);
 void InternalAddLeakRoots(const void *p, size_t bytes);
 void InternalRemoveLeakRoots(const void *p, size_t bytes);
 
-/// Objects of type T that are never freed, carved in order from mapped
-/// blocks: the first kSmallBlocks of kPerBlock objects (a short program's),
-/// then 2 MiB huge pages (a long run's events and extras by the hundred
-/// thousand: one page fault per 2 MiB, not one per 4 KiB). No malloc chunk
-/// and header each, and not interleaved with the program's objects. Not
-/// thread-safe: one per thread, or one under a lock. Zero-initialized, so
-/// it can be a global or a (constant-initialized) thread-local.
+/// Objects of type T that are never freed, carved in order: first from a
+/// small block of the internal allocator (whose first pages every process
+/// touches anyway: a short program's few events and extras fault in no page
+/// of their own), then from kSmallBlocks mapped blocks of kPerBlock objects
+/// (a short program's), then from 2 MiB huge pages (a long run's events and
+/// extras by the hundred thousand: one page fault per 2 MiB, not one per 4
+/// KiB). No malloc chunk and header each, and not interleaved with the
+/// program's objects. Not thread-safe: one per thread, or one under a lock.
+/// Zero-initialized, so it can be a global or a (constant-initialized)
+/// thread-local.
 template <typename T, size_t kPerBlock> struct MappedBump {
+  static constexpr size_t kFirstBlockBytes = 1024;
   static constexpr size_t kSmallBlocks = 4;
   static constexpr size_t kHugeBlockBytes = size_t{2} << 20;
+  static_assert(sizeof(T) <= kFirstBlockBytes && alignof(T) <= 8,
+                "the first block is an internal allocation");
   T *next;
   size_t left;
-  size_t blocks; ///< mapped so far
-  /// How many objects block `b` (in mapping order) holds.
+  size_t blocks; ///< made so far
+  /// How many objects block `b` (in the order made) holds.
   static constexpr size_t PerBlock(size_t b) {
-    return b < kSmallBlocks ? kPerBlock : kHugeBlockBytes / sizeof(T);
+    return b == 0              ? kFirstBlockBytes / sizeof(T)
+           : b <= kSmallBlocks ? kPerBlock
+                               : kHugeBlockBytes / sizeof(T);
   }
   /// `leak_roots`: the objects point at heap blocks (see above).
   T *New(bool leak_roots) {
     if (left == 0) {
-      bool huge = blocks >= kSmallBlocks;
-      size_t n = PerBlock(blocks++);
-      size_t bytes = huge ? kHugeBlockBytes : n * sizeof(T);
-      next = static_cast<T *>(InternalMapBlock(bytes, huge));
+      size_t b = blocks++;
+      size_t n = PerBlock(b);
+      size_t bytes;
+      if (b == 0) {
+        bytes = n * sizeof(T);
+        next = static_cast<T *>(InternalAllocate(bytes));
+      } else {
+        bool huge = b > kSmallBlocks;
+        bytes = huge ? kHugeBlockBytes : n * sizeof(T);
+        next = static_cast<T *>(InternalMapBlock(bytes, huge));
+      }
       if (leak_roots)
         InternalAddLeakRoots(next, bytes);
       left = n;

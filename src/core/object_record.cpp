@@ -47,11 +47,26 @@ Mutex g_events_mu(absl::kConstInit);
 FreeEvent *g_free_events ABSL_GUARDED_BY(g_events_mu) = nullptr;
 MappedBump<FreeEvent, kEventsPerBlock>
     g_event_arena ABSL_GUARDED_BY(g_events_mu);
-// Every block of the arena, for ForEachFreeEvent. (A block of blocks: a
-// run that made 2^32 events would need more.)
-constexpr size_t kMaxEventBlocks = 1 << 16;
+// Every block of the arena, for ForEachFreeEvent: an internal allocation
+// that doubles as it fills (a short program has one block, a long run a few
+// hundred).
 FreeEvent **g_event_blocks ABSL_GUARDED_BY(g_events_mu) = nullptr;
 size_t g_event_block_count ABSL_GUARDED_BY(g_events_mu) = 0;
+size_t g_event_block_capacity ABSL_GUARDED_BY(g_events_mu) = 0;
+void NoteEventBlock(FreeEvent *block)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(g_events_mu) {
+  if (g_event_block_count == g_event_block_capacity) {
+    size_t capacity = g_event_block_capacity ? 2 * g_event_block_capacity : 8;
+    auto **grown = static_cast<FreeEvent **>(
+        InternalAllocate(capacity * sizeof(FreeEvent *)));
+    std::copy(g_event_blocks, g_event_blocks + g_event_block_count, grown);
+    InternalDeallocate(g_event_blocks,
+                       g_event_block_capacity * sizeof(FreeEvent *));
+    g_event_blocks = grown;
+    g_event_block_capacity = capacity;
+  }
+  g_event_blocks[g_event_block_count++] = block;
+}
 size_t g_events_in_use ABSL_GUARDED_BY(g_events_mu) = 0;
 
 // The events this thread made and may still record deaths with. Released
@@ -109,13 +124,8 @@ FreeEvent *NewFreeEvent(FnIndex fn, ObjectRecord *target, StackId stack,
       // (events point at their details, on the heap: leak roots)
       bool new_block = g_event_arena.left == 0;
       ev = g_event_arena.New(/*leak_roots=*/true);
-      if (new_block) {
-        if (!g_event_blocks)
-          g_event_blocks = static_cast<FreeEvent **>(InternalMapBlock(
-              kMaxEventBlocks * sizeof(FreeEvent *), /*huge_pages=*/false));
-        if (g_event_block_count < kMaxEventBlocks)
-          g_event_blocks[g_event_block_count++] = ev;
-      }
+      if (new_block)
+        NoteEventBlock(ev);
     }
     ++g_events_in_use;
   }

@@ -127,11 +127,13 @@ private:
 
   /// Records never move or die: blocks of records, filled in order (a
   /// std::deque would give each block of two or three records its own
-  /// malloc chunk). The blocks are mapped, not taken from the program's
-  /// heap: the first holds 1024 records (a short program's), every later
-  /// one 32768 (2 MiB, a huge page where the system has them: a large
-  /// module's records cost a few page faults, not one per 64 records, and
-  /// no block in between is paged in 4 KiB at a time).
+  /// malloc chunk), none from the program's heap. The first holds 16
+  /// records, an internal allocation (on pages every process touches
+  /// anyway: a program that makes a few objects faults in no page for
+  /// them); the second, mapped, 1024 (a short program's); every later one
+  /// 32768 (2 MiB, a huge page where the system has them: a large module's
+  /// records cost a few page faults, not one per 64 records, and no block
+  /// in between is paged in 4 KiB at a time).
   class Arena {
   public:
     Arena() = default;
@@ -143,7 +145,10 @@ private:
         for (size_t i = 0; i < constructed; ++i)
           block[i].~ObjectRecord();
         InternalRemoveLeakRoots(block, n * sizeof(ObjectRecord));
-        InternalUnmapBlock(block, n * sizeof(ObjectRecord));
+        if (n == kFirstBlock)
+          InternalDeallocate(block, n * sizeof(ObjectRecord));
+        else
+          InternalUnmapBlock(block, n * sizeof(ObjectRecord));
       }
     }
     ObjectRecord &emplace_back() {
@@ -158,9 +163,19 @@ private:
         return *r;
       }
       if (used_ == capacity_) {
-        capacity_ = capacity_ ? kMaxBlock : kMinBlock;
-        next_ = static_cast<ObjectRecord *>(InternalMapBlock(
-            capacity_ * sizeof(ObjectRecord), /*huge_pages=*/true));
+        if (capacity_ == 0) {
+          capacity_ = kFirstBlock;
+          next_ = static_cast<ObjectRecord *>(
+              InternalAllocate(kFirstBlock * sizeof(ObjectRecord)));
+          // (Records are 64-byte aligned: the address index's tags live in
+          // the low bits of their addresses.)
+          if (reinterpret_cast<uintptr_t>(next_) % alignof(ObjectRecord))
+            __builtin_trap();
+        } else {
+          capacity_ = capacity_ == kFirstBlock ? kMinBlock : kMaxBlock;
+          next_ = static_cast<ObjectRecord *>(InternalMapBlock(
+              capacity_ * sizeof(ObjectRecord), /*huge_pages=*/true));
+        }
         InternalAddLeakRoots(next_, capacity_ * sizeof(ObjectRecord));
         blocks_.emplace_back(next_, capacity_);
         used_ = 0;
@@ -190,6 +205,7 @@ private:
     }
 
   private:
+    static constexpr size_t kFirstBlock = 16;
     static constexpr size_t kMinBlock = 1024;
     static constexpr size_t kMaxBlock = 32768;
     std::vector<std::pair<ObjectRecord *, size_t>,

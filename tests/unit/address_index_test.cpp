@@ -353,6 +353,38 @@ TEST(AddressIndex, AgreesWithAnOrderedMapAcrossTheTable) {
   EXPECT_EQ(n, model.size());
 }
 
+// The first two leaves (1 GiB of address space each) are found without the
+// top-level table, which is mapped only for a third: a short program's
+// objects, in its heap and its mappings, fault in no page of it. Records in
+// every leaf are found, alone and by ranges across the leaves.
+TEST(AddressIndex, TwoLeavesNeedNoTopTable) {
+  Records rs;
+  AddressIndex ix;
+  std::map<uintptr_t, ObjectRecord *> model;
+  constexpr uintptr_t kGiB = uintptr_t{1} << 30;
+  const uintptr_t heap = 0x55e0'0000'0000, libs = 0x7f30'0000'0000,
+                  third = 0x7f30'0000'0000 + 3 * kGiB;
+  PutAgreesWithModel(ix, rs, model, heap + 0x40);
+  PutAgreesWithModel(ix, rs, model, libs + 0x80);
+  PutAgreesWithModel(ix, rs, model, heap + kGiB - 0x40); // (same leaf)
+  EXPECT_FALSE(ix.MapsTopTable());
+  EXPECT_EQ(ix.Find(Addr(heap + 0x40)), model[heap + 0x40]);
+  EXPECT_EQ(ix.Find(Addr(libs + 0x80)), model[libs + 0x80]);
+  EXPECT_EQ(ix.Find(Addr(libs + kGiB + 0x80)), nullptr);
+  PutAgreesWithModel(ix, rs, model, third + 0x100);
+  EXPECT_TRUE(ix.MapsTopTable());
+  for (auto [a, r] : model)
+    EXPECT_EQ(ix.Find(Addr(a)), r) << std::hex << a;
+  RangeAgreesWithModel(ix, model, heap, third + kGiB - heap);
+  RangeAgreesWithModel(ix, model, libs, 4 * kGiB);
+  ix.EraseAt(Addr(libs + 0x80));
+  model.erase(libs + 0x80);
+  EXPECT_EQ(ix.Find(Addr(libs + 0x80)), nullptr);
+  PutAgreesWithModel(ix, rs, model, libs + 0x200);
+  RangeAgreesWithModel(ix, model, heap, third + kGiB - heap);
+  EXPECT_EQ(ix.size(), model.size());
+}
+
 // Batches in address order (a module's values dying together) against
 // the same operations on an ordered map: erases of present and absent
 // records, puts that append, fall between entries and replace entries.

@@ -113,12 +113,13 @@ TEST(ObjectRecord, ReusedSlotStartsClean) {
   EXPECT_EQ(g.Find(Addr(0x2000)), nullptr);
 }
 
-// The events' arena maps four small blocks, then 2 MiB huge pages of 65,536
-// events each: every event made is visited exactly once by
+// The events' arena takes a small first block from the internal allocator,
+// maps four blocks of 2,048 events, then 2 MiB huge pages: every event made
+// is visited exactly once by
 // ForEachFreeEvent (eviction clears their targets), across the change of
 // block size and in the block being filled.
 TEST(FreeEvents, EachIsVisitedOnceAcrossBlockSizes) {
-  constexpr size_t kEvents = 80000; // 4 x 2,048, one huge block, and more
+  constexpr size_t kEvents = 80000; // the first, 4 x 2,048, a huge block, more
   constexpr uintptr_t kFirst = uintptr_t{1} << 44;
   auto target = [](size_t i) {
     return reinterpret_cast<ObjectRecord *>(kFirst + 64 * i);

@@ -94,7 +94,7 @@ TEST(OwnershipGraph, AddressCanBeLiveAgainAfterRemoval) {
 // given, and is visited once, in the order it was made.
 TEST(OwnershipGraph, RecordsStayPutAcrossArenaBlocks) {
   OwnershipGraph g;
-  constexpr size_t kRecords = 70000; // the first block and two more
+  constexpr size_t kRecords = 70000; // the two small blocks and three more
   std::vector<ObjectRecord *> made;
   for (size_t i = 0; i < kRecords; ++i) {
     ObjectRecord *r =
