@@ -66,6 +66,10 @@ void *Allocate(std::size_t n) {
 }
 
 void *AllocateAligned(std::size_t n, std::size_t align) {
+  // (LLVM's allocate_buffer asks for every buffer this way, most with the
+  // alignment of a pointer, which operator new(size_t) already gives.)
+  if (align <= __STDCPP_DEFAULT_NEW_ALIGNMENT__)
+    return Allocate(n);
   if (n == 0)
     n = 1;
   if (align < sizeof(void *))
