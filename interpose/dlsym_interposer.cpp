@@ -126,11 +126,11 @@ OWNSAN_NO_SANITIZE void *FindInObject(const ElfW(Dyn) * dyn, ElfW(Addr) base,
     for (const char *c = name; *c; ++c)
       h = h * 33 + static_cast<unsigned char>(*c);
     uint32_t nbuckets = gnu_hash[0], symoffset = gnu_hash[1];
+    if (nbuckets == 0)
+      return nullptr;
     const uint32_t *buckets = reinterpret_cast<const uint32_t *>(
         reinterpret_cast<const ElfW(Addr) *>(gnu_hash + 4) + gnu_hash[2]);
     const uint32_t *chain = buckets + nbuckets;
-    if (nbuckets == 0)
-      return nullptr;
     uint32_t i = buckets[h % nbuckets];
     if (i < symoffset)
       return nullptr;

@@ -10,7 +10,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "interpose/loaded_objects.h"
 #include "interpose/no_sanitize.h"
 #include "interpose/real_llvm.h"
 #include "runtime/runtime.h"
@@ -19,8 +18,6 @@
 #include "absl/strings/str_cat.h"
 
 #include <dlfcn.h>
-
-#include <cstring>
 
 #if !OWNSAN_LINK_MODE
 #error "link_entry.cpp is only part of the link-mode runtime"
