@@ -89,12 +89,17 @@ const ThreadStack &CurrentThreadStack() {
 // memory between this frame and the top of the stack is read, each frame
 // above the one before: all of it is mapped, so a frame pointer chain that
 // code built without frame pointers broke ends the walk, never faults.
+// `from`: the frame to start at, an outer one of this function's (or its
+// own when null).
 __attribute__((noinline)) int WalkFramePointers(uintptr_t *out, int max,
-                                                int skip) {
+                                                int skip,
+                                                const void *from = nullptr) {
   const ThreadStack &stack = CurrentThreadStack();
   constexpr uintptr_t kFrame = 2 * sizeof(uintptr_t); // saved fp, pc
-  uintptr_t fp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
-  if (stack.hi - stack.lo < kFrame || fp < stack.lo || fp > stack.hi - kFrame)
+  uintptr_t here = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  uintptr_t fp = from ? reinterpret_cast<uintptr_t>(from) : here;
+  if (stack.hi - stack.lo < kFrame || here < stack.lo || fp < here ||
+      fp > stack.hi - kFrame || fp & 7)
     return -1;
   int n = 0;
   while (n < max) {
@@ -141,6 +146,11 @@ CaptureNativeStack(uintptr_t *out, int max, int skip, int depth, bool fast) {
   for (int i = skip; i < n && kept < max; ++i)
     out[kept++] = reinterpret_cast<uintptr_t>(frames[i]);
   return kept;
+}
+
+int CaptureNativeStackFrom(const void *frame, uintptr_t *out, int max,
+                           int depth) {
+  return WalkFramePointers(out, depth < max ? depth : max, 0, frame);
 }
 
 void CaptureNativeStack(StackTrace *out, int skip, int depth, bool fast) {

@@ -67,6 +67,11 @@ private:
 void CaptureNativeStack(StackTrace *out, int skip, int depth, bool fast);
 /// The same into `out[0, max)`, without allocating; returns the count.
 int CaptureNativeStack(uintptr_t *out, int max, int skip, int depth, bool fast);
+/// The frames from an outer frame of the calling thread's stack on: the
+/// return address `frame` saved, then its callers, by frame pointers;
+/// -1 if `frame` is not an outer frame on the thread's own stack.
+int CaptureNativeStackFrom(const void *frame, uintptr_t *out, int max,
+                           int depth);
 
 } // namespace ownsan
 

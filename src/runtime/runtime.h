@@ -133,9 +133,6 @@ public:
 private:
   Runtime();
   static Runtime &Create();
-  /// Per-function facts the checks read on every call, from the spec's
-  /// effects (effects.cpp); those known from the function's name are
-  /// generated (kFnFlags).
 
   /// `looked_up`: the caller found no live record of this kind at `h`.
   ObjectRecord *RegisterImpl(FnId fn, const void *h, HandleType type, int depth,
@@ -157,8 +154,10 @@ private:
   std::string ShortLabel(const ObjectRecord *r);
 
   StackId CurrentCallStack();
-  /// `dwarf`: unwind with DWARF tables whatever fast_unwind says.
-  StackId CaptureStack(bool from_inside_llvm, bool dwarf = false);
+  /// `dwarf`: unwind with DWARF whatever fast_unwind says; `call_frame`:
+  /// the running wrapper's frame, to walk up from (see stacks.cpp).
+  StackId CaptureStack(bool from_inside_llvm, bool dwarf = false,
+                       const void *call_frame = nullptr);
   /// Says once that the process's CPython is too old for Python frames.
   void NotePythonTooOld();
   /// The call's stack for a report (see its definition).

@@ -267,7 +267,8 @@ void Runtime::NotePythonTooOld() {
   (void)!write(report_fd_, line.data(), line.size());
 }
 
-StackId Runtime::CaptureStack(bool from_inside_llvm, bool dwarf) {
+StackId Runtime::CaptureStack(bool from_inside_llvm, bool dwarf,
+                              const void *call_frame) {
   // The stack and the depot allocate and free memory (the depot under its
   // lock): the allocation hooks must not come back into the runtime (freed
   // memory can hold filter bits, and recording a death captures a stack).
@@ -276,11 +277,22 @@ StackId Runtime::CaptureStack(bool from_inside_llvm, bool dwarf) {
   // Stacks off: nothing to unwind (the depot gives the empty stack an id).
   if (depth == 0)
     return empty_stack_;
-  // Frames inside libLLVM have no frame pointers: unwind with DWARF there.
-  bool fast = flags_.fast_unwind && !from_inside_llvm && !dwarf;
   constexpr int kMaxRaw = 256;
   uintptr_t raw[kMaxRaw];
-  int n = CaptureNativeStack(raw, kMaxRaw, 0, depth + 32, fast);
+  int n = -1;
+  // Case: a wrapped call's stack from inside LLVM: the program's frames
+  // start at the wrapper's frame, one walk up its frame pointers.
+  if (call_frame && flags_.fast_unwind && tls_call.fn != kNoFn) {
+    n = CaptureNativeStackFrom(call_frame, raw, kMaxRaw, depth + 32);
+    if (n > 0)
+      from_inside_llvm = false;
+  }
+  if (n <= 0) {
+    // Frames inside libLLVM have no frame pointers: unwind with DWARF
+    // there.
+    bool fast = flags_.fast_unwind && !from_inside_llvm && !dwarf;
+    n = CaptureNativeStack(raw, kMaxRaw, 0, depth + 32, fast);
+  }
   int i = 0;
   if (from_inside_llvm) {
     // Case: a death seen in an allocator's free path (ownsan's operator
@@ -347,8 +359,11 @@ FreeEvent *Runtime::CurrentFreeEvent(ObjectRecord *target) {
   }
   if (!call.event) {
     // Deleted by LLVM in the middle of a call: we are deep inside libLLVM
-    // unless the call's stack was taken before it was forwarded.
-    StackId stack = call.stack ? call.stack : CaptureStack(target == nullptr);
+    // unless the call's stack was taken before it was forwarded (its
+    // frames are found from the wrapper's, not unwound by DWARF).
+    StackId stack = call.stack ? call.stack
+                               : CaptureStack(target == nullptr,
+                                              /*dwarf=*/false, call.frame);
     if (!call.stack && target)
       call.stack = stack;
     call.event = NewThreadFreeEvent(call.fn, target, stack, call.cause_text);

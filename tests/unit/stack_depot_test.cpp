@@ -101,6 +101,61 @@ TEST(StackDepot, FramePointerWalkSeesEveryCaller) {
   EXPECT_TRUE(SameCallers(s, 7)); // 6 x Nest, this test
 }
 
+// The walk from an outer frame (a wrapper's, while LLVM runs deeper in
+// the call) gives that frame's callers, the same as a walk from here after
+// the frames in between: the first pc is the outer frame's return address.
+struct FromOuter {
+  uintptr_t here[16], outer[16];
+  int n_here = 0, n_outer = 0;
+};
+__attribute__((noinline)) void CaptureFrom(FromOuter *out,
+                                           const void *outer_frame) {
+  out->n_here = CaptureNativeStack(out->here, 16, 0, 16, /*fast=*/true);
+  out->n_outer = CaptureNativeStackFrom(outer_frame, out->outer, 16, 16);
+  asm volatile("" ::: "memory");
+}
+__attribute__((noinline)) void NestFrom(FromOuter *out, int depth,
+                                        const void *outer_frame) {
+  if (depth == 0)
+    CaptureFrom(out, outer_frame);
+  else
+    NestFrom(out, depth - 1, outer_frame);
+  asm volatile("" ::: "memory");
+}
+__attribute__((noinline)) void Outer(FromOuter *out) {
+  NestFrom(out, 3, __builtin_frame_address(0));
+  asm volatile("" ::: "memory");
+}
+
+TEST(StackDepot, WalkFromAnOuterFrameGivesItsCallers) {
+  FromOuter s;
+  Outer(&s);
+  // here: CaptureFrom, 4 x NestFrom, Outer, this test and on; from
+  // Outer's frame: Outer's return address (into this test) and on.
+  ASSERT_GE(s.n_here, 8);
+  ASSERT_GE(s.n_outer, 2);
+  EXPECT_EQ(s.n_outer, s.n_here - 6);
+  for (int i = 0; i < s.n_outer && 6 + i < s.n_here; ++i)
+    EXPECT_EQ(s.outer[i], s.here[6 + i]) << "frame " << i;
+}
+
+// A frame that is not an outer one of the thread's stack is not walked.
+TEST(StackDepot, WalkFromANonFrameIsRefused) {
+  uintptr_t pcs[8];
+  std::vector<uintptr_t> heap(2);
+  // (4 KiB below this frame: deeper than the walk's own.)
+  EXPECT_EQ(
+      CaptureNativeStackFrom(
+          reinterpret_cast<const char *>(__builtin_frame_address(0)) - 4096,
+          pcs, 8, 8),
+      -1);
+  EXPECT_EQ(CaptureNativeStackFrom(heap.data(), pcs, 8, 8), -1);
+  EXPECT_EQ(CaptureNativeStackFrom(
+                reinterpret_cast<const char *>(__builtin_frame_address(0)) + 4,
+                pcs, 8, 8),
+            -1); // (misaligned)
+}
+
 // A thread with the smallest stack: the walk stays within it.
 TEST(StackDepot, FramePointerWalkOnASmallThreadStack) {
   pthread_attr_t attr;
