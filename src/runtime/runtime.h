@@ -12,6 +12,7 @@
 #define OWNSAN_RUNTIME_RUNTIME_H
 
 #include "core/address_filter.h"
+#include "core/granule_bitmap.h"
 #include "core/mutex.h"
 #include "core/ownership_graph.h"
 #include "core/quarantine.h"
@@ -219,8 +220,8 @@ private:
   /// The live record at `h` (the thread's record cache first), or nullptr.
   ObjectRecord *LookupLive(const void *h);
   /// False if no live record can be at `h`: every registration sets `h`'s
-  /// bit in one of the two filters (under mu_, before the record is
-  /// published), and bits are never cleared.
+  /// bit in one of the two sets (under mu_, before the record is
+  /// published), and a bit is cleared only when its object dies.
   bool MaybeLive(const void *h) const {
     return live_values_.MaybeContains(h) || tracked_pages_.MaybeContains(h);
   }
@@ -477,13 +478,12 @@ private:
   size_t evicted_ ABSL_GUARDED_BY(mu_) = 0;
   std::atomic<int> history_pins_{0};
   /// 16-byte granules holding a shadow entry or an unwatched live object:
-  /// allocations elsewhere need no lock. (Granules, not pages: LLVM
-  /// allocates next to the objects it tracks, so page bits would be set
-  /// for almost every allocation.)
+  /// allocations elsewhere need no lock. (Not pages: LLVM allocates next to
+  /// the objects it tracks; page bits would be set for nearly all.)
   AddressFilter tracked_pages_;
-  /// 8-byte granules holding the address of a live watched value: blocks
-  /// operator delete releases elsewhere hold no value and need no lock.
-  AddressFilter live_values_;
+  /// 8-byte granules holding a live watched value (set at registration,
+  /// cleared at death): blocks released elsewhere hold no value.
+  GranuleBitmap<3> live_values_;
   StackDepot depot_;
   StackId empty_stack_ = 0;
   Mutex report_mu_;

@@ -96,6 +96,8 @@ void Runtime::MarkFreedSorted(ObjectRecord *const *rs, size_t n, FreeEvent *ev,
   ev->refs.fetch_add(static_cast<uint32_t>(n), std::memory_order_relaxed);
   for (size_t k = 0; k < n; ++k) {
     rs[k]->state.store(ObjectState::Freed, std::memory_order_release);
+    if (OwnershipGraph::IsWatched(rs[k]->kind))
+      live_values_.Remove(rs[k]->addr); // (its block may now be released)
     rs[k]->freed = ev;
     tracked_pages_.Add(rs[k]->addr);
     AddToHistory(rs[k]);
@@ -112,8 +114,7 @@ template <typename F>
 void Runtime::ForEachRecordIn(const void *p, size_t size, F visit) {
   // One range query of the live index: a Value is not at the start of its
   // block (a User's operands, or the pointer to its hung-off operands, come
-  // first), and the filter bits of values that died here before stay set,
-  // so a lookup per set bit found nothing as often as not.
+  // first), so the bits say where to look, not what is there.
   if (live_values_.MaybeOverlaps(p, size))
     graph_.ForEachLiveIn(p, size, visit);
 }

@@ -20,8 +20,8 @@
 //            (made by C++ code in a binding, say). Arguments that are
 //            unknown are let through: nothing is known to be wrong.
 //   LIVE     in the OwnershipGraph, with kind, last known parent, creating
-//            call and stack. Values are watched: their granule is in the
-//            live_values_ filter, which operator delete consults.
+//            call and stack. Values are watched: their granule is set in
+//            live_values_ (until they die), which operator delete consults.
 //   FREED    in the ShadowMap, keyed by the old address, with the FreeEvent
 //            (freeing call, its target, stack, thread). Any use of the
 //            address is reported; so is a second free.
@@ -244,6 +244,8 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
 void Runtime::DropUnseen(ObjectRecord *r) {
   for (ObjectRecord *d : graph_.Remove(r)) {
     d->state.store(ObjectState::Freed, std::memory_order_release);
+    if (OwnershipGraph::IsWatched(d->kind))
+      live_values_.Remove(d->addr);
     d->address_reused = true;
     AddToHistory(d); // (matched nowhere, but reports may name it)
   }

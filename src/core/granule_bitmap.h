@@ -1,0 +1,251 @@
+//===- granule_bitmap.h - A clearable bit per address granule ---*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The set of live watched values, read by operator delete on every release
+// of a block ("may this block hold one?"). An AddressFilter answers that
+// from hashed bits that are never cleared: in a long-running process the
+// bits of every value that ever lived stay set, its summary fills up, and
+// each release loads a cold word of a 2 MiB set (a JIT server's compiler
+// frees tens of thousands of blocks a module). Here a value's bit is
+// cleared when it dies, so the answer is exact and, with few values alive,
+// most releases stop at a summary that stays in the cache.
+//
+// Direct-mapped, not hashed: granule g of the address space has its own
+// bit, so no two addresses share one and clearing a bit forgets exactly one
+// address. (Two live objects of at least a granule's size never start in
+// the same granule.) The 47-bit address space is cut into chunks of 1 GiB,
+// each mapped on its first Add: a bit per granule, a count of set bits per
+// region of 4 KiB of addresses, and a summary bit per region that is set
+// while its count is not zero. Readers test the summary, then the words.
+// (Regions of a page, not 64 KiB: a JIT compiles a module's values with
+// temporaries allocated between them, whose releases then passed the
+// summary of their region and missed on its words.)
+// Addresses above 2^47 (five-level paging) are not kept: once one is added,
+// every query there answers "maybe".
+//
+// Add and Remove are serialized by the caller (the runtime's lock);
+// readers take none. Add sets the word's bit before the summary's (release
+// order), so a reader that sees the summary sees the word; an address added
+// before a reader looked is seen by it. Remove is called once per Add, when
+// the object at the address is known dead: a reader that still sees the bit
+// looks the address up under the lock and finds it dead.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OWNSAN_CORE_GRANULE_BITMAP_H
+#define OWNSAN_CORE_GRANULE_BITMAP_H
+
+#include "core/internal_allocator.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace ownsan {
+
+template <unsigned kGranuleShift> class GranuleBitmap {
+  static_assert(kGranuleShift >= 3 && kGranuleShift <= 10);
+
+public:
+  GranuleBitmap() = default;
+  ~GranuleBitmap() {
+    if (!chunks_)
+      return;
+    for (size_t i = 0; i < kChunks; ++i)
+      if (Chunk *c = chunks_[i].load(std::memory_order_relaxed))
+        InternalUnmapBlock(c, sizeof(Chunk));
+    InternalUnmapBlock(chunks_, kChunks * sizeof(chunks_[0]));
+  }
+  GranuleBitmap(const GranuleBitmap &) = delete;
+  GranuleBitmap &operator=(const GranuleBitmap &) = delete;
+
+  /// Adds `p` (serialized with Add and Remove by the caller).
+  void Add(const void *p) {
+    uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    if (a >> kAddressBits) {
+      high_added_.store(true, std::memory_order_release);
+      return;
+    }
+    Chunk *c = ChunkFor(a, /*create=*/true);
+    uintptr_t g = Granule(a);
+    std::atomic<uint64_t> &word = c->words[g >> 6];
+    uint64_t bit = uint64_t{1} << (g & 63);
+    uint64_t old = word.load(std::memory_order_relaxed);
+    if (old & bit)
+      return;
+    word.store(old | bit, std::memory_order_release);
+    uintptr_t region = g >> kRegionGranulesLog2;
+    if (c->counts[region]++ == 0) {
+      std::atomic<uint64_t> &s = c->summary[region >> 6];
+      s.store(s.load(std::memory_order_relaxed) | uint64_t{1} << (region & 63),
+              std::memory_order_release);
+    }
+  }
+
+  /// Forgets `p` (serialized with Add and Remove by the caller).
+  void Remove(const void *p) {
+    uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    if (a >> kAddressBits)
+      return; // (not kept: stays "maybe")
+    Chunk *c = ChunkFor(a, /*create=*/false);
+    if (!c)
+      return;
+    uintptr_t g = Granule(a);
+    std::atomic<uint64_t> &word = c->words[g >> 6];
+    uint64_t bit = uint64_t{1} << (g & 63);
+    uint64_t old = word.load(std::memory_order_relaxed);
+    if (!(old & bit))
+      return;
+    word.store(old & ~bit, std::memory_order_release);
+    uintptr_t region = g >> kRegionGranulesLog2;
+    if (--c->counts[region] == 0) {
+      std::atomic<uint64_t> &s = c->summary[region >> 6];
+      s.store(s.load(std::memory_order_relaxed) &
+                  ~(uint64_t{1} << (region & 63)),
+              std::memory_order_release);
+    }
+  }
+
+  bool MaybeContains(const void *p) const {
+    uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    if (a >> kAddressBits)
+      return high_added_.load(std::memory_order_acquire);
+    const Chunk *c = ChunkFor(a);
+    if (!c)
+      return false;
+    uintptr_t g = Granule(a);
+    return (c->words[g >> 6].load(std::memory_order_acquire) >> (g & 63)) & 1;
+  }
+
+  /// True if a granule of [lo, lo + size) holds an added address.
+  bool MaybeOverlaps(const void *lo, size_t size) const {
+    uintptr_t first = reinterpret_cast<uintptr_t>(lo);
+    uintptr_t last = first + (size ? size - 1 : 0);
+    if (last < first || last >> kAddressBits) {
+      if (high_added_.load(std::memory_order_acquire))
+        return true;
+      if (first >> kAddressBits)
+        return false;
+      last = (uintptr_t{1} << kAddressBits) - 1;
+    }
+    // Case: a block within one region (nearly all): one summary bit, then
+    // at most a few words.
+    if (first >> kRegionShift == last >> kRegionShift) {
+      const Chunk *c = ChunkFor(first);
+      return c && RegionMayHold(c, Granule(first), Granule(last));
+    }
+    return OverlapsSlow(first, last);
+  }
+
+  /// Whether the summary marks the region of `p` (for tests: a region whose
+  /// addresses were all removed is skipped again).
+  bool RegionMarked(const void *p) const {
+    uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    const Chunk *c = a >> kAddressBits ? nullptr : ChunkFor(a);
+    uintptr_t region = c ? Granule(a) >> kRegionGranulesLog2 : 0;
+    return c && ((c->summary[region >> 6].load(std::memory_order_relaxed) >>
+                  (region & 63)) &
+                 1);
+  }
+
+private:
+  static constexpr unsigned kAddressBits = 47;
+  static constexpr unsigned kChunkShift = 30; ///< 1 GiB of addresses
+  static constexpr size_t kChunks = size_t{1} << (kAddressBits - kChunkShift);
+  static constexpr unsigned kRegionShift = 12; ///< 4 KiB of addresses
+  static constexpr unsigned kRegionGranulesLog2 = kRegionShift - kGranuleShift;
+  static constexpr size_t kGranulesPerChunk = size_t{1}
+                                              << (kChunkShift - kGranuleShift);
+  static constexpr size_t kRegionsPerChunk = size_t{1}
+                                             << (kChunkShift - kRegionShift);
+
+  struct Chunk {
+    // (Mapped, not written, until used: a short program touches a page or
+    // two of each array.)
+    std::atomic<uint64_t> summary[kRegionsPerChunk / 64];
+    uint16_t counts[kRegionsPerChunk]; ///< set bits per region (Add/Remove)
+    std::atomic<uint64_t> words[kGranulesPerChunk / 64];
+  };
+  static_assert((size_t{1} << kRegionGranulesLog2) <= UINT16_MAX);
+
+  /// The granule's index within its chunk.
+  static uintptr_t Granule(uintptr_t a) {
+    return (a & ((uintptr_t{1} << kChunkShift) - 1)) >> kGranuleShift;
+  }
+
+  const Chunk *ChunkFor(uintptr_t a) const {
+    const std::atomic<Chunk *> *chunks =
+        chunks_table_.load(std::memory_order_acquire);
+    return chunks ? chunks[a >> kChunkShift].load(std::memory_order_acquire)
+                  : nullptr;
+  }
+
+  Chunk *ChunkFor(uintptr_t a, bool create) {
+    if (!chunks_) {
+      if (!create)
+        return nullptr;
+      // Mapped, so the table's untouched pages cost nothing.
+      chunks_ = static_cast<std::atomic<Chunk *> *>(
+          InternalMapBlock(kChunks * sizeof(chunks_[0]), false));
+      chunks_table_.store(chunks_, std::memory_order_release);
+    }
+    std::atomic<Chunk *> &slot = chunks_[a >> kChunkShift];
+    Chunk *c = slot.load(std::memory_order_relaxed);
+    if (!c && create) {
+      c = static_cast<Chunk *>(InternalMapBlock(sizeof(Chunk), false));
+      slot.store(c, std::memory_order_release);
+    }
+    return c;
+  }
+
+  /// Whether granules [from, to] of `c`, all in one region, hold a bit.
+  static bool RegionMayHold(const Chunk *c, uintptr_t from, uintptr_t to) {
+    uintptr_t region = from >> kRegionGranulesLog2;
+    if (!((c->summary[region >> 6].load(std::memory_order_acquire) >>
+           (region & 63)) &
+          1))
+      return false;
+    for (uintptr_t w = from >> 6; w <= to >> 6; ++w) {
+      unsigned lo = w == from >> 6 ? from & 63 : 0;
+      unsigned hi = w == to >> 6 ? to & 63 : 63;
+      uint64_t want = (~uint64_t{0} >> (63 - hi)) & (~uint64_t{0} << lo);
+      if (c->words[w].load(std::memory_order_acquire) & want)
+        return true;
+    }
+    return false;
+  }
+
+  __attribute__((noinline)) bool OverlapsSlow(uintptr_t first,
+                                              uintptr_t last) const {
+    for (uintptr_t a = first; a <= last;) {
+      // This chunk's part of the range, region by region.
+      uintptr_t chunk_end = (a | ((uintptr_t{1} << kChunkShift) - 1));
+      uintptr_t end = std::min(last, chunk_end);
+      if (const Chunk *c = ChunkFor(a)) {
+        for (uintptr_t r = a; r <= end;) {
+          uintptr_t region_end =
+              std::min(end, r | ((uintptr_t{1} << kRegionShift) - 1));
+          if (RegionMayHold(c, Granule(r), Granule(region_end)))
+            return true;
+          if (region_end == end)
+            break;
+          r = region_end + 1;
+        }
+      }
+      if (end == last)
+        break;
+      a = end + 1;
+    }
+    return false;
+  }
+
+  /// The chunk table: written by Add (serialized), read through
+  /// chunks_table_ by readers.
+  std::atomic<Chunk *> *chunks_ = nullptr;
+  std::atomic<std::atomic<Chunk *> *> chunks_table_{nullptr};
+  std::atomic<bool> high_added_{false};
+};
+
+} // namespace ownsan
+
+#endif // OWNSAN_CORE_GRANULE_BITMAP_H
