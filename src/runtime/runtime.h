@@ -243,7 +243,7 @@ private:
   /// the next FlushDeaths() (at the latest when the call returns), under one
   /// lock with the other blocks of the call. The block is held until then;
   /// kNotDeferred outside one (the caller records the deaths now);
-  /// kNothingLives if nothing in the block lives (a stale filter bit).
+  /// kNothingLives if nothing in the block lives (a bit read stale).
   enum class Deferral { kDeferred, kNotDeferred, kNothingLives };
   Deferral DeferDeaths(void *p, size_t size);
   bool AnyLiveIn(const void *p, size_t size); ///< watched or not

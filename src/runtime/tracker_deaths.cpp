@@ -257,10 +257,9 @@ Runtime::Deferral Runtime::DeferDeaths(void *p, size_t size) {
   ThreadCallState &state = CurrentThreadCallState();
   PendingDeaths &pending = tls_pending_deaths;
   if (state.pending_deaths == 0) {
-    // Case: the filter's bit was left by values that died before (its bits
-    // are never cleared) and the call has no stack yet: the stack would be
-    // unwound through LLVM with DWARF (~25,000 instructions), so look
-    // first. Nothing in the block lives: no death to record.
+    // Case: the bit was read before another thread recorded the value's
+    // death, and the call has no free event yet: look before taking a
+    // stack for it. Nothing in the block lives: no death to record.
     if (!call.event && !call.stack && !AnyLiveIn(p, size))
       return Deferral::kNothingLives;
     // The stack is taken here, inside LLVM, as for a death recorded at once.
