@@ -27,6 +27,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import run_benchmarks as rb  # noqa: E402 (the huge-page heap's one definition)
+
 
 def run_once(cmd, env, jit):
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -62,7 +65,7 @@ def main():
     cmd = ([str(bench / "ownsan_bench_jit_server")] + args.workload[1:]
            if jit else [str(bench / "ownsan_bench_ir_workload")] +
            args.workload)
-    base_env = dict(os.environ, GLIBC_TUNABLES="glibc.malloc.hugetlb=1")
+    base_env = dict(os.environ, **rb.HUGE_HEAP_ENV)
     variants = [] if args.no_plain else [("plain", dict(base_env))]
     for spec in args.runtime:
         name, _, rest = spec.partition("=")

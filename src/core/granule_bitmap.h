@@ -49,12 +49,13 @@ template <unsigned kGranuleShift> class GranuleBitmap {
 public:
   GranuleBitmap() = default;
   ~GranuleBitmap() {
-    if (!chunks_)
+    std::atomic<Chunk *> *chunks = chunks_.load(std::memory_order_relaxed);
+    if (!chunks)
       return;
     for (size_t i = 0; i < kChunks; ++i)
-      if (Chunk *c = chunks_[i].load(std::memory_order_relaxed))
+      if (Chunk *c = chunks[i].load(std::memory_order_relaxed))
         InternalUnmapBlock(c, sizeof(Chunk));
-    InternalUnmapBlock(chunks_, kChunks * sizeof(chunks_[0]));
+    InternalUnmapBlock(chunks, kChunks * sizeof(chunks[0]));
   }
   GranuleBitmap(const GranuleBitmap &) = delete;
   GranuleBitmap &operator=(const GranuleBitmap &) = delete;
@@ -142,10 +143,7 @@ public:
   bool RegionMarked(const void *p) const {
     uintptr_t a = reinterpret_cast<uintptr_t>(p);
     const Chunk *c = a >> kAddressBits ? nullptr : ChunkFor(a);
-    uintptr_t region = c ? Granule(a) >> kRegionGranulesLog2 : 0;
-    return c && ((c->summary[region >> 6].load(std::memory_order_relaxed) >>
-                  (region & 63)) &
-                 1);
+    return c && Marked(c, Granule(a) >> kRegionGranulesLog2);
   }
 
 private:
@@ -175,21 +173,23 @@ private:
 
   const Chunk *ChunkFor(uintptr_t a) const {
     const std::atomic<Chunk *> *chunks =
-        chunks_table_.load(std::memory_order_acquire);
+        chunks_.load(std::memory_order_acquire);
     return chunks ? chunks[a >> kChunkShift].load(std::memory_order_acquire)
                   : nullptr;
   }
 
   Chunk *ChunkFor(uintptr_t a, bool create) {
-    if (!chunks_) {
+    // (The writer's own loads need no order: Add and Remove are serialized.)
+    std::atomic<Chunk *> *chunks = chunks_.load(std::memory_order_relaxed);
+    if (!chunks) {
       if (!create)
         return nullptr;
       // Mapped, so the table's untouched pages cost nothing.
-      chunks_ = static_cast<std::atomic<Chunk *> *>(
-          InternalMapBlock(kChunks * sizeof(chunks_[0]), false));
-      chunks_table_.store(chunks_, std::memory_order_release);
+      chunks = static_cast<std::atomic<Chunk *> *>(
+          InternalMapBlock(kChunks * sizeof(chunks[0]), false));
+      chunks_.store(chunks, std::memory_order_release);
     }
-    std::atomic<Chunk *> &slot = chunks_[a >> kChunkShift];
+    std::atomic<Chunk *> &slot = chunks[a >> kChunkShift];
     Chunk *c = slot.load(std::memory_order_relaxed);
     if (!c && create) {
       c = static_cast<Chunk *>(InternalMapBlock(sizeof(Chunk), false));
@@ -198,12 +198,16 @@ private:
     return c;
   }
 
+  /// Whether the summary marks `region` of `c`.
+  static bool Marked(const Chunk *c, uintptr_t region) {
+    return (c->summary[region >> 6].load(std::memory_order_acquire) >>
+            (region & 63)) &
+           1;
+  }
+
   /// Whether granules [from, to] of `c`, all in one region, hold a bit.
   static bool RegionMayHold(const Chunk *c, uintptr_t from, uintptr_t to) {
-    uintptr_t region = from >> kRegionGranulesLog2;
-    if (!((c->summary[region >> 6].load(std::memory_order_acquire) >>
-           (region & 63)) &
-          1))
+    if (!Marked(c, from >> kRegionGranulesLog2))
       return false;
     for (uintptr_t w = from >> 6; w <= to >> 6; ++w) {
       unsigned lo = w == from >> 6 ? from & 63 : 0;
@@ -239,10 +243,8 @@ private:
     return false;
   }
 
-  /// The chunk table: written by Add (serialized), read through
-  /// chunks_table_ by readers.
-  std::atomic<Chunk *> *chunks_ = nullptr;
-  std::atomic<std::atomic<Chunk *> *> chunks_table_{nullptr};
+  /// The chunk table (mapped by the first Add) and its chunks.
+  std::atomic<std::atomic<Chunk *> *> chunks_{nullptr};
   std::atomic<bool> high_added_{false};
 };
 
