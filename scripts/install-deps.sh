@@ -65,6 +65,9 @@ for v in "${versions[@]}"; do
   pkgs+=("llvm-$v" "llvm-$v-dev" "llvm-$v-tools" "clang-$v")
   # Debian's OCaml bindings of LLVM 19: a real client (tests/ocaml).
   if [ "$v" = 19 ]; then pkgs+=(libllvm-19-ocaml-dev ocaml-findlib); fi
+  # Compilers over libLLVM-14's C API, real clients (tests/clients):
+  # Crystal's, GHDL's LLVM back end, sparse's (rustc is above).
+  if [ "$v" = 14 ]; then pkgs+=(crystal ghdl-llvm sparse); fi
   if [ "$v" = "$mlir_major" ]; then pkgs+=("libmlir-$v-dev" "mlir-$v-tools"); fi
 done
 
