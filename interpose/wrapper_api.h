@@ -266,8 +266,8 @@ struct ObjectRecord;
 
 /// What the runtime knows about the outermost wrapped call on this thread.
 /// Entered and left inline by CallScope; the rest is the runtime's.
-/// With no call open, stack, event, cause_text and context are zero: the
-/// scope that closes a call clears them.
+/// With no call open, stack, event, cause_text, context and null_args are
+/// zero: the scope that closes a call clears them.
 ///
 /// Other threads read `fn`, `caller_pc` and `context` of this one, and of
 /// its saved outer calls, to tell whether it is inside a call on a context
@@ -295,6 +295,9 @@ struct CallContext {
   /// (see CallScope::BeforeJump, EnterNested).
   const void *frame = nullptr;
   unsigned level = 0;
+  /// The handle arguments (a bit per index below 32) the call was given
+  /// NULL in: what the crash handler names when LLVM faults on NULL.
+  uint32_t null_args = 0;
 };
 extern __thread CallContext tls_call OWNSAN_TLS_MODEL;
 
@@ -378,6 +381,7 @@ public:
       call.stack = 0;
       call.event = nullptr;
       call.cause_text = nullptr;
+      call.null_args = 0;
       if (level_ != 0)
         LeaveNested();
     }
@@ -397,15 +401,21 @@ public:
   /// Checks one handle argument before it reaches LLVM.
   [[gnu::always_inline]] void CheckHandle(unsigned arg, const void *h,
                                           HandleType type) {
+    if (!h) {
+      NoteNullArg(arg);
+      return;
+    }
     // (`type` is a constant in every wrapper: one of the two calls stays.)
-    if (h && (HasFastCheck(type) ? CheckHandleArg(fn_, arg, h, type)
-                                 : CheckHandleArgFully(fn_, arg, h, type)))
+    if (HasFastCheck(type) ? CheckHandleArg(fn_, arg, h, type)
+                           : CheckHandleArgFully(fn_, arg, h, type))
       skip_ = true;
   }
   /// The same for an argument that must name a value of the kinds in
   /// kKindExpectations[expected].
   void CheckHandle(unsigned arg, const void *h, HandleType type,
                    uint8_t expected) {
+    if (!h)
+      NoteNullArg(arg);
     if (!h || skip_)
       return;
     switch (HasFastCheck(type)
@@ -480,6 +490,11 @@ private:
                          offsetof(ThreadCallState, in_runtime),
                      sizeof bits);
     return bits;
+  }
+  /// (Only a checked call's: its context is the thread's current one.)
+  [[gnu::always_inline]] void NoteNullArg(unsigned arg) const {
+    if (checking_ && arg < 32)
+      tls_call.null_args |= 1u << arg;
   }
   /// What identifies the scope on its thread's stack: the wrapper's frame
   /// (one scope per wrapper). Not `this`, which would make the scope's

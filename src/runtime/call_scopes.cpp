@@ -28,6 +28,10 @@ const char *CurrentWrappedCallName(bool *in_runtime) {
   return fn < kFnCount ? WrappedFnName(fn) : "an LLVM-C call";
 }
 
+unsigned CurrentNullHandleArgs() {
+  return CurrentThreadCallState().depth ? CurrentCall().null_args : 0;
+}
+
 //===----------------------------------------------------------------------===//
 // Calls
 //===----------------------------------------------------------------------===//
@@ -171,6 +175,7 @@ CallScope::Entered CallScope::EnterNested(FnId fn, const void *frame,
   call.cause_text = nullptr;
   call.stack = 0;
   call.event = nullptr;
+  call.null_args = 0;
   Publish(fn, frame, level, caller_pc);
   return {level, true};
 }

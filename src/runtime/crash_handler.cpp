@@ -105,6 +105,19 @@ private:
   size_t n_ = 0;
 };
 
+// "argument 2 is NULL", "arguments 2 and 3 are NULL", "arguments 1, 2 and
+// 3 are NULL": bit i of `args` is argument i + 1.
+template <size_t kSize> void AddArgumentList(Text<kSize> &line, unsigned args) {
+  int count = __builtin_popcount(args);
+  line.Add(count == 1 ? "argument " : "arguments ");
+  for (int seen = 0; args; args &= args - 1) {
+    line.AddDec(static_cast<unsigned long>(__builtin_ctz(args)) + 1);
+    ++seen;
+    line.Add(seen == count ? "" : seen == count - 1 ? " and " : ", ");
+  }
+  line.Add(count == 1 ? " is NULL" : " are NULL");
+}
+
 uintptr_t FaultingPc(void *ucontext) {
 #if defined(__x86_64__)
   return static_cast<uintptr_t>(
@@ -173,10 +186,18 @@ void ReportCrash(int sig, siginfo_t *info, void *ucontext) {
     // Case: LLVM faulted on something it was given. Every handle ownsan
     // knew to be dead was reported before the call, so the culprit is a
     // handle ownsan never saw: NULL, garbage, or freed outside its view.
-    line.Add(addr < 65536 ? ": LLVM dereferenced a NULL pointer; a handle "
-                            "argument is probably NULL"
-                          : ": LLVM dereferenced an invalid pointer; a "
-                            "handle argument is probably not an LLVM object");
+    unsigned nulls = CurrentNullHandleArgs();
+    if (addr < 65536 && nulls) {
+      // Case: the call was given NULL for handles: name them.
+      line.Add(": LLVM dereferenced a NULL pointer; ");
+      AddArgumentList(line, nulls);
+    } else {
+      line.Add(addr < 65536 ? ": LLVM dereferenced a NULL pointer; a handle "
+                              "argument is probably NULL"
+                            : ": LLVM dereferenced an invalid pointer; a "
+                              "handle argument is probably not an LLVM "
+                              "object");
+    }
     line.Add(" (ownsan passes handles it never saw through unchecked)\n");
   }
   line.WriteTo(LineFd());

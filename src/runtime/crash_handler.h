@@ -17,6 +17,9 @@ namespace ownsan {
 /// `*in_runtime` is set when ownsan's own code is running on the thread.
 /// Async-signal-safe: reads thread-local state only.
 const char *CurrentWrappedCallName(bool *in_runtime);
+/// The handle arguments of that call that were NULL: bit i for argument
+/// i + 1 (CallContext::null_args). Async-signal-safe.
+unsigned CurrentNullHandleArgs();
 
 /// Installs the SIGSEGV/SIGBUS handler once (later calls do nothing). `fd`
 /// receives the line, unless `log_prefix` (log_path) is not empty: then it

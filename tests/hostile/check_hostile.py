@@ -126,10 +126,13 @@ NULL_CALLS = {"value_name": "LLVMGetValueName2", "type_of": "LLVMTypeOf",
               "erase_instruction": "LLVMInstructionEraseFromParent",
               "module_context": "LLVMGetModuleContext",
               "build_add": "LLVMBuildAdd"}
+# The handle arguments each call of NULL_CALLS is given NULL in, as the
+# line names them.
+NULL_ARGS = {"LLVMBuildAdd": "arguments 2 and 3 are NULL"}
 SEGV_LINE_RE = re.compile(
     r"^==(\d+)==ERROR: OwnSan: SEGV on address 0x[0-9a-f]{12,} "
     r"\(pc 0x[0-9a-f]{12,}\) inside (\w+): LLVM dereferenced a NULL pointer;"
-    r" a handle argument is probably NULL ")
+    r" (.*) \(ownsan passes handles it never saw through unchecked\)$")
 
 
 def check_segv_line(c, r, fn, what):
@@ -140,6 +143,8 @@ def check_segv_line(c, r, fn, what):
             "call on a NULL handle", r)
     if m:
         c.equal(m[2], fn, f"{what}: the line names {fn}", r)
+        c.equal(m[3], NULL_ARGS.get(fn, "argument 1 is NULL"),
+                f"{what}: the line names the NULL arguments", r)
 
 
 def case_null_deref_chained(c, a):
