@@ -68,6 +68,8 @@ for v in "${versions[@]}"; do
   # Compilers over libLLVM-14's C API, real clients (tests/clients):
   # Crystal's, GHDL's LLVM back end, sparse's (rustc is above).
   if [ "$v" = 14 ]; then pkgs+=(crystal ghdl-llvm sparse); fi
+  # Mesa's llvmpipe, over libLLVM-15 (tests/clients/osmesa_test.py).
+  if [ "$v" = 15 ]; then pkgs+=(libosmesa6-dev); fi
   if [ "$v" = "$mlir_major" ]; then pkgs+=("libmlir-$v-dev" "mlir-$v-tools"); fi
 done
 

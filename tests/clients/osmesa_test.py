@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Mesa's llvmpipe renders the same pixels under ownsan, and ownsan checked it.
+
+llvmpipe (Debian 12's libOSMesa, over libLLVM-15) compiles every GLSL
+program to LLVM IR through the C API (gallivm) and JIT-compiles it, with
+rasterizer threads beside. The test runs osmesa_render (tests/clients)
+plain and under `ownsan run` (verbosity=1, report_leaks=1), with Mesa's
+on-disk shader cache off so that every shader is compiled in the run, and
+requires: the same exit status and checksum, no OwnSan line but the
+statistics, and at least MIN_CHECKED checked calls (silence must mean
+ownsan looked).
+
+Usage: osmesa_test.py --ownsan BUILD/bin/ownsan --program BUILD/.../osmesa_render
+"""
+import argparse
+import re
+import sys
+
+from ownsan_testing import Checker, clean_env, run
+
+FRAMES = 30
+# 30 frames make about 500,000 checked calls.
+MIN_CHECKED = 100_000
+STATS = re.compile(r"OwnSan: (using |quarantine: |history: |work: )")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ownsan", required=True)
+    ap.add_argument("--program", required=True)
+    args = ap.parse_args()
+    c = Checker("clients.osmesa")
+    env = clean_env(OWNSAN_OPTIONS="verbosity=1:report_leaks=1",
+                    MESA_SHADER_CACHE_DISABLE="true", LP_NUM_THREADS="2")
+    cmd = [args.program, str(FRAMES)]
+    plain = run(cmd, env=env, timeout=600)
+    under = run([args.ownsan, "run", "--"] + cmd, env=env, timeout=900)
+    if not c.equal(plain.returncode, 0, "llvmpipe renders without ownsan",
+                   plain):
+        return c.finish()
+    c.equal(under.returncode, 0, "and under ownsan", under)
+    c.check(plain.out.startswith(f"frames={FRAMES} checksum="),
+            f"the plain run printed its checksum ({plain.out.strip()})",
+            plain)
+    c.equal(under.out, plain.out, "the same pixels under ownsan", under)
+    problems = [line for line in under.err.splitlines()
+                if "OwnSan" in line and not STATS.search(line)]
+    c.equal(problems, [], "no report, no leak", under)
+    m = re.search(r"OwnSan: work: (\d+) checked calls", under.err)
+    calls = int(m.group(1)) if m else 0
+    c.check(calls >= MIN_CHECKED, f"ownsan checked llvmpipe's LLVM-C calls "
+            f"(at least {MIN_CHECKED:,}; {calls:,})", under)
+    return c.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
