@@ -66,8 +66,9 @@ for v in "${versions[@]}"; do
   # Debian's OCaml bindings of LLVM 19: a real client (tests/ocaml).
   if [ "$v" = 19 ]; then pkgs+=(libllvm-19-ocaml-dev ocaml-findlib); fi
   # Compilers over libLLVM-14's C API, real clients (tests/clients):
-  # Crystal's, GHDL's LLVM back end, sparse's (rustc is above).
-  if [ "$v" = 14 ]; then pkgs+=(crystal ghdl-llvm sparse); fi
+  # Crystal's, GHDL's LLVM back end, sparse's (rustc is above), and
+  # PostgreSQL's JIT.
+  if [ "$v" = 14 ]; then pkgs+=(crystal ghdl-llvm sparse postgresql-15); fi
   # Mesa's llvmpipe, over libLLVM-15 (tests/clients/osmesa_test.py).
   if [ "$v" = 15 ]; then pkgs+=(libosmesa6-dev); fi
   if [ "$v" = "$mlir_major" ]; then pkgs+=("libmlir-$v-dev" "mlir-$v-tools"); fi

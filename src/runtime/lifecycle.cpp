@@ -141,6 +141,14 @@ void Runtime::AfterForkInChild() ABSL_NO_THREAD_SAFETY_ANALYSIS {
           inherited_.insert(r);
       });
   }
+  // Case: forked inside a signal handler (PostgreSQL's postmaster starts
+  // its workers so): the child is a process of its own, which may never
+  // leave the handler. Its heap is whole and the runtime's locks fresh
+  // (fork took them all), so what kept a handler's calls unchecked is gone
+  // here: they are checked. (The trampoline restores the depth it saw
+  // should the handler return in the child.)
+  CurrentThreadCallState().signal_depth = 0;
+  g_signal_handler_calls.store(0, std::memory_order_relaxed);
   // The child is a new process: its own problems, its own log file.
   problems_.clear();
   problem_index_.clear();

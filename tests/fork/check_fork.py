@@ -175,6 +175,17 @@ def case_from_thread(c, a):
     check_children(c, a, r, "fork from a worker thread", 3, True)
 
 
+def case_from_handler(c, a):
+    """A child forked inside a signal handler is a process of its own, with
+    a consistent heap and fresh runtime locks: its calls are checked (they
+    were all forwarded unchecked, as the handler's, which hid PostgreSQL's
+    parallel workers from ownsan)."""
+    r = ownsan(a, [a.program, "from_handler"])
+    check_children(c, a, r, "fork inside a signal handler", 1, True)
+    c.check("made in signal handlers" not in r.err, "fork inside a signal "
+            "handler: no call counted as a signal handler's", r)
+
+
 def case_claimed(c, a):
     r = ownsan(a, [a.program, "claimed"])
     check_children(c, a, r, "fork while a thread is inside a call", 1, True)

@@ -34,6 +34,10 @@
  *                 it ("fork: PID leaked = 0x..." on stderr); child 1 leaks
  *                 nothing. Both end with exit(0). The parent disposes
  *                 everything it made.
+ *   from_handler  One child with the bug, forked inside the parent's SIGUSR1
+ *                 handler (as PostgreSQL's postmaster starts its background
+ *                 and parallel workers); the child never returns from the
+ *                 handler. The parent has made LLVM-C calls before.
  *   bug_only      No fork: just the seeded use-after-free (for exec'ed and
  *                 spawned children).
  *   spawn PROG [ARGS...]
@@ -254,6 +258,40 @@ static void stop_workers(struct worker *w, int n) {
     pthread_join(w[i].thread, NULL);
 }
 
+/*===-- from_handler ------------------------------------------------------===*/
+
+static volatile sig_atomic_t g_handler_child = -1;
+
+static void forking_handler(int sig) {
+  (void)sig;
+  pid_t pid = fork();
+  if (pid == 0)
+    child_body(0, 1, NULL); /* (never returns) */
+  g_handler_child = pid;
+}
+
+static int mode_from_handler(void) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  some_work(ctx, 0);
+  LLVMContextDispose(ctx);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = forking_handler;
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(SIGUSR1, &sa, NULL))
+    die("sigaction");
+  fflush(NULL);
+  raise(SIGUSR1);
+  if (g_handler_child < 0)
+    die("fork in the handler");
+  int status = 0;
+  if (!wait_child(g_handler_child, 30, &status))
+    printf("fork: child 0 pid %d timeout\n", (int)g_handler_child);
+  else
+    printf("fork: child 0 pid %d status %d\n", (int)g_handler_child, status);
+  return 0;
+}
+
 /*===-- claimed -----------------------------------------------------------===*/
 
 static sem_t g_inside, g_release;
@@ -378,8 +416,8 @@ static int mode_spawn(char **argv) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: fork bug|clean|single|from_thread|claimed|leaks|"
-                    "bug_only|"
+    fprintf(stderr, "usage: fork bug|clean|single|from_thread|from_handler|"
+                    "claimed|leaks|bug_only|"
                     "spawn [N | PROG ARGS...]\n");
     return 2;
   }
@@ -410,6 +448,11 @@ int main(int argc, char **argv) {
       pthread_join(w[i].thread, NULL);
     printf("fork: parent done\n");
     return 0;
+  }
+  if (!strcmp(mode, "from_handler")) {
+    int rc = mode_from_handler();
+    printf("fork: parent done\n");
+    return rc;
   }
   if (!strcmp(mode, "claimed")) {
     int rc = mode_claimed();
