@@ -16,12 +16,12 @@ Usage: compilers_test.py --ownsan BUILD/bin/ownsan
 """
 import argparse
 import pathlib
-import re
 import shutil
 import sys
 import tempfile
 
-from ownsan_testing import Checker, clean_env, run
+from ownsan_testing import (Checker, checked_calls, clean_env,
+                            ownsan_problems, run)
 
 HERE = pathlib.Path(__file__).resolve().parent
 INPUTS = HERE / "compiler_inputs"
@@ -52,14 +52,6 @@ CASES = [
     ("ghdl-llvm counter.vhd", ghdl, [None], 5_000),
 ] + [(f"sparse-llvm {p.name}", sparse, [p], 300)
      for p in sorted((HERE / "echo_inputs").glob("*.c"))]
-
-STATS = re.compile(r"OwnSan: (using |quarantine: |history: |work: )")
-
-
-def checked_calls(stderr):
-    return sum(int(n) for n in re.findall(r"OwnSan: work: (\d+) checked",
-                                          stderr))
-
 
 def main():
     ap = argparse.ArgumentParser()
@@ -93,10 +85,9 @@ def main():
             compared += 1
             c.equal(under.returncode, 0, f"{name}: compiles under ownsan",
                     under)
-            problems = [line for line in under.err.splitlines()
-                        if "OwnSan" in line and not STATS.search(line)]
-            c.equal(problems, [], f"{name}: no report", under)
-            calls = checked_calls(under.err)
+            c.equal(ownsan_problems(under.err), [], f"{name}: no report",
+                    under)
+            calls = sum(checked_calls(under.err).values())
             c.check(calls >= min_checked, f"{name}: ownsan checked the "
                     f"compile's LLVM-C calls (at least {min_checked:,}; "
                     f"{calls:,})", under)

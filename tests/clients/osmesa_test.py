@@ -14,15 +14,14 @@ ownsan looked).
 Usage: osmesa_test.py --ownsan BUILD/bin/ownsan --program BUILD/.../osmesa_render
 """
 import argparse
-import re
 import sys
 
-from ownsan_testing import Checker, clean_env, run
+from ownsan_testing import (Checker, checked_calls, clean_env,
+                            ownsan_problems, run)
 
 FRAMES = 30
 # 30 frames make about 500,000 checked calls.
 MIN_CHECKED = 100_000
-STATS = re.compile(r"OwnSan: (using |quarantine: |history: |work: )")
 
 
 def main():
@@ -44,11 +43,8 @@ def main():
             f"the plain run printed its checksum ({plain.out.strip()})",
             plain)
     c.equal(under.out, plain.out, "the same pixels under ownsan", under)
-    problems = [line for line in under.err.splitlines()
-                if "OwnSan" in line and not STATS.search(line)]
-    c.equal(problems, [], "no report, no leak", under)
-    m = re.search(r"OwnSan: work: (\d+) checked calls", under.err)
-    calls = int(m.group(1)) if m else 0
+    c.equal(ownsan_problems(under.err), [], "no report, no leak", under)
+    calls = sum(checked_calls(under.err).values())
     c.check(calls >= MIN_CHECKED, f"ownsan checked llvmpipe's LLVM-C calls "
             f"(at least {MIN_CHECKED:,}; {calls:,})", under)
     return c.finish()

@@ -30,7 +30,8 @@ import sys
 import tempfile
 import time
 
-from ownsan_testing import Checker, clean_env, run
+from ownsan_testing import (Checker, checked_calls, clean_env,
+                            ownsan_problems, run)
 
 QUERIES = """
 set jit = on;
@@ -59,8 +60,6 @@ select count(*) from t where exists (select 1 from t u where u.id = t.id * 2
 select date_trunc('hour', ts) < now(), count(*) from t group by 1;
 select lower(upper(s)) like '%ab%', count(*) from t group by 1 order by 1;
 """
-LOG_LINE = re.compile(r"==(\d+)==OwnSan: (.*)")
-STATS = re.compile(r"^(using |quarantine: |history: |work: )")
 
 
 def as_server_user():
@@ -153,12 +152,18 @@ def main():
     c.check(plain.out.count("\n") > 10 and under.out == plain.out,
             f"the same {plain.out.count(chr(10))} lines of results under "
             "ownsan", under)
-    lines = [(int(m[1]), m[2]) for m in LOG_LINE.finditer(log)]
-    problems = [text for _, text in lines if not STATS.match(text)]
+    checked = checked_calls(log)
+    # A parallel worker that starts once the leader has done the work loads
+    # libLLVM and makes no call: ownsan's blind-spot warning says so (it
+    # cannot tell no call from calls made past it). Only there is it
+    # expected.
+    idle = {pid for pid, n in checked.items() if n == 0}
+    no_call = re.compile(r"^==(\d+)==WARNING: OwnSan: \S+ was loaded but the "
+                         r"program made no LLVM-C call")
+    problems = [line for line in ownsan_problems(log)
+                if not ((m := no_call.match(line)) and int(m[1]) in idle)]
     c.equal(problems, [], "no report or note in the server's log", log)
-    loaded = {pid for pid, text in lines if text.startswith("using ")}
-    checked = {pid: int(m[1]) for pid, text in lines
-               if (m := re.match(r"work: (\d+) checked", text))}
+    loaded = {int(pid) for pid in re.findall(r"==(\d+)==OwnSan: using ", log)}
     c.check(len(loaded) >= 3, f"libLLVM was loaded by the backend and the "
             f"parallel workers ({len(loaded)} processes)", log)
     unchecked = sorted(pid for pid in loaded if checked.get(pid, 0) == 0)

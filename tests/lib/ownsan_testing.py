@@ -833,6 +833,24 @@ def ownsan_lines(text):
     return [l for l in text.splitlines() if "OwnSan" in l]
 
 
+# What verbosity=1 prints in every process at its start and exit: the
+# LLVM it checks and the statistics (not a report, not a note).
+_STATISTICS_LINE = re.compile(
+    r"==\d+==OwnSan: (using |quarantine: |history: |work: )")
+
+
+def ownsan_problems(text):
+    """Lines of `text` that mention OwnSan, but for verbosity=1's
+    statistics: reports, warnings and notes."""
+    return [l for l in ownsan_lines(text) if not _STATISTICS_LINE.search(l)]
+
+
+def checked_calls(text):
+    """{pid: checked calls} from verbosity=1's work lines in `text`."""
+    return {int(m[1]): int(m[2]) for m in re.finditer(
+        r"==(\d+)==OwnSan: work: (\d+) checked calls", text)}
+
+
 def handles(text, prefix):
     """`PREFIX: ROLE = 0x...` lines the test programs print on stderr, as a
     dict role -> int."""
