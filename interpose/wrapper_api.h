@@ -251,6 +251,9 @@ struct ThreadCallState {
   /// thread writes it, as a plain increment; the runtime reads it from
   /// another thread at exit, hence the atomic.
   std::atomic<uint64_t> calls{0};
+  /// Handle arguments of those calls that named no object ownsan ever saw
+  /// (made by C++ code: the `unseen-handles` blind spot). The same.
+  std::atomic<uint64_t> unseen_handle_args{0};
 };
 /// The first checked call of a thread: lists its counter for the exit
 /// statistics.

@@ -58,10 +58,13 @@ void Runtime::PrintExitStatistics() {
                               " free events")));
   // What the run cost is made of (docs/performance.md): checked calls, and
   // objects registered (each also freed, if it died).
+  CallCounts counts = TotalCallCounts();
   absl::StrAppend(
       &line, OwnsanLine(LineLevel::kInfo,
-                        absl::StrCat("work: ", TotalCalls(), " checked calls, ",
-                                     records, " objects registered")));
+                        absl::StrCat("work: ", counts.calls, " checked calls, ",
+                                     records, " objects registered, ",
+                                     counts.unseen_handle_args,
+                                     " handle arguments never seen")));
   (void)!write(2, line.data(), line.size());
 }
 

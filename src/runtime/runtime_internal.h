@@ -125,8 +125,13 @@ FreeEvent *NewThreadFreeEvent(FnIndex fn, ObjectRecord *target, StackId stack,
                               const char *detail);
 
 // --- thread_state.cpp ---
-/// Checked calls made so far by every thread.
-uint64_t TotalCalls();
+/// Checked calls made so far by every thread, and their handle arguments
+/// that named no object ownsan ever saw.
+struct CallCounts {
+  uint64_t calls = 0;
+  uint64_t unseen_handle_args = 0;
+};
+CallCounts TotalCallCounts();
 /// In a fork child: the other threads' counters stop.
 void ForkThreadCalls();
 /// A call of another thread that holds a context now (contexts.cpp).

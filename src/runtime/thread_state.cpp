@@ -24,45 +24,51 @@ namespace ownsan {
 
 namespace {
 // Each thread that makes a checked call lists itself here: its call
-// counter (a thread that exits folds its count into the total) and where
+// counters (a thread that exits folds its counts into the totals) and where
 // its call contexts are. (Threads of the parent are gone after a fork:
 // their entries are dropped in the child, their calls stay in the total.)
 struct ThreadEntry {
-  const std::atomic<uint64_t> *calls;
+  const ThreadCallState *counters; ///< its tls_call_state
   uint32_t number_plus_one;
   const CallContext *call; ///< its tls_call
   const void *saved;       ///< its saved outer calls (call_scopes.cpp)
 };
 Mutex g_thread_calls_mu(absl::kConstInit);
 std::vector<ThreadEntry> *g_thread_calls ABSL_GUARDED_BY(g_thread_calls_mu);
-uint64_t g_exited_thread_calls ABSL_GUARDED_BY(g_thread_calls_mu) = 0;
+CallCounts g_exited_thread_counts ABSL_GUARDED_BY(g_thread_calls_mu);
 
-void ForgetThreadCalls(void *counter) {
-  // (Runs on the exiting thread: the counter is its own.)
-  auto *c = static_cast<std::atomic<uint64_t> *>(counter);
+void AddCounts(CallCounts &sum, const ThreadCallState &c) {
+  sum.calls += c.calls.load(std::memory_order_relaxed);
+  sum.unseen_handle_args +=
+      c.unseen_handle_args.load(std::memory_order_relaxed);
+}
+
+void ForgetThreadCalls(void *counters) {
+  // (Runs on the exiting thread: the counters are its own.)
+  auto *c = static_cast<ThreadCallState *>(counters);
   RuntimeSection section;
   MutexLock lock(&g_thread_calls_mu);
   auto &v = *g_thread_calls;
   v.erase(std::remove_if(v.begin(), v.end(),
-                         [c](const ThreadEntry &e) { return e.calls == c; }),
+                         [c](const ThreadEntry &e) { return e.counters == c; }),
           v.end());
-  g_exited_thread_calls += c->load(std::memory_order_relaxed);
+  AddCounts(g_exited_thread_counts, *c);
   // Case: a destructor that runs after this one on the thread (another
   // thread-specific key's, a thread_local's) makes more checked calls: the
   // first of them counts as the thread's first again and lists the counter
   // anew, and pthread runs this destructor once more.
-  c->store(0, std::memory_order_relaxed);
+  c->calls.store(0, std::memory_order_relaxed);
+  c->unseen_handle_args.store(0, std::memory_order_relaxed);
 }
 
 } // namespace
 
-// Checked calls made so far by every thread.
-uint64_t TotalCalls() {
+CallCounts TotalCallCounts() {
   MutexLock lock(&g_thread_calls_mu);
-  uint64_t n = g_exited_thread_calls;
+  CallCounts n = g_exited_thread_counts;
   if (g_thread_calls)
     for (const ThreadEntry &e : *g_thread_calls)
-      n += e.calls->load(std::memory_order_relaxed);
+      AddCounts(n, *e.counters);
   return n;
 }
 
@@ -81,11 +87,11 @@ bool FindOpenCallOn(uint32_t owner, const ObjectRecord *ctx, OpenCall *found) {
 void ForkThreadCalls() ABSL_NO_THREAD_SAFETY_ANALYSIS {
   if (!g_thread_calls)
     return;
-  const std::atomic<uint64_t> *mine = &tls_call_state.calls;
+  const ThreadCallState *mine = &tls_call_state;
   std::vector<ThreadEntry> kept;
   for (const ThreadEntry &e : *g_thread_calls)
-    if (e.calls != mine)
-      g_exited_thread_calls += e.calls->load(std::memory_order_relaxed);
+    if (e.counters != mine)
+      AddCounts(g_exited_thread_counts, *e.counters);
     else
       kept.push_back(e);
   g_thread_calls->swap(kept);
@@ -93,7 +99,7 @@ void ForkThreadCalls() ABSL_NO_THREAD_SAFETY_ANALYSIS {
 
 void NoteFirstCall() {
   RuntimeSection section;
-  const std::atomic<uint64_t> *c = &tls_call_state.calls;
+  ThreadCallState *c = &tls_call_state;
   uint32_t number_plus_one = CurrentThreadNumberPlusOne();
   {
     MutexLock lock(&g_thread_calls_mu);
@@ -102,7 +108,7 @@ void NoteFirstCall() {
     // Case: a signal handler's first call came between this thread's first
     // call's count and its listing: both saw the count 1.
     for (const ThreadEntry &e : *g_thread_calls)
-      if (e.calls == c)
+      if (e.counters == c)
         return;
     g_thread_calls->push_back(
         {c, number_plus_one, &tls_call, ThisThreadSavedCalls()});

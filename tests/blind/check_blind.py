@@ -6,7 +6,7 @@
     check_blind.py --case CASE --ownsan OWNSAN --program BLIND_DYNAMIC
                    --static BLIND_STATIC --embedded LIBBLIND_EMBEDDED
                    --loader BLIND_LOADER --linked LIBBLIND_LINKED
-                   --allocator BLIND_ALLOCATOR
+                   --allocator BLIND_ALLOCATOR --unseen BLIND_UNSEEN
                    --fully-static BLIND_FULLY_STATIC
 
 Cases (every program is correct and prints "ok"; its output and exit status
@@ -30,6 +30,9 @@ must be as without ownsan):
                    the executable, and the exit line.
   no_checked_call  libLLVM loaded, no LLVM-C call made: one exit line naming
                    the libLLVM.
+  unseen_handles   a module made with LLVM's C++ API, read only through
+                   LLVM-C: one exit line naming the libLLVM and how many of
+                   the checked calls' handle arguments ownsan never saw made.
   fully_static     no dynamic loader (-static): `ownsan run` says it cannot
                    be preloaded; one line.
   clean_dynamic    the same program against the shared libLLVM: no line at
@@ -208,6 +211,20 @@ def case_no_checked_call(c, a):
         "it names the libLLVM", r)
 
 
+def case_unseen_handles(c, a):
+    r = under_ownsan(a, [a.unseen])
+    ran_as_without(c, r, "unseen")
+    lines = warnings(c, r)
+    c.equal(len(lines), 1, "one line, at exit", r)
+    # (4 rounds of 4 calls, each on the C++-made module.)
+    c.check(bool(lines) and re.fullmatch(
+        r"16 handle arguments of the 16 LLVM-C calls ownsan checked "
+        r"\(through /\S*libLLVM\S*\) named objects it never saw made "
+        r"\(made with LLVM's C\+\+ API, or not LLVM objects\): uses of them "
+        r"after they are freed are not reported", lines[0]) is not None,
+        "it counts the unseen handle arguments and names the libLLVM", r)
+
+
 def case_fully_static(c, a):
     c.check(bool(a.fully_static), "--fully-static names the program (not "
             "built in sanitized builds, which do not run this case)")
@@ -237,6 +254,7 @@ def main():
         p.add_argument("--loader")
         p.add_argument("--linked")
         p.add_argument("--allocator")
+        p.add_argument("--unseen")
         p.add_argument("--fully-static")
         p.add_argument("--sarif-schema")
     return case_main("blind", globals(), 120, more, labels=LABELS)

@@ -1488,8 +1488,9 @@ def case_verbosity(x):
     # mode_clean makes 14 LLVM-C calls and is handed 9 objects (context,
     # module, two types, function, block, builder, instruction, message).
     c.check(f"=={r.pid}==OwnSan: work: 14 checked calls, 9 objects "
-            f"registered" in lines,
-            "verbosity=1: the work line counts 14 calls and 9 objects", r)
+            f"registered, 0 handle arguments never seen" in lines,
+            "verbosity=1: the work line counts 14 calls and 9 objects, and "
+            "no handle it never saw handed out", r)
     c.check(any(re.fullmatch(rf"=={r.pid}==OwnSan: history: peak \d+ bytes "
                              rf"\(limit {16 << 20}\), .* free events", l)
                 for l in lines), "verbosity=1: history statistics at exit", r)
@@ -1522,7 +1523,8 @@ def case_forward_only(x):
     # calls and 9 objects without the option, case_verbosity).
     r = x.prog("clean", "forward_only=1:verbosity=1")
     c.check(f"=={r.pid}==OwnSan: work: 0 checked calls, 0 objects "
-            f"registered" in r.err.splitlines(),
+            f"registered, 0 handle arguments never seen"
+            in r.err.splitlines(),
             "forward_only=1: the work line counts 0 calls and 0 objects", r)
     # Nothing is reported: a program that leaks runs as without ownsan.
     plain = x.plain("leak")
