@@ -53,7 +53,19 @@ elseif(OWNSAN_PGO)
     set(_build ${CMAKE_COMMAND} --build <BINARY_DIR> --target ${_targets})
   endif()
   set(_stage1 ${CMAKE_BINARY_DIR}/pgo-instrumented)
+  # The stage's own flags: the build type's, with neither debug info nor
+  # the full optimization. Clang's profile counts regions of the source
+  # (front-end instrumentation), the same at any -O; the defines (NDEBUG)
+  # must stay, or functions would not match their profile.
+  string(TOUPPER "${CMAKE_BUILD_TYPE}" _type)
+  set(_stage1_flags "")
+  foreach(_lang C CXX)
+    string(REGEX REPLACE "(^| )-g[^ ]*" "" _f "${CMAKE_${_lang}_FLAGS_${_type}}")
+    string(REGEX REPLACE "(^| )-O[0-9sz]?" "" _f "${_f}")
+    list(APPEND _stage1_flags "-DCMAKE_${_lang}_FLAGS_${_type}=-O1 -g0 ${_f}")
+  endforeach()
   set(_args -DLLVM_DIR=${LLVM_DIR} -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE}
+      ${_stage1_flags} -DOWNSAN_DEBUG_INFO=build-type
       -DCMAKE_C_COMPILER=${CMAKE_C_COMPILER}
       -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER}
       -DOWNSAN_ABSL_PIC_DIR=${OWNSAN_ABSL_PIC_DIR}

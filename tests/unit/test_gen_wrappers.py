@@ -92,13 +92,18 @@ def fn_names(cpp: str) -> list:
     return re.findall(r'^    "(\w+)\\0"', block.group(1) + "\n", re.M)
 
 
+def fn_info_rows(cpp: str) -> dict:
+    """kFnInfo's (name offset, first effect, effect count) by name."""
+    return {m[4]: (int(m[1]), int(m[2]), int(m[3])) for m in re.finditer(
+        r"^    \{(\d+), (\d+), (\d+), \d+\}, // (\w+)$", cpp, re.M)}
+
+
 def fn_info_row(cpp: str, name: str) -> tuple:
     """kFnInfo's (name offset, first effect, effect count) for `name`."""
-    m = re.search(r"^    \{(\d+), (\d+), (\d+), \d+\}, // " + re.escape(name) +
-                  "$", cpp, re.M)
-    if m is None:
+    row = fn_info_rows(cpp).get(name)
+    if row is None:
         raise AssertionError(f"no kFnInfo row for {name}")
-    return tuple(int(g) for g in m.groups())
+    return row
 
 
 def make_fn(name, params, ret="void", ret_handle=None, ret_typedef=""):
@@ -964,11 +969,11 @@ class RealLLVMEndToEndBase:
         self.assertGreater(len(names), 1000)
         effects = dict(re.findall(r"^    /\* (\w+): \*/ (.*),$", cpp, re.M))
         self.assertTrue(effects)
+        rows = fn_info_rows(cpp)
         offset = first = 0
         for name in names:
             count = effects.get(name, "").count("{EffectKind::")
-            self.assertEqual(fn_info_row(cpp, name), (offset, first, count),
-                             name)
+            self.assertEqual(rows.get(name), (offset, first, count), name)
             offset += len(name) + 1
             first += count
         self.assertEqual(first, sum(e.count("{EffectKind::")
