@@ -69,8 +69,11 @@ for v in "${versions[@]}"; do
   # Crystal's, GHDL's LLVM back end, sparse's (rustc is above), and
   # PostgreSQL's JIT.
   if [ "$v" = 14 ]; then pkgs+=(crystal ghdl-llvm sparse postgresql-15); fi
-  # Mesa's llvmpipe, over libLLVM-15 (tests/clients/osmesa_test.py).
-  if [ "$v" = 15 ]; then pkgs+=(libosmesa6-dev); fi
+  # Mesa's llvmpipe and lavapipe, over libLLVM-15
+  # (tests/clients/osmesa_test.py, vulkan_test.py).
+  if [ "$v" = 15 ]; then
+    pkgs+=(libosmesa6-dev mesa-vulkan-drivers libvulkan-dev glslang-tools)
+  fi
   if [ "$v" = "$mlir_major" ]; then pkgs+=("libmlir-$v-dev" "mlir-$v-tools"); fi
 done
 

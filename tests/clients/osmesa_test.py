@@ -16,8 +16,7 @@ Usage: osmesa_test.py --ownsan BUILD/bin/ownsan --program BUILD/.../osmesa_rende
 import argparse
 import sys
 
-from ownsan_testing import (Checker, checked_calls, clean_env,
-                            ownsan_problems, run)
+from ownsan_testing import Checker, check_same_under_ownsan, clean_env
 
 FRAMES = 30
 # 30 frames make about 500,000 checked calls.
@@ -32,21 +31,13 @@ def main():
     c = Checker("clients.osmesa")
     env = clean_env(OWNSAN_OPTIONS="verbosity=1:report_leaks=1",
                     MESA_SHADER_CACHE_DISABLE="true", LP_NUM_THREADS="2")
-    cmd = [args.program, str(FRAMES)]
-    plain = run(cmd, env=env, timeout=600)
-    under = run([args.ownsan, "run", "--"] + cmd, env=env, timeout=900)
-    if not c.equal(plain.returncode, 0, "llvmpipe renders without ownsan",
-                   plain):
-        return c.finish()
-    c.equal(under.returncode, 0, "and under ownsan", under)
-    c.check(plain.out.startswith(f"frames={FRAMES} checksum="),
-            f"the plain run printed its checksum ({plain.out.strip()})",
-            plain)
-    c.equal(under.out, plain.out, "the same pixels under ownsan", under)
-    c.equal(ownsan_problems(under.err), [], "no report, no leak", under)
-    calls = sum(checked_calls(under.err).values())
-    c.check(calls >= MIN_CHECKED, f"ownsan checked llvmpipe's LLVM-C calls "
-            f"(at least {MIN_CHECKED:,}; {calls:,})", under)
+    runs = check_same_under_ownsan(c, "llvmpipe renders",
+                                   [args.program, str(FRAMES)], env,
+                                   args.ownsan, MIN_CHECKED)
+    if runs:
+        c.check(runs[0].out.startswith(f"frames={FRAMES} checksum="),
+                f"the plain run printed its checksum ({runs[0].out.strip()})",
+                runs[0])
     return c.finish()
 
 

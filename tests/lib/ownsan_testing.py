@@ -851,6 +851,29 @@ def checked_calls(text):
         r"==(\d+)==OwnSan: work: (\d+) checked calls", text)}
 
 
+def check_same_under_ownsan(c, what, cmd, env, ownsan, min_checked,
+                            timeout=900):
+    """Runs a real client's `cmd` plain and under `ownsan run` (env should
+    set verbosity=1): both exit 0 with the same stdout, nothing from OwnSan
+    but the statistics, and at least `min_checked` checked calls (silence
+    must mean ownsan looked). Returns (plain, under), or None when the
+    plain run failed (nothing to compare)."""
+    plain = run(cmd, env=env, timeout=timeout)
+    under = run([ownsan, "run", "--"] + cmd, env=env, timeout=timeout)
+    if not c.equal(plain.returncode, 0, f"{what}: runs without ownsan",
+                   plain):
+        return None
+    c.equal(under.returncode, 0, f"{what}: and under ownsan", under)
+    c.equal(under.out, plain.out, f"{what}: the same output under ownsan",
+            under)
+    c.equal(ownsan_problems(under.err), [], f"{what}: no report, no leak",
+            under)
+    calls = sum(checked_calls(under.err).values())
+    c.check(calls >= min_checked, f"{what}: ownsan checked its LLVM-C calls "
+            f"(at least {min_checked:,}; {calls:,})", under)
+    return plain, under
+
+
 def handles(text, prefix):
     """`PREFIX: ROLE = 0x...` lines the test programs print on stderr, as a
     dict role -> int."""
