@@ -12,10 +12,20 @@
  * mangled with the thread's pointer guard (x86-64 only; elsewhere the jump
  * goes through unseen and the runtime finds the left scopes later).
  *
+ * A C++ exception thrown through a wrapped call (by a handler, through
+ * libLLVM) skips its CallScope destructor too: the wrappers have no
+ * unwinding code (CMakeLists.txt). __cxa_begin_catch, interposed here, runs
+ * in the catching frame once the unwinder has left every frame below it,
+ * and tells the runtime to close the scopes of the calls left
+ * (CallScope::BeforeCatch). (Not in link mode, where a program may link
+ * the C++ runtime statically and define it too: there the runtime finds
+ * the left scopes when the next call starts.)
+ *
  *===---------------------------------------------------------------------===*/
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -23,6 +33,7 @@
 
 void *ownsan_real_dlsym_fn(void);
 void ownsan_before_jump(uintptr_t target, uintptr_t here);
+void ownsan_before_catch(uintptr_t catcher);
 
 /* What longjmp becomes with _FORTIFY_SOURCE (declared by glibc's headers
  * only then). */
@@ -87,3 +98,28 @@ OWNSAN_JUMP_INTERPOSER(longjmp, kLongjmp)
 OWNSAN_JUMP_INTERPOSER(_longjmp, kUnderscoreLongjmp)
 OWNSAN_JUMP_INTERPOSER(siglongjmp, kSiglongjmp)
 OWNSAN_JUMP_INTERPOSER(__longjmp_chk, kLongjmpChk)
+
+#ifndef OWNSAN_LINK_MODE
+typedef void *(*begin_catch_fn)(void *);
+static _Atomic(begin_catch_fn) g_begin_catch;
+
+OWNSAN_EXPORT void *__cxa_begin_catch(void *exception) {
+  /* (The catching frame's stack pointer: above this frame's saved frame
+   * pointer and return address.) */
+  ownsan_before_catch((uintptr_t)__builtin_frame_address(0) +
+                      2 * sizeof(void *));
+  begin_catch_fn next =
+      atomic_load_explicit(&g_begin_catch, memory_order_relaxed);
+  if (!next) {
+    /* (The C++ runtime may have been loaded after the preload's start.) */
+    dlsym_fn real_dlsym = (dlsym_fn)ownsan_real_dlsym_fn();
+    next = real_dlsym
+               ? (begin_catch_fn)real_dlsym(RTLD_NEXT, "__cxa_begin_catch")
+               : NULL;
+    if (!next)
+      abort(); /* (a catch without a C++ runtime: cannot happen) */
+    atomic_store_explicit(&g_begin_catch, next, memory_order_relaxed);
+  }
+  return next(exception);
+}
+#endif

@@ -480,6 +480,9 @@ public:
   /// pointer `target` from `here` (the interposer's frame): closes the
   /// scopes of the calls the jump leaves, as their destructors would have.
   static void BeforeJump(uintptr_t target, uintptr_t here);
+  /// A C++ catch runs at stack pointer `catcher` (interpose/jump_entry.c):
+  /// closes the scopes of the calls its exception left.
+  static void BeforeCatch(uintptr_t catcher);
 
 private:
   /// in_runtime and signal_depth, side by side: one load tests both.

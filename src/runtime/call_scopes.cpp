@@ -81,8 +81,10 @@ OpenCallOnIn(const CallContext *call, const void *saved,
 // A scope is known open or left by its frame: an open scope encloses every
 // later one, so on one stack (which grows down) it lies above it.
 // longjmp & co. close the scopes between the jump and its target first
-// (BeforeJump); jumps no libc function sees are found when the next call
-// starts below a left scope (EnterNested) or an enclosing call returns.
+// (BeforeJump), a C++ catch those below it (BeforeCatch: the wrappers have
+// no unwinding code); jumps no libc function sees are found when the next
+// call starts below a left scope (EnterNested) or an enclosing call
+// returns.
 namespace {
 // Farther apart than this, two frames are not on one stack.
 constexpr uintptr_t kMaxStackSpan = uintptr_t(1) << 30;
@@ -201,6 +203,25 @@ bool CallScope::CloseScopesInside(const void *frame) {
   while (call.fn == kNoFn || call.frame != frame)
     CloseCurrentScope();
   return true;
+}
+
+void CallScope::BeforeCatch(uintptr_t catcher) {
+  ThreadCallState &state = tls_call_state;
+  // Case: no call open, or the runtime's own work catches (its locks may be
+  // held; nothing it does throws through a wrapped call).
+  if (state.depth == 0 || state.in_runtime)
+    return;
+  // Every open call encloses the catching frame, so lies above it: a scope
+  // below it was left by the exception.
+  const CallContext &call = tls_call;
+  const void *here = reinterpret_cast<const void *>(catcher);
+  bool closed = false;
+  while (call.fn != kNoFn && ScopeLeft(call.frame, here)) {
+    CloseCurrentScope();
+    closed = true;
+  }
+  if (closed)
+    RecountDepth();
 }
 
 void CallScope::BeforeJump(uintptr_t target, uintptr_t here) {

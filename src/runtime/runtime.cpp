@@ -203,6 +203,12 @@ extern "C" void ownsan_before_jump(uintptr_t target, uintptr_t here) {
   ownsan::CallScope::BeforeJump(target, here);
 }
 
+// ... and __cxa_begin_catch (the same file) before a C++ catch runs.
+extern "C" void ownsan_before_catch(uintptr_t catcher) {
+  ownsan::LeaveSignalFramesBelow(catcher);
+  ownsan::CallScope::BeforeCatch(catcher);
+}
+
 // The allocation hook (interpose/allocation_observer.cpp) calls this.
 void OwnsanOnAllocation(const void *p, size_t n) {
   // Allocations made before the runtime exists (or by its constructor)

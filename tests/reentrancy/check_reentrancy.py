@@ -20,9 +20,11 @@ Cases (see tests/reentrancy/reentrancy.c):
                 another thread uses the context, properly sequenced: no
                 context-race, exit 0.
   jump_builtin  the same with __builtin_longjmp, which no libc function sees.
-  jump_bug, jump_builtin_bug
-                jump / jump_builtin, then a seeded double dispose of a
-                module: reported once, with the right calls and stacks.
+  throw         the same with a C++ exception, thrown by the handler through
+                libLLVM and the wrappers, caught by the program.
+  jump_bug, jump_builtin_bug, throw_bug
+                jump / jump_builtin / throw, then a seeded double dispose of
+                a module: reported once, with the right calls and stacks.
   signals       a signal handler makes read-only LLVM-C calls on its own
                 context while the main thread builds and disposes 2000
                 modules; signals every few microseconds. Also with the
@@ -119,6 +121,11 @@ def case_jump_builtin(c, a):
                 extra_env=JUMP_ENV)
 
 
+def case_throw(c, a):
+    check_clean(c, a, ["throw"],
+                "100 C++ exceptions out of wrapped calls", extra_env=JUMP_ENV)
+
+
 def check_victim_double_free(c, a, mode, ran):
     """Run MODE with the seeded bug: the program prints `ran` on stdout, then
     disposes module "victim" twice (victim_lifecycle): reported as one
@@ -168,6 +175,12 @@ def case_jump_bug(c, a):
 
 def case_jump_builtin_bug(c, a):
     check_jump_bug(c, a, "jump_builtin")
+
+
+def case_throw_bug(c, a):
+    check_victim_double_free(
+        c, a, "throw", "throw: 100 exceptions, then the context used by "
+        "another thread")
 
 
 SIGNAL_NOTE = re.compile(
@@ -285,7 +298,8 @@ def case_diag_bug(c, a):
 # ASan+UBSan and TSan builds of the runtime too.
 LABELS = {name: ["sanitized"] for name in (
     "diag", "diag_threads", "diag_bug", "diag_dispose", "jump",
-    "jump_builtin", "jump_bug", "jump_builtin_bug", "orc", "orc_thread",
+    "jump_builtin", "jump_bug", "jump_builtin_bug", "throw", "throw_bug",
+    "orc", "orc_thread",
     "orc_report_leaks")}
 
 

@@ -39,6 +39,10 @@
  *                 The same with __builtin_setjmp/__builtin_longjmp, which no
  *                 libc function sees (as a language runtime's own jumps); the
  *                 main thread makes one call of its own before the hand-off.
+ *   throw [N]     The same with a C++ exception the handler throws and the
+ *                 program catches (throw_through.cpp), through libLLVM's
+ *                 frames and the wrappers; the main thread makes no call
+ *                 between its last catch and the hand-off.
  *   signals [N]   A timer signals the main thread every 50 us; the handler
  *                 makes read-only LLVM-C calls on a context of its own while
  *                 the main thread builds and disposes a module of 20
@@ -316,6 +320,33 @@ STEP static void victim_lifecycle(LLVMContextRef ctx) {
   dispose_victim(victim);
   if (getenv("REENTRANCY_SEEDED_BUG"))
     dispose_victim_again(victim);
+}
+
+/* throw_through.cpp */
+void throw_through_setup(LLVMContextRef outer, LLVMContextRef inner);
+int throw_through_parse(int n);
+void throw_through_teardown(void);
+
+static int mode_throw(int n) {
+  jump_state.outer = LLVMContextCreate();
+  jump_state.inner = LLVMContextCreate();
+  throw_through_setup(jump_state.outer, jump_state.inner);
+  int escapes = throw_through_parse(n);
+  if (escapes != n)
+    die("not every handler call threw");
+  /* (No call of this thread's own before the hand-off: the catch closed
+   * the calls the exceptions left.) */
+  pthread_t t;
+  if (pthread_create(&t, NULL, use_outer_on_thread, NULL))
+    die("pthread_create");
+  pthread_join(t, NULL);
+  printf("throw: %d exceptions, then the context used by another thread\n",
+         escapes);
+  throw_through_teardown();
+  victim_lifecycle(jump_state.outer);
+  LLVMContextDispose(jump_state.inner);
+  LLVMContextDispose(jump_state.outer);
+  return 0;
 }
 
 static int mode_jump(int n, int builtin) {
@@ -652,9 +683,10 @@ static int mode_orc(int on_thread) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: reentrancy diag|diag_threads|diag_bug|"
-                    "diag_dispose|jump|jump_builtin|signals|signals_unseen|"
-                    "signals_fresh|signals_jump|orc|orc_thread [N]\n");
+    fprintf(stderr,
+            "usage: reentrancy diag|diag_threads|diag_bug|"
+            "diag_dispose|jump|jump_builtin|throw|signals|signals_unseen|"
+            "signals_fresh|signals_jump|orc|orc_thread [N]\n");
     return 2;
   }
   setvbuf(stdout, NULL, _IOLBF, 0);
@@ -676,6 +708,8 @@ int main(int argc, char **argv) {
     rc = mode_jump(argc > 2 ? n : 100, 0);
   else if (!strcmp(mode, "jump_builtin"))
     rc = mode_jump(argc > 2 ? n : 100, 1);
+  else if (!strcmp(mode, "throw"))
+    rc = mode_throw(argc > 2 ? n : 100);
   else if (!strcmp(mode, "signals"))
     rc = mode_signals(argc > 2 ? n : 2000, kSeen);
   else if (!strcmp(mode, "signals_unseen"))

@@ -327,10 +327,10 @@ bool IsOperatorNewOrDelete(const std::string &name) {
   return false;
 }
 
-// longjmp and its siblings (interpose/jump_entry.c).
+// longjmp and its siblings, and the C++ catch (interpose/jump_entry.c).
 bool IsJumpInterposer(const std::string &name) {
   return name == "longjmp" || name == "_longjmp" || name == "siglongjmp" ||
-         name == "__longjmp_chk";
+         name == "__longjmp_chk" || name == "__cxa_begin_catch";
 }
 
 // sigaction and the signal() family (interpose/signal_entry.cpp).
@@ -364,12 +364,15 @@ TEST(RuntimeExports, OnlyLLVMFunctionsDlsymAndOperatorNewDelete) {
                          std::string(1, s.type) + ", not a function (T)");
   }
   // The interposers themselves must be there.
-  for (const char *required : {"dlsym", "dlvsym", "longjmp", "siglongjmp",
-                               "sigaction", "signal", "_Znwm", "_Znam"})
+  for (const char *required :
+       {"dlsym", "dlvsym", "longjmp", "siglongjmp", "__cxa_begin_catch",
+        "sigaction", "signal", "_Znwm", "_Znam"})
     if (!names.count(required))
       problems.push_back("does not export " + std::string(required));
   EXPECT_TRUE(NoProblems(problems))
-      << kRuntime << " may export only LLVM*, dlsym, dlvsym, longjmp & co., "
+      << kRuntime
+      << " may export only LLVM*, dlsym, dlvsym, longjmp & co. and "
+         "__cxa_begin_catch, "
       << "sigaction & co., the "
       << "include/ownsan/ownsan.h API and operator new/delete (see "
       << kVersionScript << ")";
