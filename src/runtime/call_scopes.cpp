@@ -133,6 +133,19 @@ void RecountDepth() {
   else if (CurrentSavedCalls().depth == 0)
     tls_call_state.depth = 0;
 }
+// Closes the current call and those around it while they lie below
+// `here` (left by a jump or an exception), then recounts the depth; false
+// if none was.
+bool CloseScopesLeftBelow(const void *here) {
+  const CallContext &call = tls_call;
+  if (call.fn == kNoFn || !ScopeLeft(call.frame, here))
+    return false;
+  do
+    CloseCurrentScope();
+  while (call.fn != kNoFn && ScopeLeft(call.frame, here));
+  RecountDepth();
+  return true;
+}
 } // namespace
 
 CallScope::Entered CallScope::EnterNested(FnId fn, const void *frame,
@@ -140,13 +153,9 @@ CallScope::Entered CallScope::EnterNested(FnId fn, const void *frame,
   ThreadCallState &state = tls_call_state;
   CallContext &call = tls_call;
   unsigned level = state.depth - 1;
-  if (call.fn != kNoFn && ScopeLeft(call.frame, frame)) {
-    // Case: the current call was left by a jump no libc function saw
-    // (__builtin_longjmp, a language runtime's own unwinding).
-    do
-      CloseCurrentScope();
-    while (call.fn != kNoFn && ScopeLeft(call.frame, frame));
-    RecountDepth();
+  // Case: the current call was left by a jump no libc function saw
+  // (__builtin_longjmp, a language runtime's own unwinding).
+  if (CloseScopesLeftBelow(frame)) {
     if (state.depth == 0) {
       // No call is open after all: this one is the outermost.
       state.depth = 1;
@@ -213,15 +222,7 @@ void CallScope::BeforeCatch(uintptr_t catcher) {
     return;
   // Every open call encloses the catching frame, so lies above it: a scope
   // below it was left by the exception.
-  const CallContext &call = tls_call;
-  const void *here = reinterpret_cast<const void *>(catcher);
-  bool closed = false;
-  while (call.fn != kNoFn && ScopeLeft(call.frame, here)) {
-    CloseCurrentScope();
-    closed = true;
-  }
-  if (closed)
-    RecountDepth();
+  CloseScopesLeftBelow(reinterpret_cast<const void *>(catcher));
 }
 
 void CallScope::BeforeJump(uintptr_t target, uintptr_t here) {
