@@ -21,6 +21,7 @@
 #include "interpose/loaded_objects.h"
 #include "interpose/no_sanitize.h"
 #include "interpose/real_llvm.h"
+#include "runtime/build_facts.h"
 #include "wrapper_api.h"
 
 #include <atomic>
@@ -212,7 +213,7 @@ void *Redirect(const char *name, const char *version, void *found) {
   int major = 0;
   if (!AddressInLibLLVM(found, &major))
     return found; // some other library's function of that name
-  if (major != OWNSAN_LLVM_MAJOR) {
+  if (major != kBuildLLVMMajor) {
     // Another major's entry point: the caller gets it as it is, unchecked.
     Dl_info info;
     if (dladdr(found, &info) && info.dli_fname)

@@ -23,10 +23,8 @@
 #error "link_entry.cpp is only part of the link-mode runtime"
 #endif
 
-// Present in every program linked with the runtime, exported so that a
-// preloaded runtime (`ownsan run` on such a program) finds it and stands
-// down instead of checking the same process twice.
-extern "C" OWNSAN_EXPORT const int ownsan_linked_runtime = OWNSAN_LLVM_MAJOR;
+// (ownsan_linked_runtime, the mark a preloaded runtime stands down for, is
+// a build fact: src/runtime/build_facts.cpp.in.)
 
 namespace ownsan {
 

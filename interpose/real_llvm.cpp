@@ -3,6 +3,7 @@
 
 #include "interpose/real_llvm.h"
 #include "report/output_line.h"
+#include "runtime/build_facts.h"
 
 #include "runtime/runtime.h"
 #include "wrapper_api.h"
@@ -17,10 +18,6 @@
 #include <cctype>
 #include <cstring>
 #include <vector>
-
-#ifndef OWNSAN_LLVM_MAJOR
-#error "OWNSAN_LLVM_MAJOR must be defined by the build"
-#endif
 
 namespace ownsan {
 
@@ -113,7 +110,7 @@ const LoadedLibLLVM *SelectedLibLLVM(const char *why) {
     return lib;
   std::vector<LoadedLibLLVM> libs = LoadedLibLLVMs();
   for (LoadedLibLLVM &lib : libs) {
-    if (lib.major != OWNSAN_LLVM_MAJOR)
+    if (lib.major != kBuildLLVMMajor)
       continue;
     lib.handle = dlopen(lib.path.c_str(), RTLD_LAZY | RTLD_NOLOAD);
     if (!lib.handle)
@@ -125,7 +122,7 @@ const LoadedLibLLVM *SelectedLibLLVM(const char *why) {
   }
   if (!libs.empty())
     Runtime::Fatal(absl::StrCat(
-        "this runtime was built for LLVM ", OWNSAN_LLVM_MAJOR,
+        "this runtime was built for LLVM ", kBuildLLVMMajor,
         " but the program called ", why, " with ", libs[0].path, " (LLVM ",
         libs[0].major, ") loaded; use the LLVM ", libs[0].major,
         " runtime: ownsan run --llvm ", libs[0].major));
@@ -193,14 +190,14 @@ void NoteUncheckedLibLLVM(const std::string &path, int major) {
       OwnsanLine(LineLevel::kInfo,
                  absl::StrCat("note: calls into ", path, " (LLVM ", major,
                               ") are not checked; this runtime is for LLVM ",
-                              OWNSAN_LLVM_MAJOR, " (ownsan run --llvm ", major,
+                              kBuildLLVMMajor, " (ownsan run --llvm ", major,
                               " checks them)"));
   (void)!write(2, line.data(), line.size());
 }
 
 void NoteUncheckedLibLLVMs() {
   for (const LoadedLibLLVM &lib : LoadedLibLLVMs())
-    if (lib.major != OWNSAN_LLVM_MAJOR) {
+    if (lib.major != kBuildLLVMMajor) {
       NoteUncheckedLibLLVM(lib.path, lib.major);
       return;
     }
@@ -238,7 +235,7 @@ void *ResolveReal(FnId fn) {
   void *p = RealDlsym(lib->handle, name);
   if (!p)
     Runtime::Fatal(absl::StrCat(name, " is declared in the LLVM ",
-                                OWNSAN_LLVM_MAJOR, " headers but ", lib->path,
+                                kBuildLLVMMajor, " headers but ", lib->path,
                                 " does not export it"));
   g_real_fns[fn].store(p, std::memory_order_release);
   return p;

@@ -35,10 +35,13 @@ mapfile -t majors < <(sed 's/#.*//; /^[[:space:]]*$/d' scripts/llvm-majors.txt)
 primary=19
 
 # The builds of the five majors share their LLVM-free objects (the core, the
-# report writer) through a cache of the checkout's own.
+# report writer, the runtime but its generated wrappers; link mode's among
+# themselves) through a cache of the checkout's own: the first build
+# compiles them, the others find them (CMakeLists.txt, "compiled once";
+# OWNSAN_PRECOMPILED_HEADERS=OFF below).
 export CCACHE_DIR="$top/build-ccache" CCACHE_BASEDIR="$top" CCACHE_NOHASHDIR=1
-# (The runtime's precompiled headers: ccache caches what uses them only so.)
-export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
+# (Generated headers are newer than the compile that reads them.)
+export CCACHE_SLOPPINESS=include_file_mtime,include_file_ctime
 launcher="-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache"
 
 status=0
@@ -49,6 +52,8 @@ for v in "${majors[@]}"; do
   # the fuzzers nor the core's unit tests (no LLVM in what they test).
   others="-DOWNSAN_REUSE_REPEAT=3 -DOWNSAN_FUZZ=OFF -DOWNSAN_CORE_UNIT_TESTS=OFF"
   [ "$v" = "$primary" ] && others=""
+  # (No precompiled headers: they would keep ccache from sharing objects.)
+  others="$others -DOWNSAN_PRECOMPILED_HEADERS=OFF"
   # Link mode (static LLVM, tests/link) is built and tested for the oldest,
   # the primary and the newest major: each adds a second runtime build.
   # (The non-primary ones run its core tests: tests/link/CMakeLists.txt.)
@@ -74,12 +79,15 @@ for v in "${majors[@]}"; do
       $launcher $werror -DOWNSAN_BUILD_TESTS=OFF -DOWNSAN_PGO=ON \
       -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON >/dev/null
     cmake --build build-pkg -j2 >/dev/null
+    echo "--- built, with its profile [${SECONDS}s]"
     scripts/check_deb.sh build-pkg || status=1
+    echo "--- the .deb checked [${SECONDS}s]"
     # docs/ci.md's GitHub and GitLab recipes, run as written on that .deb.
     OWNSAN_TEST_LIBLLVM=$(ls /usr/lib/llvm-"$v"/lib/libLLVM.so."$v"* | head -1) \
       python3 tests/ci/check_ci_recipe.py --deb build-pkg/ownsan_*_amd64.deb \
       --suite tests/pytest_suite/suite | grep -v "Reading database" ||
       status=1
+    echo "--- the CI recipes checked [${SECONDS}s]"
     # Makefile generators once failed on the OCaml suite's directory.
     cmake -S . -B build-make -DLLVM_DIR="/usr/lib/llvm-$v/lib/cmake/llvm" \
       >/dev/null

@@ -33,6 +33,7 @@
 #include "interpose/real_llvm.h"
 #include "report/output_line.h"
 #include "report/report_writer.h"
+#include "runtime/build_facts.h"
 #include "runtime/runtime.h"
 #include "runtime/runtime_internal.h"
 
@@ -108,7 +109,7 @@ void Runtime::NoteBlindSpotsAtExit() {
   }
   LookForStaticLLVM(); // objects dlopen'ed since start-up
   for (const ObjectDefiningLLVMC &o :
-       ObjectsBypassingWrappers(OWNSAN_LLVM_MAJOR)) {
+       ObjectsBypassingWrappers(kBuildLLVMMajor)) {
     {
       // (Once per object and process.)
       MutexLock lock(&blind_mu_);
@@ -124,7 +125,7 @@ void Runtime::NoteBlindSpotsAtExit() {
   }
   CallCounts counts = TotalCallCounts();
   if (counts.calls == 0)
-    for (const std::string &path : LoadedLibLLVMPaths(OWNSAN_LLVM_MAJOR))
+    for (const std::string &path : LoadedLibLLVMPaths(kBuildLLVMMajor))
       SayBlindSpot("no-checked-call", path,
                    absl::StrCat(path,
                                 " was loaded but the program made no LLVM-C "
@@ -136,7 +137,7 @@ void Runtime::NoteBlindSpotsAtExit() {
 #if OWNSAN_LINK_MODE
     std::vector<std::string> paths = {ExecutablePath()}; // (LLVM is in it)
 #else
-    std::vector<std::string> paths = LoadedLibLLVMPaths(OWNSAN_LLVM_MAJOR);
+    std::vector<std::string> paths = LoadedLibLLVMPaths(kBuildLLVMMajor);
 #endif
     for (const std::string &path : paths)
       SayBlindSpot(

@@ -19,8 +19,6 @@
 #include "runtime/runtime.h"
 #include "runtime/runtime_internal.h"
 
-#include "fn_ids.h"
-
 #include "absl/strings/str_cat.h"
 
 #include <algorithm>

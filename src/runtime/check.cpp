@@ -11,8 +11,6 @@
 #include "runtime/runtime.h"
 #include "runtime/runtime_internal.h"
 
-#include "fn_ids.h"
-
 namespace ownsan {
 
 // (The cache itself: record_cache.h.)

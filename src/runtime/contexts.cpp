@@ -31,8 +31,6 @@
 #include "runtime/runtime.h"
 #include "runtime/runtime_internal.h"
 
-#include "fn_ids.h"
-
 namespace ownsan {
 
 namespace {

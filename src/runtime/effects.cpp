@@ -10,8 +10,6 @@
 #include "runtime/runtime.h"
 #include "runtime/runtime_internal.h"
 
-#include "fn_ids.h"
-
 #include "absl/strings/str_cat.h"
 
 #include <malloc.h>

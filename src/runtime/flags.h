@@ -6,10 +6,6 @@
 #include <climits>
 #include <string>
 
-#ifndef OWNSAN_DEFAULT_SYMBOLIZER
-#define OWNSAN_DEFAULT_SYMBOLIZER ""
-#endif
-
 namespace ownsan {
 
 struct Flags {

@@ -10,7 +10,6 @@
 #include "runtime/runtime.h"
 #include "runtime/runtime_internal.h"
 
-#include "fn_ids.h"
 #include "report/report_writer.h"
 
 #include "absl/strings/escaping.h"

@@ -10,7 +10,6 @@
 #include "runtime/runtime.h"
 #include "runtime/runtime_internal.h"
 
-#include "fn_ids.h"
 #include "report/python_frames.h"
 #include "runtime/crash_handler.h"
 

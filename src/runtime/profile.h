@@ -19,8 +19,6 @@
 #include "core/handle_types.h"
 #include "core/quarantine.h"
 
-#include "fn_ids.h"
-
 #include <cstddef>
 #include <string>
 

@@ -9,7 +9,6 @@
 #include "runtime/runtime.h"
 #include "runtime/runtime_internal.h"
 
-#include "fn_ids.h"
 #include "report/report_writer.h"
 
 #include "absl/strings/str_cat.h"

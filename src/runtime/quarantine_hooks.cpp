@@ -13,8 +13,6 @@
 #include "runtime/runtime.h"
 #include "runtime/runtime_internal.h"
 
-#include "fn_ids.h"
-
 #include <malloc.h>
 #include <time.h>
 

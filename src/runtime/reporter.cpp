@@ -8,10 +8,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "report/output_line.h"
+#include "runtime/build_facts.h"
 #include "runtime/runtime.h"
 #include "runtime/runtime_internal.h"
 
-#include "fn_ids.h"
 #include "interpose/signal_entry.h"
 #include "report/report_writer.h"
 #include "report/symbolizer.h"
@@ -40,7 +40,7 @@ namespace ownsan {
 std::string Runtime::SymbolizerPath() const {
   if (!flags_.symbolize)
     return "";
-  return flags_.symbolizer_path.empty() ? OWNSAN_DEFAULT_SYMBOLIZER
+  return flags_.symbolizer_path.empty() ? kBuildDefaultSymbolizer
                                         : flags_.symbolizer_path;
 }
 
@@ -398,9 +398,9 @@ void Runtime::OnExit() {
     }
     if (flags_.report_format == "json") {
       // (llvm_major: `ownsan report` tells the runs of a CI matrix apart.)
-      std::string json = absl::StrCat(
-          "{\"ownsan_summary\":1,\"pid\":", getpid(),
-          ",\"llvm_major\":", OWNSAN_LLVM_MAJOR, ",\"problems\":[");
+      std::string json =
+          absl::StrCat("{\"ownsan_summary\":1,\"pid\":", getpid(),
+                       ",\"llvm_major\":", kBuildLLVMMajor, ",\"problems\":[");
       for (size_t i = 0; i < problems_.size(); ++i)
         absl::StrAppend(&json, i ? "," : "",
                         "{\"problem_id\":", JsonEscape(problems_[i].problem_id),

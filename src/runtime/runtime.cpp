@@ -11,9 +11,9 @@
 #include "runtime/runtime.h"
 #include "core/tls_model.h"
 #include "report/output_line.h"
+#include "runtime/build_facts.h"
 #include "runtime/runtime_internal.h"
 
-#include "fn_ids.h"
 #include "interpose/loaded_objects.h"
 #include "interpose/real_llvm.h"
 #include "interpose/signal_entry.h"
@@ -176,7 +176,7 @@ void Runtime::OnLinkedLLVM() {
   if (flags_.handle_segv && !flags_.forward_only)
     InstallCrashHandler(report_fd_, flags_.log_path.c_str());
   observer_copy_ = &ownsan_observer_copy_buffer;
-  libllvm_major_.store(OWNSAN_LLVM_MAJOR, std::memory_order_release);
+  libllvm_major_.store(kBuildLLVMMajor, std::memory_order_release);
   AddLinkedLLVMCodeRange();
 #if OWNSAN_LIBRARY_SHARED
   // The C API is linked in, the library's own code is a shared object.
@@ -187,7 +187,7 @@ void Runtime::OnLinkedLLVM() {
     std::string line =
         OwnsanLine(LineLevel::kInfo,
                    absl::StrCat("linked into ", ExecutablePath(),
-                                " (link mode, LLVM ", OWNSAN_LLVM_MAJOR, ")"));
+                                " (link mode, LLVM ", kBuildLLVMMajor, ")"));
     (void)!write(2, line.data(), line.size());
   }
 }

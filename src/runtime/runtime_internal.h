@@ -14,7 +14,6 @@
 #include "runtime/profile.h"
 #include "runtime/runtime.h"
 
-#include "fn_ids.h"
 #include "interpose/wrapper_api.h"
 
 #include <pthread.h>

@@ -11,7 +11,6 @@
 #include "runtime/runtime.h"
 #include "runtime/runtime_internal.h"
 
-#include "fn_ids.h"
 #include "report/output_line.h"
 #include "report/python_frames.h"
 

@@ -12,8 +12,6 @@
 #include "runtime/runtime.h"
 #include "runtime/runtime_internal.h"
 
-#include "fn_ids.h"
-
 #include "absl/container/inlined_vector.h"
 
 #include <malloc.h>

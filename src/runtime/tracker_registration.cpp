@@ -110,8 +110,6 @@
 #include "runtime/runtime.h"
 #include "runtime/runtime_internal.h"
 
-#include "fn_ids.h"
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
