@@ -5,6 +5,8 @@
 src/profiles/llvm_c/ownership.spec.
 
     check_spec.py --case NAME --ownsan OWNSAN --program SPEC_CASES
+    check_spec.py --ok-runs --ownsan OWNSAN --program SPEC_CASES --spec SPEC
+                  --llvm-major N
     check_spec.py --coverage --program SPEC_CASES --spec SPEC --llvm-major N
     check_spec.py --list [--spec SPEC --llvm-major N]
 
@@ -13,17 +15,21 @@ A case is written once, in the C source: CASE(NAME) and its code, a
 exercises) and `// CHECK-NAME:` FileCheck lines, after the misuse, for the
 report the bad run must give.
 
---case NAME, three runs of `SPEC_CASES NAME ok|bad`:
-  1. `NAME ok` without ownsan: the reference. Exit 77 (the case does not
-     exist in this LLVM, or a prerequisite is missing): SKIP, exit 77.
-  2. `ownsan run -- SPEC_CASES NAME ok`: exit 0 as in run 1, the stdout of
-     run 1, and no "OwnSan" on stderr.
-  3. `ownsan run -- SPEC_CASES NAME bad`: stops (a failure status) with
-     exactly one report, and its stderr passes `FileCheck SOURCE
-     --check-prefix=CHECK-NAME -DPID=<its pid>`.
-  The runs use symbolize=0: the report's kind, calls, causes and
-  explanation are what these cases check (the seeded and lifetime tests
-  check symbolized stacks), and a report takes ~0.08 s instead of ~0.25 s.
+--case NAME, the misuse: `ownsan run -- SPEC_CASES NAME bad` stops (a
+  failure status) with exactly one report, and its stderr passes `FileCheck
+  SOURCE --check-prefix=CHECK-NAME -DPID=<its pid>`. Exit 77 (the case does
+  not exist in this LLVM, or a prerequisite is missing): SKIP, exit 77.
+
+--ok-runs, the correct uses of every case of LLVM N (those --list gives),
+  in one process (`SPEC_CASES --ok NAME...`): without ownsan (the
+  reference), then under `ownsan run`: exit 0 both, the same stdout, and no
+  "OwnSan" on stderr. (One process for all: each case's own process cost
+  two starts of libLLVM, a third of the spec tests' time.) If that fails,
+  each case is run alone, both ways, to name the ones at fault.
+
+The runs use symbolize=0: the report's kind, calls, causes and explanation
+are what these cases check (the seeded and lifetime tests check symbolized
+stacks), and a report takes ~0.08 s instead of ~0.25 s.
 
 --coverage: every spec entry of LLVM N is covered by a case (COVERS), every
 COVERS name is a spec function, and the cases with CHECK lines, those with
@@ -34,6 +40,7 @@ for each); with --spec and --llvm-major, only those covering an entry of
 that LLVM (a case of another version's entries is not run).
 """
 import argparse
+import difflib
 import os
 import sys
 
@@ -102,26 +109,46 @@ def check_coverage(c, a):
             f"of LLVM {a.llvm_major} is covered by a case")
 
 
+def check_ok(c, a, names, env):
+    """The correct uses of `names`, in one process, with ownsan and
+    without: True if they run alike, exit 0 and give no report."""
+    what = names[0] if len(names) == 1 else f"{len(names)} cases"
+    cmd = [a.program, "--ok"] + names
+    reference = run(cmd, env=env, timeout=a.timeout)
+    ok = run([a.ownsan, "run", "--"] + cmd, env=env, timeout=a.timeout)
+    results = [
+        c.check(ok.returncode == 0 and reference.returncode == 0,
+                f"{what} ok: exit 0, with ownsan and without "
+                f"({ok.status()}, {reference.status()})", ok),
+        c.check(ok.stdout == reference.stdout,
+                f"{what} ok: the stdout of the run without ownsan",
+                "".join(difflib.unified_diff(
+                    reference.out.splitlines(True), ok.out.splitlines(True),
+                    "without ownsan", "with ownsan"))),
+        c.check("OwnSan" not in ok.err, f'{what} ok: no "OwnSan" on stderr',
+                ok)]
+    return all(results)
+
+
+def check_ok_runs(c, a):
+    _, covers, _ = read_cases()
+    names = applicable_cases(covers, load_spec(a.spec), a.llvm_major)
+    env = clean_env(OWNSAN_OPTIONS=RUN_OPTIONS)
+    if not check_ok(c, a, names, env):
+        print("--- each case alone:")
+        for name in names:
+            check_ok(c, a, [name], env)
+    return c.finish()
+
+
 def check_case(c, a, source):
     env = clean_env(OWNSAN_OPTIONS=RUN_OPTIONS)
-    ownsan = [a.ownsan, "run", "--"]
-    reference = run([a.program, a.case, "ok"], env=env, timeout=a.timeout)
-    if reference.returncode == EXIT_SKIP:
-        why = reference.out.strip().splitlines()[-1:] or ["exit 77"]
+    bad = run([a.ownsan, "run", "--", a.program, a.case, "bad"], env=env,
+              timeout=a.timeout)
+    if bad.returncode == EXIT_SKIP:
+        why = bad.out.strip().splitlines()[-1:] or ["exit 77"]
         print(f"SKIP: {why[0]}")
         return EXIT_SKIP
-    ok = run(ownsan + [a.program, a.case, "ok"], env=env, timeout=a.timeout)
-    c.check(ok.returncode == 0 and reference.returncode == 0,
-            f"{a.case} ok: exit 0, with ownsan and without "
-            f"({ok.status()}, {reference.status()})", ok)
-    c.check(ok.stdout == reference.stdout,
-            f"{a.case} ok: the stdout of the run without ownsan",
-            f"--- with ownsan:\n{ok.out}--- without:\n{reference.out}")
-    c.check("OwnSan" not in ok.err, f'{a.case} ok: no "OwnSan" on stderr',
-            ok)
-
-    bad = run(ownsan + [a.program, a.case, "bad"], env=env,
-              timeout=a.timeout)
     headers = report_headers(bad.err)
     c.check(bad.returncode not in (0, None) and len(headers) == 1,
             f"{a.case} bad: stopped with one report ({bad.status()}, "
@@ -141,6 +168,9 @@ def main(argv=None):
                     help="print the cases (of --llvm-major if given)")
     ap.add_argument("--coverage", action="store_true",
                     help="check that the cases cover the spec")
+    ap.add_argument("--ok-runs", action="store_true",
+                    help="run every case's correct use, with ownsan and "
+                    "without")
     ap.add_argument("--case")
     ap.add_argument("--ownsan")
     ap.add_argument("--program", help="spec_cases.c built")
@@ -164,6 +194,12 @@ def main(argv=None):
         c = Checker(f"spec.case_coverage (LLVM {a.llvm_major})")
         check_coverage(c, a)
         return c.finish()
+    if a.ok_runs:
+        if not (a.ownsan and a.program and a.spec and a.llvm_major):
+            ap.error("--ok-runs needs --ownsan, --program, --spec and "
+                     "--llvm-major")
+        return check_ok_runs(Checker(f"spec.ok_runs (LLVM {a.llvm_major})"),
+                             a)
     if not (a.case and a.ownsan and a.program):
         ap.error("--case, --ownsan and --program are required")
     source_of, _, _ = read_cases()
