@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-# Fetches the part of Debian's llvm-toolchain-N source package that the MLIR
-# C API tests need (tests/mlir/capi/run_capi_tests.py): mlir/test/CAPI,
-# mlir/lib/CAPI and mlir/include/mlir-c, with the Debian patches that touch
-# those paths applied (the sources are what libmlir-N-dev was built from).
+# Fetches the part of Debian's llvm-toolchain-N source package that tests
+# run: the MLIR C API tests (tests/mlir/capi/run_capi_tests.py:
+# mlir/test/CAPI, mlir/lib/CAPI and mlir/include/mlir-c) and LLVM's tests of
+# its OCaml bindings (tests/ocaml/run_upstream.py: llvm/test/Bindings/OCaml),
+# with the Debian patches that touch those paths applied (the sources are
+# what libmlir-N-dev and libllvm-N-ocaml-dev were built from).
 #
 # Usage: scripts/fetch-llvm-source.sh N [DEST]
 #   DEST defaults to ${OWNSAN_SOURCE_CACHE:-$HOME/.cache/ownsan}/llvm-toolchain-N
@@ -12,7 +14,8 @@
 # issue-54242.diff puts MLIRExecutionEngine into libMLIR.so and
 # mips-mlir-xgot.diff is for mips; DEST/.ownsan-source lists those applied.)
 #
-# Idempotent: does nothing when DEST/.ownsan-source (written last) exists.
+# Idempotent: does nothing when DEST/.ownsan-source (written last) exists
+# and names the paths kept now.
 # The version fetched is the source version of the installed libmlir-N-dev
 # when apt has it, else apt's candidate. Without a deb-src entry in apt's
 # sources, scripts/ensure-deb-src.sh adds one (llvm-toolchain-22 is in
@@ -31,10 +34,10 @@ esac
 dest=${2:-${OWNSAN_SOURCE_CACHE:-$HOME/.cache/ownsan}/llvm-toolchain-$major}
 pkg=llvm-toolchain-$major
 # The paths kept, relative to the top of the source tree.
-keep=(mlir/test/CAPI mlir/lib/CAPI mlir/include/mlir-c)
+keep=(mlir/test/CAPI mlir/lib/CAPI mlir/include/mlir-c llvm/test/Bindings/OCaml)
 stamp=$dest/.ownsan-source
 
-if [ -f "$stamp" ]; then
+if [ -f "$stamp" ] && grep -qxF "paths=${keep[*]}" "$stamp"; then
   echo "fetch-llvm-source: $dest already holds $(sed -n 's/^version=//p' "$stamp")"
   exit 0
 fi

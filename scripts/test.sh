@@ -45,6 +45,9 @@ export CCACHE_SLOPPINESS=include_file_mtime,include_file_ctime
 launcher="-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache"
 
 status=0
+# The LLVM sources some tests read (MLIR's C API tests, the OCaml bindings'
+# tests: scripts/fetch-llvm-source.sh), before the builds that list them.
+scripts/fetch-llvm-source.sh "$primary" >/dev/null || status=1
 for v in "${majors[@]}"; do
   dir="build-llvm$v"
   echo "=== LLVM $v: configure and build ($dir) [${SECONDS}s] ==="
@@ -114,7 +117,6 @@ done
 # seeded cases, and MLIR's own C API tests (the source fetched from Debian's
 # llvm-toolchain package, never committed) run natively and checked.
 echo "=== MLIR-C profile, LLVM $primary (build-mlir$primary) [${SECONDS}s] ==="
-scripts/fetch-llvm-source.sh "$primary" >/dev/null || status=1
 # The MLIR majors not installed, unpacked (Debian's libmlir-N-dev conflict):
 # spec.versions_mlir and docs.ownership_mlir read 19's and 22's.
 for m in 19 22; do

@@ -30,13 +30,14 @@ INPUTS = HERE / "compiler_inputs"
 def crystal(src, out):
     # (A cache of its own per build: nothing compiled before is reused.)
     return ([shutil.which("crystal") or "/usr/bin/crystal", "build",
-             str(INPUTS / "shapes.cr"), "-o", str(out / "shapes")],
-            {"CRYSTAL_CACHE_DIR": str(out / "cache")}, out / "shapes")
+             str(src), "-o", str(out / src.stem)],
+            {"CRYSTAL_CACHE_DIR": str(out / "cache")}, out / src.stem)
 
 
 def ghdl(src, out):
     # (ghdl -a and -e write into the working directory, the case's own.)
-    script = f'ghdl-llvm -a "{INPUTS / "counter.vhd"}" && ghdl-llvm -e tb'
+    # (tb: the testbench entity the source ends with.)
+    script = f'ghdl-llvm -a "{src}" && ghdl-llvm -e tb'
     return (["/bin/sh", "-c", script], {}, out / "tb")
 
 
@@ -44,13 +45,14 @@ def sparse(src, out):
     return (["/usr/bin/sparse-llvm", str(src)], {}, None)
 
 
-# (name, command maker, inputs, checked calls at least). A case's command
-# maker returns (argv, extra environment, program to run afterwards or
-# None: then the compile's own stdout is compared).
+# (name, command maker, input, checked calls at least). A case's command
+# maker, given its input and its output directory, returns (argv, extra
+# environment, program to run afterwards or None: then the compile's own
+# stdout is compared).
 CASES = [
-    ("crystal shapes.cr", crystal, [None], 100_000),
-    ("ghdl-llvm counter.vhd", ghdl, [None], 5_000),
-] + [(f"sparse-llvm {p.name}", sparse, [p], 300)
+    ("crystal shapes.cr", crystal, INPUTS / "shapes.cr", 100_000),
+    ("ghdl-llvm counter.vhd", ghdl, INPUTS / "counter.vhd", 5_000),
+] + [(f"sparse-llvm {p.name}", sparse, p, 300)
      for p in sorted((HERE / "echo_inputs").glob("*.c"))]
 
 def main():
@@ -60,12 +62,12 @@ def main():
     c = Checker("clients.compilers")
     compared = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for i, (name, maker, srcs, min_checked) in enumerate(CASES):
+        for i, (name, maker, src, min_checked) in enumerate(CASES):
             results = {}
             for mode in ("plain", "ownsan"):
                 out = pathlib.Path(tmp) / f"{i}-{mode}"
                 out.mkdir()
-                argv, extra, program = maker(srcs[0], out)
+                argv, extra, program = maker(src, out)
                 if mode == "ownsan":
                     argv = [args.ownsan, "run", "--"] + argv
                 env = clean_env(OWNSAN_OPTIONS="verbosity=1", **extra)
