@@ -47,6 +47,14 @@ RULES = [
     ("takes the report lock",
      r"\b(MutexLock\s+\w+\s*\(\s*&\s*report_mu_|report_mu_\s*\.\s*Lock)",
      {"reporter.cpp", "lifecycle.cpp", "runtime.cpp"}, SOURCES),
+    # The runtime's files are the same for every LLVM major, so that ccache
+    # shares their objects among the builds for each (CMakeLists.txt): what
+    # a build was made for is in runtime/build_facts.h.
+    ("depends on the LLVM major it is built for (the generated ids or "
+     "functions, a major's define: read runtime/build_facts.h)",
+     r'#\s*include\s*"(fn_ids|real_fns)\.h"|'
+     r"\bOWNSAN_(LLVM_MAJOR|DEFAULT_SYMBOLIZER)\b",
+     set(), ALL_FILES),
     # The generated ownsan::real::LLVMFoo(...) (build/gen/real_fns.h) carry
     # the header's own signature; a hand-written cast can drift from it.
     ("calls the real LLVM through a Real<signature> cast (call the typed "
