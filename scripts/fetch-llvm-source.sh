@@ -3,9 +3,10 @@
 # Fetches the part of Debian's llvm-toolchain-N source package that tests
 # run: the MLIR C API tests (tests/mlir/capi/run_capi_tests.py:
 # mlir/test/CAPI, mlir/lib/CAPI and mlir/include/mlir-c) and LLVM's tests of
-# its OCaml bindings (tests/ocaml/run_upstream.py: llvm/test/Bindings/OCaml),
-# with the Debian patches that touch those paths applied (the sources are
-# what libmlir-N-dev and libllvm-N-ocaml-dev were built from).
+# its C API and OCaml bindings (tests/upstream/run_lit.py:
+# llvm/test/Bindings/llvm-c and llvm/test/Bindings/OCaml), with the Debian
+# patches that touch those paths applied (the sources are what Debian's
+# LLVM N packages were built from).
 #
 # Usage: scripts/fetch-llvm-source.sh N [DEST]
 #   DEST defaults to ${OWNSAN_SOURCE_CACHE:-$HOME/.cache/ownsan}/llvm-toolchain-N
@@ -34,7 +35,8 @@ esac
 dest=${2:-${OWNSAN_SOURCE_CACHE:-$HOME/.cache/ownsan}/llvm-toolchain-$major}
 pkg=llvm-toolchain-$major
 # The paths kept, relative to the top of the source tree.
-keep=(mlir/test/CAPI mlir/lib/CAPI mlir/include/mlir-c llvm/test/Bindings/OCaml)
+keep=(mlir/test/CAPI mlir/lib/CAPI mlir/include/mlir-c llvm/test/Bindings/OCaml
+  llvm/test/Bindings/llvm-c)
 stamp=$dest/.ownsan-source
 
 if [ -f "$stamp" ] && grep -qxF "paths=${keep[*]}" "$stamp"; then
