@@ -45,8 +45,9 @@ export CCACHE_SLOPPINESS=include_file_mtime,include_file_ctime
 launcher="-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache"
 
 status=0
-# The LLVM sources some tests read (MLIR's C API tests, the OCaml bindings'
-# tests: scripts/fetch-llvm-source.sh), before the builds that list them.
+# The LLVM sources some tests read (MLIR's C API tests, LLVM's llvm-c-test
+# and OCaml binding tests: scripts/fetch-llvm-source.sh), before the builds
+# that list them.
 scripts/fetch-llvm-source.sh "$primary" >/dev/null || status=1
 for v in "${majors[@]}"; do
   dir="build-llvm$v"

@@ -40,8 +40,7 @@ import shlex
 import sys
 import tempfile
 
-from ownsan_testing import (Checker, checked_calls, clean_env,
-                            ownsan_problems, run)
+from ownsan_testing import Checker, check_ran_alike, clean_env, run
 
 # suite: (directory in the source, file patterns, the program under test:
 # where a RUN line runs it, before substitution).
@@ -127,15 +126,8 @@ def run_case(c, a, path):
                                                        llvm / "lib")],
                           env=dict(env, OWNSAN_OPTIONS="verbosity=1"),
                           cwd=work, timeout=a.timeout)
-            said = checked.err + piped.read_text(errors="replace")
-            what = f"RUN: {cmd} (under ownsan)"
-            c.equal(checked.returncode, 0, f"{what}: exit 0", checked)
-            c.equal(checked.out, plain.out, f"{what}: the same stdout",
-                    checked)
-            c.equal(ownsan_problems(said), [], f"{what}: no report", said)
-            calls = sum(checked_calls(said).values())
-            c.check(calls > 0, f"{what}: ownsan checked its LLVM-C calls "
-                    f"({calls:,})", said or checked)
+            check_ran_alike(c, f"RUN: {cmd}", plain, checked,
+                            checked.err + piped.read_text(errors="replace"))
 
 
 def main():
