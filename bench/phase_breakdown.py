@@ -35,13 +35,16 @@ import tempfile
 # only when one frame matches two patterns; the innermost frame decides
 # between frames.
 PHASES = [
-    ("stack capture", r"CaptureStack|CaptureNativeStack|StackCacheEntry|"
+    ("stack capture", r"CaptureStack|CaptureNativeStack|StackCacheSetOf|"
                       r"HashFrames|InCodeRanges|CurrentCallStack"),
     ("stack depot", r"StackDepot::"),
     ("name", r"SnapshotName|ValueName|ShortLabel|PrintedText|TypeText|"
              r"RecordName"),
-    ("classify", r"ownsan::.*Classify|ClassifyValue"),
-    ("address reuse", r"TakeOverFreedAddress|LinkPredecessor|TakeExpired"),
+    ("classify", r"ownsan::.*Classify"),
+    # Expiry: memory allocated over a freed address (OnAllocation's walk),
+    # or an object handed out at one.
+    ("address reuse", r"ShadowMap::DropRange|ShadowMap::TakeOver|"
+                      r"ShadowMap::Displaced|ForgetReleased|DropUnseen"),
     ("history", r"EvictHistory|HistoryEntry|HistoryPin"),
     ("descendants", r"OwnershipGraph::Remove\b|OwnershipGraph::Remove\(|"
                     r"ForEachLive|HasUnwatchedChildren|ForEachUnwatchedIn"),
@@ -60,7 +63,7 @@ PHASES = [
     ("effects", r"Runtime::Before|Runtime::After|Runtime::After\w+|"
                 r"Runtime::Before\w+|CheckFreePrecondition|CheckSecondOwner"),
     ("check (slow path)", r"CheckHandleSlow|CheckKindedHandle|CheckContext|"
-                          r"LookupLive|CheckInsertionPoint|ClaimContext"),
+                          r"LookupLive|CheckInsertionPoint|RecordClaimStack"),
     ("start-up and exit", r"OwnsanInit|NoteBlindSpotsAtStart|"
                           r"LookForStaticLLVM|OnLibLLVMFound|"
                           r"PrintExitStatistics|ReportLeaks|_dl_|"
@@ -84,9 +87,19 @@ SERVICE_RE = re.compile(r"\[kernel|/libc\.so|/libstdc\+\+|/libgcc|"
                         r"/libabsl_|\[unknown\]")
 
 
+# The dynamic loader: the start-up phase's `_dl_` frames are its.
+LOADER_RE = re.compile(r"/ld-linux[-.]")
+
+
 def phase_of(frames, runtime_dsos):
     """frames: [(symbol, dso)] leaf first."""
     for sym, dso in frames:
+        # Only the runtime's own frames (and the loader's) name a phase:
+        # libLLVM's `Value::setValueName` is the library naming a value
+        # the program built, not ownsan reading a name.
+        if (os.path.basename(dso) not in runtime_dsos and
+                not LOADER_RE.search(dso)):
+            continue
         for name, pattern in PHASE_RES:
             if pattern.search(sym):
                 return name
