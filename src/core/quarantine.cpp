@@ -5,8 +5,9 @@
 
 namespace ownsan {
 
-void Quarantine::Put(Chunk c, ReleaseList *release) {
+void Quarantine::Put(Chunk c, uint32_t thread, ReleaseList *release) {
   ++taken_;
+  c.freed_by = thread;
   if (c.size > limit_) {
     // Case: larger than the whole quarantine (or the quarantine is off).
     release->push_back(c);
@@ -15,9 +16,11 @@ void Quarantine::Put(Chunk c, ReleaseList *release) {
   fifo_.push_back(c);
   bytes_ += c.size;
   while (bytes_ > limit_) {
-    release->push_back(fifo_.front());
-    bytes_ -= fifo_.front().size;
-    released_since_trim_ += fifo_.front().size;
+    const Chunk &oldest = fifo_.front();
+    release->push_back(oldest);
+    bytes_ -= oldest.size;
+    if (oldest.freed_by != thread)
+      released_since_trim_ += oldest.size; // (see TakeTrimDue)
     fifo_.pop_front();
   }
   if (bytes_ > peak_)

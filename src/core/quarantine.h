@@ -44,23 +44,31 @@ public:
       /// An array LLVM malloc'ed and its disposer free()s (module flags).
       kFreeMalloced
     } release;
+    /// The thread that freed it (Put records it; see TakeTrimDue).
+    uint32_t freed_by = 0;
   };
 
   /// Chunks to release now (a few at a time, off the program's heap).
   using ReleaseList = absl::InlinedVector<Chunk, 16, InternalAllocator<Chunk>>;
 
-  /// Holds `c`. Appends to `release` the chunks (oldest first, possibly `c`
-  /// itself) that must be released now to stay within the limit.
-  void Put(Chunk c, ReleaseList *release);
+  /// Holds `c`, which thread `thread` freed. Appends to `release` the chunks
+  /// (oldest first, possibly `c` itself) that must be released now to stay
+  /// within the limit.
+  void Put(Chunk c, uint32_t thread, ReleaseList *release);
 
   /// Whether to hand free heap pages back to the system now (malloc_trim).
-  /// Chunks the quarantine releases often sit in another malloc arena than
-  /// the one the program now allocates from (threads come and go; the
-  /// quarantine outlives them), where nothing reuses them. Due once per
-  /// 1/64 of the limit released, and no more often than keeps the time
-  /// spent trimming under 2 % (a trim walks every free chunk of the heap):
-  /// `now_ns` is read only when the bytes say it may be due, and the caller
-  /// reports how long the trim took with TrimDone().
+  /// Chunks one thread freed and another's Put releases often sit in
+  /// another malloc arena than the one the program now allocates from
+  /// (threads come and go; the quarantine outlives them), where nothing
+  /// reuses them. Chunks released by the thread that freed them go back to
+  /// the arena it allocates from, and it reuses them: trimming those pages
+  /// only made the next allocations fault them in again (a single-threaded
+  /// compiler's time, 8 % of it clearing pages). So due once per 1/64 of
+  /// the limit released by another thread than the one that freed it, and
+  /// no more often than keeps the time spent trimming under 2 % (a trim
+  /// walks every free chunk of the heap): `now_ns` is read only when the
+  /// bytes say it may be due, and the caller reports how long the trim took
+  /// with TrimDone().
   template <typename NowNs> bool TakeTrimDue(NowNs now_ns) {
     if (released_since_trim_ == 0 || released_since_trim_ < limit_ / 64)
       return false;

@@ -34,10 +34,11 @@ void Runtime::HoldAll(const Quarantine::Chunk *chunks, size_t n) {
   RuntimeSection section;
   Quarantine::ReleaseList release;
   bool trim_due;
+  uint32_t thread = CurrentThreadNumber();
   {
     MutexLock lock(&quarantine_mu_);
     for (size_t i = 0; i < n; ++i)
-      quarantine_.Put(chunks[i], &release);
+      quarantine_.Put(chunks[i], thread, &release);
     trim_due = quarantine_.TakeTrimDue(MonotonicNs);
   }
   for (const Quarantine::Chunk &c : release) {
