@@ -87,6 +87,8 @@ SERVICE_RE = re.compile(r"\[kernel|/libc\.so|/libstdc\+\+|/libgcc|"
                         r"/libabsl_|\[unknown\]")
 
 
+# The preloaded runtime.
+RUNTIME_DSO = "libownsan.so"
 # The dynamic loader: the start-up phase's `_dl_` frames are its.
 LOADER_RE = re.compile(r"/ld-linux[-.]")
 
@@ -111,8 +113,13 @@ def phase_of(frames, runtime_dsos):
             continue
         if LIBRARY_RE.search(dso):
             return REAL_CALL
-        if os.path.basename(dso) in runtime_dsos and (
-                WRAPPER_RE.match(sym) or "ownsan" in sym):
+        # Every frame of the preloaded runtime is ownsan's, whatever its
+        # name (a helper inlined into a wrapper, as `CachedLive`, is named
+        # alone); in the program (link mode) only the wrappers and the
+        # runtime's namespace are.
+        if os.path.basename(dso) == RUNTIME_DSO or (
+                os.path.basename(dso) in runtime_dsos and
+                (WRAPPER_RE.match(sym) or "ownsan" in sym)):
             return INTERPOSITION
         return PROGRAM
     return PROGRAM
@@ -168,7 +175,7 @@ def main(argv=None):
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         ap.error("no command")
-    runtime_dsos = {"libownsan.so", os.path.basename(command[0])}
+    runtime_dsos = {RUNTIME_DSO, os.path.basename(command[0])}
     with tempfile.TemporaryDirectory(prefix="ownsan-phases-") as tmp:
         data = os.path.join(tmp, "perf.data")
         env = dict(os.environ)

@@ -88,6 +88,19 @@ class PhaseOf(unittest.TestCase):
         self.assertEqual(counts,
                          {phase_breakdown.INTERPOSITION: (1, 500)})
 
+    def test_runtime_helper_inlined_in_a_wrapper_is_interposition(self):
+        # The per-call check's record-cache look-up, inlined into the
+        # wrapper: perf names the inlined frame alone, without ownsan::.
+        counts = phases(sample([("CachedLive", RUNTIME)] + CALLER))
+        self.assertEqual(counts, {phase_breakdown.INTERPOSITION: (1, 1000000)})
+
+    def test_program_frames_are_the_program(self):
+        counts = phases(sample([
+            ("_int_malloc", "/usr/lib/x86_64-linux-gnu/libc.so.6"),
+            ("build_module", f"/work/build-bench/bench/{PROGRAM}"),
+            ("main", f"/work/build-bench/bench/{PROGRAM}")]))
+        self.assertEqual(counts, {phase_breakdown.PROGRAM: (1, 1000000)})
+
     def test_other_processes_are_left_out(self):
         block = sample(CALLER).replace(PROGRAM[:15], "ownsan", 1)
         self.assertEqual(phases(block), {})
