@@ -39,6 +39,8 @@
 #include "core/address_index.h"
 #include "core/object_record.h"
 
+#include <optional>
+
 namespace ownsan {
 
 class ShadowMap {
@@ -47,7 +49,14 @@ public:
   // that die one after the other share cache lines of the filter.
   ShadowMap() : ShadowMap(own_index_) {}
   /// Entries kept in `index`, shared with the OwnershipGraph's live ones.
-  explicit ShadowMap(AddressIndex &index) : exact_(24, 4), by_addr_(index) {}
+  explicit ShadowMap(AddressIndex &index)
+      : exact_(own_filter_.emplace(24, 4)), by_addr_(index) {}
+  /// Entries kept in `index`; their bits set in `filter`, shared with the
+  /// runtime (which sets the bits of other objects there too, so Find
+  /// looks up a few addresses in vain, where two filters set a bit each
+  /// per death). The filter need not be constructed yet, only stored.
+  ShadowMap(AddressIndex &index, AddressFilter &filter)
+      : exact_(filter), by_addr_(index) {}
   ShadowMap(const ShadowMap &) = delete;
   ShadowMap &operator=(const ShadowMap &) = delete;
 
@@ -240,7 +249,9 @@ private:
   }
 
   AddressIndex own_index_; ///< standalone only (empty otherwise: no memory)
-  AddressFilter exact_;
+  std::optional<AddressFilter> own_filter_; ///< unless given one
+  /// Every entry's address (matched or expired) has its bit set here.
+  AddressFilter &exact_;
   /// Records by their old address, matched or expired, among the graph's.
   AddressIndex &by_addr_;
   size_t matched_ = 0;

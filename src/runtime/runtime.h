@@ -467,7 +467,7 @@ private:
   Flags flags_;
   Mutex mu_;
   OwnershipGraph graph_ ABSL_GUARDED_BY(mu_);
-  ShadowMap shadow_ ABSL_GUARDED_BY(mu_){graph_.Index()}; // (one index)
+  ShadowMap shadow_ ABSL_GUARDED_BY(mu_){graph_.Index(), tracked_pages_};
   /// Freed (and dropped) records, oldest first: the history
   /// history_size_mb bounds.
   std::deque<HistoryEntry, InternalAllocator<HistoryEntry>>
@@ -477,9 +477,10 @@ private:
   size_t history_limit_ = 0;
   size_t evicted_ ABSL_GUARDED_BY(mu_) = 0;
   std::atomic<int> history_pins_{0};
-  /// 16-byte granules holding a shadow entry or an unwatched live object:
-  /// allocations elsewhere need no lock. (Not pages: LLVM allocates next to
-  /// the objects it tracks; page bits would be set for nearly all.)
+  /// 16-byte granules holding a shadow entry (set by shadow_, whose
+  /// look-ups it filters too) or an unwatched live object: allocations
+  /// elsewhere need no lock. (Not pages: LLVM allocates next to the objects
+  /// it tracks; page bits would be set for nearly all.)
   AddressFilter tracked_pages_;
   /// 8-byte granules holding a live watched value (set at registration,
   /// cleared at death): blocks released elsewhere hold no value.

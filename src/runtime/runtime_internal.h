@@ -90,8 +90,10 @@ inline StackId Runtime::CurrentCallStack() {
   CallContext &call = CurrentCall();
   if (call.fn == kNoFn)
     return CaptureStack(false);
+  // Walked up from the wrapper's frame: the runtime's own frames below it
+  // are neither walked nor searched for the caller.
   if (call.stack == 0)
-    call.stack = CaptureStack(false);
+    call.stack = CaptureStack(false, /*dwarf=*/false, call.frame);
   return call.stack;
 }
 

@@ -97,9 +97,9 @@ void Runtime::MarkFreedSorted(ObjectRecord *const *rs, size_t n, FreeEvent *ev,
     if (OwnershipGraph::IsWatched(rs[k]->kind))
       live_values_.Remove(rs[k]->addr); // (its block may now be released)
     rs[k]->freed = ev;
-    tracked_pages_.Add(rs[k]->addr);
     AddToHistory(rs[k]);
   }
+  // (The shadow map sets each address's bit in tracked_pages_.)
   if (in_place)
     shadow_.InsertSortedInPlace(rs, n);
   else
