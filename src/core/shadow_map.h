@@ -50,13 +50,13 @@ public:
   ShadowMap() : ShadowMap(own_index_) {}
   /// Entries kept in `index`, shared with the OwnershipGraph's live ones.
   explicit ShadowMap(AddressIndex &index)
-      : exact_(own_filter_.emplace(24, 4)), by_addr_(index) {}
+      : filter_(own_filter_.emplace(24, 4)), by_addr_(index) {}
   /// Entries kept in `index`; their bits set in `filter`, shared with the
   /// runtime (which sets the bits of other objects there too, so Find
   /// looks up a few addresses in vain, where two filters set a bit each
   /// per death). The filter need not be constructed yet, only stored.
   ShadowMap(AddressIndex &index, AddressFilter &filter)
-      : exact_(filter), by_addr_(index) {}
+      : filter_(filter), by_addr_(index) {}
   ShadowMap(const ShadowMap &) = delete;
   ShadowMap &operator=(const ShadowMap &) = delete;
 
@@ -67,7 +67,7 @@ public:
   /// Insert() of each of `rs` (sorted by address, one per address).
   void InsertSorted(ObjectRecord *const *rs, size_t n) {
     for (size_t i = 0; i < n; ++i)
-      exact_.Add(rs[i]->addr);
+      filter_.Add(rs[i]->addr);
     by_addr_.PutSorted(rs, n, kFreedBit, [&](ObjectRecord *old) {
       if (!old || IsExpired(old))
         ++matched_;
@@ -80,7 +80,7 @@ public:
   void InsertSortedInPlace(ObjectRecord *const *rs, size_t n) {
     bool all_in_place = true;
     by_addr_.ForEachSlotSorted(rs, n, [&](size_t k, ObjectRecord **slot) {
-      exact_.Add(rs[k]->addr);
+      filter_.Add(rs[k]->addr);
       if (slot && *slot == rs[k]) {
         *slot = Freed(rs[k]);
         ++matched_;
@@ -104,7 +104,7 @@ public:
 
   /// The freed record still matched at `addr`, or nullptr.
   ObjectRecord *Find(const void *addr) const {
-    if (!exact_.MaybeContains(addr))
+    if (!filter_.MaybeContains(addr))
       return nullptr; // (every entry, matched or expired, set its bit)
     ObjectRecord *e = by_addr_.Find(addr);
     return IsMatchedRecord(e) ? Untagged(e) : nullptr;
@@ -117,7 +117,7 @@ public:
   };
   /// True if an evicted object is still matched at `addr` (fills *out).
   bool FindEvicted(const void *addr, EvictedObject *out) const {
-    if (!exact_.MaybeContains(addr))
+    if (!filter_.MaybeContains(addr))
       return false;
     ObjectRecord *e = by_addr_.Find(addr);
     if (!e || !IsEvicted(e) || IsExpired(e))
@@ -152,7 +152,7 @@ public:
 
   /// Lock-free pre-check for Find.
   bool MaybeContains(const void *addr) const {
-    return exact_.MaybeContains(addr);
+    return filter_.MaybeContains(addr);
   }
 
   /// Expires every matched entry in [lo, lo + size): new memory now lives
@@ -174,7 +174,7 @@ public:
   /// entry names none); *matched tells whether it was still matched.
   ObjectRecord *TakeOver(const void *addr, bool *matched) {
     *matched = false;
-    if (!exact_.MaybeContains(addr))
+    if (!filter_.MaybeContains(addr))
       return nullptr;
     ObjectRecord **slot = by_addr_.Slot(addr);
     if (!slot || IsLive(*slot))
@@ -251,7 +251,7 @@ private:
   AddressIndex own_index_; ///< standalone only (empty otherwise: no memory)
   std::optional<AddressFilter> own_filter_; ///< unless given one
   /// Every entry's address (matched or expired) has its bit set here.
-  AddressFilter &exact_;
+  AddressFilter &filter_;
   /// Records by their old address, matched or expired, among the graph's.
   AddressIndex &by_addr_;
   size_t matched_ = 0;

@@ -20,7 +20,7 @@ _spec.loader.exec_module(phase_breakdown)
 PROGRAM = "ownsan_bench_ir_workload"
 LIBLLVM = "/usr/lib/x86_64-linux-gnu/libLLVM.so.19.1"
 RUNTIME = "/work/build-bench/lib/libownsan.so"
-RUNTIME_DSOS = {"libownsan.so", PROGRAM}
+RUNTIME_DSOS = {phase_breakdown.RUNTIME_DSO, PROGRAM}
 
 
 def sample(frames, period=1000000):
@@ -42,64 +42,67 @@ CALLER = [("LLVMBuildAdd", RUNTIME),
 
 
 class PhaseOf(unittest.TestCase):
+    def assertSampleIs(self, frames, phase, period=1000000):
+        """One sample of `frames` (leaf first) counts for `phase` alone."""
+        self.assertEqual(phases(sample(frames, period)), {phase: (1, period)})
+
     def test_llvm_naming_a_value_is_the_real_call(self):
         # LLVM's own ValueSymbolTable::createValueName, under the wrapped
         # LLVMBuildAdd: its symbol matches the name phase's pattern, but it
         # is the library's work.
-        counts = phases(sample([
+        self.assertSampleIs([
             ("llvm::StringMapImpl::LookupBucketFor", LIBLLVM),
             ("llvm::ValueSymbolTable::createValueName", LIBLLVM),
             ("llvm::Value::setNameImpl", LIBLLVM),
-            ("LLVMBuildAdd", LIBLLVM)] + CALLER))
-        self.assertEqual(counts, {phase_breakdown.REAL_CALL: (1, 1000000)})
+            ("LLVMBuildAdd", LIBLLVM)] + CALLER,
+            phase_breakdown.REAL_CALL)
 
     def test_llvm_destroying_a_name_under_a_hook_is_the_hook(self):
-        counts = phases(sample([
+        self.assertSampleIs([
             ("llvm::Value::destroyValueName", LIBLLVM),
             ("llvm::Value::~Value", LIBLLVM),
             ("ownsan::Runtime::TakeIntoQuarantine", RUNTIME),
             ("operator delete", RUNTIME),
-            ("LLVMDisposeModule", LIBLLVM)] + CALLER))
-        self.assertEqual(counts, {"allocation hooks": (1, 1000000)})
+            ("LLVMDisposeModule", LIBLLVM)] + CALLER,
+            "allocation hooks")
 
     def test_ownsan_reading_a_name_is_the_name_phase(self):
-        counts = phases(sample([
+        self.assertSampleIs([
             ("llvm::Value::getName", LIBLLVM),
             ("LLVMGetValueName2", LIBLLVM),
             ("ownsan::(anonymous namespace)::ValueName[abi:cxx11]", RUNTIME),
-            ("ownsan::Runtime::RegisterImpl", RUNTIME)] + CALLER))
-        self.assertEqual(counts, {"name": (1, 1000000)})
+            ("ownsan::Runtime::RegisterImpl", RUNTIME)] + CALLER,
+            "name")
 
     def test_page_fault_counts_for_the_runtime_phase_above_it(self):
-        counts = phases(sample([
+        self.assertSampleIs([
             ("clear_page_erms", "[kernel.kallsyms]"),
             ("ownsan::OwnershipGraph::Arena::emplace_back", RUNTIME),
-            ("ownsan::Runtime::RegisterImpl", RUNTIME)] + CALLER))
-        self.assertEqual(counts, {"register": (1, 1000000)})
+            ("ownsan::Runtime::RegisterImpl", RUNTIME)] + CALLER,
+            "register")
 
     def test_loader_is_start_up(self):
-        counts = phases(sample([
+        self.assertSampleIs([
             ("_dl_relocate_object", "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"),
-            ("_dl_start", "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2")]))
-        self.assertEqual(counts, {"start-up and exit": (1, 1000000)})
+            ("_dl_start", "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2")],
+            "start-up and exit")
 
     def test_wrapper_leaf_is_interposition(self):
-        counts = phases(sample(CALLER, period=500))
-        self.assertEqual(counts,
-                         {phase_breakdown.INTERPOSITION: (1, 500)})
+        self.assertSampleIs(CALLER, phase_breakdown.INTERPOSITION,
+                            period=500)
 
     def test_runtime_helper_inlined_in_a_wrapper_is_interposition(self):
         # The per-call check's record-cache look-up, inlined into the
         # wrapper: perf names the inlined frame alone, without ownsan::.
-        counts = phases(sample([("CachedLive", RUNTIME)] + CALLER))
-        self.assertEqual(counts, {phase_breakdown.INTERPOSITION: (1, 1000000)})
+        self.assertSampleIs([("CachedLive", RUNTIME)] + CALLER,
+                            phase_breakdown.INTERPOSITION)
 
     def test_program_frames_are_the_program(self):
-        counts = phases(sample([
+        self.assertSampleIs([
             ("_int_malloc", "/usr/lib/x86_64-linux-gnu/libc.so.6"),
             ("build_module", f"/work/build-bench/bench/{PROGRAM}"),
-            ("main", f"/work/build-bench/bench/{PROGRAM}")]))
-        self.assertEqual(counts, {phase_breakdown.PROGRAM: (1, 1000000)})
+            ("main", f"/work/build-bench/bench/{PROGRAM}")],
+            phase_breakdown.PROGRAM)
 
     def test_other_processes_are_left_out(self):
         block = sample(CALLER).replace(PROGRAM[:15], "ownsan", 1)
