@@ -28,7 +28,9 @@
 // order), so a reader that sees the summary sees the word; an address added
 // before a reader looked is seen by it. Remove is called once per Add, when
 // the object at the address is known dead: a reader that still sees the bit
-// looks the address up under the lock and finds it dead.
+// looks the address up under the lock and finds it dead. A set whose
+// granules may hold several addresses clears with ForgetUnheld instead,
+// whose caller tells which granules still hold one.
 //
 //===----------------------------------------------------------------------===//
 #ifndef OWNSAN_CORE_GRANULE_BITMAP_H
@@ -104,6 +106,54 @@ public:
       s.store(s.load(std::memory_order_relaxed) &
                   ~(uint64_t{1} << (region & 63)),
               std::memory_order_release);
+    }
+  }
+
+  /// Clears the bit of each granule of [lo, lo + size) for which
+  /// held(granule's first address) is false (serialized with Add and
+  /// Remove). For sets whose granules may hold several addresses, where
+  /// Remove cannot tell whether the last one went: the caller's predicate
+  /// looks. Each word is stored once, so a reader never sees the bit of a
+  /// held granule clear.
+  template <typename Held>
+  void ForgetUnheld(const void *lo, size_t size, Held held) {
+    uintptr_t first = reinterpret_cast<uintptr_t>(lo);
+    uintptr_t last = first + (size ? size - 1 : 0);
+    if (last < first || last >> kAddressBits)
+      last = (uintptr_t{1} << kAddressBits) - 1; // (high ones stay "maybe")
+    static_assert(kGranuleShift <= 6, "a word of granules within a region");
+    constexpr uintptr_t kGranule = uintptr_t{1} << kGranuleShift,
+                        kWordBytes = kGranule * 64;
+    for (uintptr_t a = first & ~(kWordBytes - 1); a <= last;) {
+      Chunk *c = ChunkFor(a, /*create=*/false);
+      if (!c) {
+        a = (a | ((uintptr_t{1} << kChunkShift) - 1)) + 1;
+        continue;
+      }
+      uintptr_t g = Granule(a), region = g >> kRegionGranulesLog2;
+      if (!Marked(c, region)) {
+        a = (a | ((uintptr_t{1} << kRegionShift) - 1)) + 1;
+        continue;
+      }
+      std::atomic<uint64_t> &word = c->words[g >> 6];
+      uint64_t old = word.load(std::memory_order_relaxed), kept = old;
+      for (uint64_t bits = old; bits; bits &= bits - 1) {
+        unsigned bit = __builtin_ctzll(bits);
+        uintptr_t at = a + bit * kGranule;
+        if (at + kGranule - 1 >= first && at <= last && !held(at))
+          kept &= ~(uint64_t{1} << bit);
+      }
+      a += kWordBytes;
+      if (kept == old)
+        continue;
+      word.store(kept, std::memory_order_release);
+      c->counts[region] -= __builtin_popcountll(old ^ kept);
+      if (c->counts[region] == 0) {
+        std::atomic<uint64_t> &s = c->summary[region >> 6];
+        s.store(s.load(std::memory_order_relaxed) &
+                    ~(uint64_t{1} << (region & 63)),
+                std::memory_order_release);
+      }
     }
   }
 

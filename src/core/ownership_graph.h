@@ -95,6 +95,10 @@ public:
   /// Unwatched live records whose address lies in [lo, lo + size).
   void ForEachUnwatchedIn(const void *lo, size_t size,
                           absl::FunctionRef<void(ObjectRecord *)> fn) const;
+  /// Whether there is one.
+  bool AnyUnwatchedIn(const void *lo, size_t size) const {
+    return unwatched_by_addr_.AnyInRange(lo, size);
+  }
 
   size_t LiveCount() const { return live_count_; }
   template <typename F> void ForEachLive(F fn) const {

@@ -73,8 +73,7 @@ public:
                           const void *context);
 
   // --- From the allocator. ---
-  /// Memory [p, p+n) was just allocated by operator new.
-  void OnAllocation(const void *p, size_t n);
+  void OnAllocation(const void *p, size_t n); ///< new memory [p, p + n)
   /// operator delete: records the death of the values that lived in the
   /// block, then keeps `p` in the quarantine if it holds a freed object's
   /// address (true), or leaves it to the caller to free (false).
@@ -280,12 +279,13 @@ private:
   /// Bookkeeping for a record that just died (under mu_): builders that
   /// pointed at it now dangle.
   void NoteDeath(ObjectRecord *r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  /// LLVM released the memory at `p` with free(), which ownsan does not
-  /// see (a buffer or a string the quarantine held whole): the address
-  /// stops matching.
+  /// LLVM released the memory at `p` with free(), unseen (a buffer or a
+  /// string the quarantine held whole): the address stops matching.
   void ForgetReleasedAddress(const void *p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   /// The same for every address in a block (one that held lent strings).
   void ForgetReleasedBlock(const void *p, size_t size)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ForgetUnwatchedGranules(const void *p, size_t size) // (reuse_watch_)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // --- Ownership sub-states of a LIVE record (tracker_registration.cpp). ---
@@ -477,14 +477,16 @@ private:
   size_t history_limit_ = 0;
   size_t evicted_ ABSL_GUARDED_BY(mu_) = 0;
   std::atomic<int> history_pins_{0};
-  /// 16-byte granules holding a shadow entry (set by shadow_, whose
-  /// look-ups it filters too) or an unwatched live object: allocations
-  /// elsewhere need no lock. (Not pages: LLVM allocates next to the objects
-  /// it tracks; page bits would be set for nearly all.)
+  /// 16-byte granules that ever held a shadow entry (set by shadow_, whose
+  /// look-ups it filters) or an unwatched live object (MaybeLive).
   AddressFilter tracked_pages_;
   /// 8-byte granules holding a live watched value (set at registration,
   /// cleared at death): blocks released elsewhere hold no value.
   GranuleBitmap<3> live_values_;
+  /// 8-byte granules holding a matched freed entry or a live unwatched
+  /// record (within tracked_pages_, cleared lazily): allocations elsewhere
+  /// expire nothing.
+  GranuleBitmap<3> reuse_watch_;
   StackDepot depot_;
   StackId empty_stack_ = 0;
   Mutex report_mu_;
@@ -548,9 +550,8 @@ private:
   Mutex quarantine_mu_;
   Quarantine quarantine_ ABSL_GUARDED_BY(quarantine_mu_);
 
-  /// Where glibc would have put the blocks the quarantine took
-  /// (native_reuse.cpp): the newest kNativeSuccessors.
-  struct NativeSuccessor {
+  /// Where glibc would have put the blocks the quarantine took, newest.
+  struct NativeSuccessor { // (native_reuse.cpp)
     const void *held = nullptr;
     size_t size = 0;
     const void *successor = nullptr;
@@ -567,8 +568,7 @@ private:
   /// The checked libLLVM's major (OnLibLLVMFound; the observer must match).
   std::atomic<int> libllvm_major_{0};
   std::atomic<const void *> global_context_{nullptr};
-  /// exit() has begun (LLVM's statics are being destroyed): unwatched
-  /// objects whose memory goes now are not recorded as freed.
+  /// exit() has begun: unwatched objects dying now are not recorded freed.
   std::atomic<bool> exiting_{false};
   std::atomic<bool> stood_down_{false}; ///< see StandDown
 };

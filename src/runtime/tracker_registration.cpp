@@ -230,10 +230,6 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
     } else {
       r->MutableRare().first_seen_in = fn; // (adopted: rare)
     }
-    if (OwnershipGraph::IsWatched(c.kind))
-      live_values_.Add(h); // its deletion is seen by operator delete
-    else
-      tracked_pages_.Add(h);
   }
   CacheRecord(h, r); // the program is about to use it
   return r;
@@ -334,6 +330,13 @@ ObjectRecord *Runtime::NewRecord(const void *h, ObjectKind kind,
         parent->state.load(std::memory_order_relaxed) == ObjectState::Evicted)
       parent = nullptr;
   }
+  // Its bits, which readers test without the lock.
+  if (OwnershipGraph::IsWatched(kind)) {
+    live_values_.Add(h); // its deletion is seen by operator delete
+  } else {
+    tracked_pages_.Add(h);
+    reuse_watch_.Add(h); // its death may go unseen: new memory over it
+  }
   ObjectRecord *displaced;
   ObjectRecord *r = graph_.Add(h, kind, parent, &displaced);
   bool matched;
@@ -367,7 +370,6 @@ void Runtime::RegisterOpaque(FnId fn, const void *h, const char *type,
   r->created_by = fn;
   r->create_stack = stack;
   r->create_thread = CurrentThreadNumber();
-  tracked_pages_.Add(h);
 }
 
 namespace {
@@ -404,7 +406,6 @@ void Runtime::RegisterLentString(FnId fn, const char *data, size_t length,
   r->created_by = fn;
   r->create_stack = stack;
   r->create_thread = CurrentThreadNumber();
-  tracked_pages_.Add(data);
   lent_string_pages_.Add(data);
 }
 
@@ -447,7 +448,6 @@ void Runtime::RegisterString(FnId fn, const char *s, bool error_message,
   r->created_by = fn;
   r->create_stack = stack;
   r->create_thread = CurrentThreadNumber();
-  tracked_pages_.Add(s);
 }
 
 //===----------------------------------------------------------------------===//

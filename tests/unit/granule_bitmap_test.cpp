@@ -158,5 +158,102 @@ TEST(GranuleBitmap, ReadersNeverMissAnAddressThatStays) {
     ASSERT_FALSE(b.MaybeContains(Addr(a))) << a;
 }
 
+// ForgetUnheld clears exactly the granules of its range the predicate does
+// not hold (asked once a set granule, never outside the range), across
+// words, regions and the boundary of two chunks; regions it empties answer
+// no again, and the counts stay right for later Adds and Removes.
+TEST(GranuleBitmap, ForgetUnheldClearsExactlyTheUnheldGranulesOfItsRange) {
+  GranuleBitmap<3> b;
+  std::set<uintptr_t> model, held;
+  Random next;
+  const uintptr_t base = 0x7f3fffe00000; // 2 MiB below a chunk boundary
+  for (int i = 0; i < 20000; ++i) {
+    uintptr_t a = base + (next() % 0x400000 & ~7ull);
+    b.Add(Addr(a));
+    model.insert(a);
+    if (next() % 16 == 0) // (a region of ~20 addresses often holds none)
+      held.insert(a);
+  }
+  const uintptr_t lo = base + 0x1000 + 5, size = 0x300000;
+  std::set<uintptr_t> asked;
+  b.ForgetUnheld(Addr(lo), size, [&](uintptr_t g) {
+    EXPECT_TRUE(model.count(g)) << "asked of a granule without a bit: " << g;
+    EXPECT_TRUE(g + 7 >= lo && g < lo + size) << "outside the range: " << g;
+    EXPECT_TRUE(asked.insert(g).second) << "asked twice: " << g;
+    return held.count(g) == 1;
+  });
+  for (uintptr_t a : model) {
+    bool in_range = a + 7 >= lo && a < lo + size;
+    ASSERT_EQ(b.MaybeContains(Addr(a)), !in_range || held.count(a)) << a;
+    if (in_range)
+      ASSERT_TRUE(asked.count(a)) << a;
+  }
+  // A region emptied by the call: no summary bit, and a range over it says
+  // no; Add and Remove still keep its count.
+  uintptr_t emptied = 0;
+  for (uintptr_t r = (lo + 0xfff) & ~uintptr_t{0xfff}; r + 0x1000 <= lo + size;
+       r += 0x1000) {
+    auto it = model.lower_bound(r);
+    bool any_held = false, any = false;
+    for (; it != model.end() && *it < r + 0x1000; ++it) {
+      any = true;
+      any_held |= held.count(*it) == 1;
+    }
+    if (any && !any_held) {
+      emptied = r;
+      break;
+    }
+  }
+  ASSERT_NE(emptied, 0u) << "the random set left no region to empty";
+  EXPECT_FALSE(b.RegionMarked(Addr(emptied)));
+  EXPECT_FALSE(b.MaybeOverlaps(Addr(emptied), 0x1000));
+  b.Add(Addr(emptied + 8));
+  EXPECT_TRUE(b.MaybeOverlaps(Addr(emptied), 0x1000));
+  b.Remove(Addr(emptied + 8));
+  EXPECT_FALSE(b.RegionMarked(Addr(emptied)));
+  // And one whose held addresses are removed one by one empties too.
+  uintptr_t kept = *held.lower_bound(lo + 0x1000);
+  uintptr_t region = kept & ~uintptr_t{0xfff};
+  for (auto it = model.lower_bound(region);
+       it != model.end() && *it < region + 0x1000; ++it)
+    if (b.MaybeContains(Addr(*it)))
+      b.Remove(Addr(*it));
+  EXPECT_FALSE(b.RegionMarked(Addr(kept)));
+}
+
+// Readers never miss a held granule while ForgetUnheld clears its
+// neighbours in the same words.
+TEST(GranuleBitmap, ReadersNeverMissAGranuleForgetUnheldKeeps) {
+  GranuleBitmap<3> b;
+  const uintptr_t base = 0x7e0000000000;
+  std::vector<uintptr_t> stays;
+  for (uintptr_t a = base; a < base + 0x100000; a += 0x40)
+    stays.push_back(a);
+  std::atomic<bool> done{false};
+  std::atomic<int> missed{0};
+  for (uintptr_t a : stays)
+    b.Add(Addr(a));
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 2; ++t)
+    readers.emplace_back([&] {
+      while (!done.load(std::memory_order_relaxed))
+        for (uintptr_t a : stays)
+          if (!b.MaybeContains(Addr(a)))
+            missed.fetch_add(1, std::memory_order_relaxed);
+    });
+  for (int round = 0; round < 20; ++round) {
+    for (uintptr_t a = base; a < base + 0x100000; a += 8)
+      b.Add(Addr(a));
+    b.ForgetUnheld(Addr(base), 0x100000,
+                   [&](uintptr_t g) { return (g - base) % 0x40 == 0; });
+  }
+  done.store(true);
+  for (auto &t : readers)
+    t.join();
+  EXPECT_EQ(missed.load(), 0);
+  for (uintptr_t a = base; a < base + 0x100000; a += 8)
+    ASSERT_EQ(b.MaybeContains(Addr(a)), (a - base) % 0x40 == 0) << a;
+}
+
 } // namespace
 } // namespace ownsan

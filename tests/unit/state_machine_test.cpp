@@ -152,6 +152,36 @@ TEST_F(StateMachine, FreedExpiresWhenItsMemoryIsAllocatedAgain) {
   EXPECT_EQ(ownsan_handle_state(b), OWNSAN_HANDLE_UNKNOWN);
 }
 
+// The allocation hook clears the bits of the granules it finds empty, so
+// that the next allocation there takes no lock; a granule that still holds
+// a freed address keeps its bit: memory allocated within the granule but
+// past the address leaves it FREED, and memory over it still expires it.
+TEST_F(StateMachine, FreedStillExpiresAfterAnAllocationBesideItInItsGranule) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  LLVMDisposeBuilder(b);
+  const char *at = reinterpret_cast<const char *>(b);
+  OwnsanOnAllocation(at + 1, 4);
+  OwnsanOnAllocation(at - 64, 64);
+  ASSERT_EQ(ownsan_handle_state(b), OWNSAN_HANDLE_FREED);
+  OwnsanOnAllocation(b, 16);
+  EXPECT_EQ(ownsan_handle_state(b), OWNSAN_HANDLE_UNKNOWN)
+      << "the address's bit went with its neighbour's";
+}
+
+// The same for a live object whose deletion ownsan does not see (a module
+// C++ code deletes): memory beside it leaves it live, memory over it ends
+// it.
+TEST_F(StateMachine, UnwatchedLiveStillEndsAfterAnAllocationBesideIt) {
+  LLVMModuleRef m = LLVMModuleCreateWithNameInContext("m", ctx);
+  const char *at = reinterpret_cast<const char *>(m);
+  OwnsanOnAllocation(at + 1, 4);
+  OwnsanOnAllocation(at - 64, 64);
+  ASSERT_EQ(ownsan_handle_state(m), OWNSAN_HANDLE_LIVE);
+  OwnsanOnAllocation(m, 16);
+  EXPECT_NE(ownsan_handle_state(m), OWNSAN_HANDLE_LIVE)
+      << "the module's bit went with its neighbour's";
+}
+
 // FREED -> evicted: past history_size_mb the oldest records go; a use of
 // the address is still reported, saying the history is gone.
 TEST_F(StateMachine, EvictedIsStillReportedWithoutItsHistory) {
