@@ -6,7 +6,7 @@
  * it and disposes everything, as a database compiling queries or a
  * graphics driver compiling shaders does all day.
  *
- *   jit_server lljit|mcjit THREADS N
+ *   jit_server lljit|mcjit THREADS N [WARMUP]
  *
  * THREADS threads share the N iterations, each with its own contexts and
  * engine. lljit: one LLJIT per thread, made once; each iteration adds its
@@ -16,8 +16,14 @@
  * context, a module and an MCJIT engine over it, calls the functions, and
  * disposes the engine (with the module) and the context.
  *
+ * WARMUP iterations more (shared likewise) run first, untimed: a server's
+ * steady state, once what the process holds back (ownsan's quarantine)
+ * is full, is measured after them.
+ *
  * Prints "jit=... threads=T iterations=N checksum=C us_per_iteration=U
- * maxrss_kb=R": the checksum is the same with and without ownsan.
+ * cpu_us_per_iteration=P maxrss_kb=R" (U and P: the timed iterations'
+ * wall and process CPU time): the checksum is the same with and without
+ * ownsan.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -97,9 +103,18 @@ static uint64_t expected(uint64_t arg) {
 
 struct worker {
   int mcjit;
-  long first, count;
+  long first, count, warmup;
+  pthread_barrier_t *timed; /* passed when the warm-up is done, or null */
   uint64_t checksum;
 };
+
+/* Iteration j of a worker: the warm-up's are j < 0 (the clock starts at
+ * j == 0, once every worker is there); returns the module's index. */
+static long begin_iteration(struct worker *w, long j) {
+  if (j == 0 && w->timed)
+    pthread_barrier_wait(w->timed);
+  return w->first + j;
+}
 
 static uint64_t call_all(Fn fns[FUNCTIONS], long iteration) {
   uint64_t sum = 0;
@@ -113,7 +128,8 @@ static uint64_t call_all(Fn fns[FUNCTIONS], long iteration) {
 }
 
 static void run_mcjit(struct worker *w) {
-  for (long i = w->first; i < w->first + w->count; ++i) {
+  for (long j = -w->warmup; j < w->count; ++j) {
+    long i = begin_iteration(w, j);
     LLVMContextRef ctx = LLVMContextCreate();
     LLVMModuleRef m = build_module(ctx, i);
     struct LLVMMCJITCompilerOptions opts;
@@ -130,7 +146,9 @@ static void run_mcjit(struct worker *w) {
       if (!fns[k])
         die("LLVMGetFunctionAddress", fname);
     }
-    w->checksum += call_all(fns, i);
+    uint64_t sum = call_all(fns, i);
+    if (j >= 0)
+      w->checksum += sum;
     LLVMDisposeExecutionEngine(ee); /* (with the module) */
     LLVMContextDispose(ctx);
   }
@@ -142,7 +160,8 @@ static void run_lljit(struct worker *w) {
   if (err)
     die_error("LLVMOrcCreateLLJIT", err);
   LLVMOrcJITDylibRef main_jd = LLVMOrcLLJITGetMainJITDylib(jit);
-  for (long i = w->first; i < w->first + w->count; ++i) {
+  for (long j = -w->warmup; j < w->count; ++j) {
+    long i = begin_iteration(w, j);
 #if LLVM_VERSION_MAJOR >= 21
     /* (A ThreadSafeContext no longer lends its context: the module is
      * built in a context the new ThreadSafeContext then takes over.) */
@@ -168,7 +187,9 @@ static void run_lljit(struct worker *w) {
         die_error("LLVMOrcLLJITLookup", err);
       fns[k] = (Fn)(uintptr_t)addr;
     }
-    w->checksum += call_all(fns, i);
+    uint64_t sum = call_all(fns, i);
+    if (j >= 0)
+      w->checksum += sum;
     if ((err = LLVMOrcResourceTrackerRemove(rt)))
       die_error("LLVMOrcResourceTrackerRemove", err);
     LLVMOrcReleaseResourceTracker(rt);
@@ -188,15 +209,19 @@ static void *worker_main(void *arg) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 4 || (strcmp(argv[1], "lljit") && strcmp(argv[1], "mcjit"))) {
-    fprintf(stderr, "usage: %s lljit|mcjit THREADS N\n", argv[0]);
+  if ((argc != 4 && argc != 5) ||
+      (strcmp(argv[1], "lljit") && strcmp(argv[1], "mcjit"))) {
+    fprintf(stderr, "usage: %s lljit|mcjit THREADS N [WARMUP]\n", argv[0]);
     return 2;
   }
   int mcjit = strcmp(argv[1], "mcjit") == 0;
   int threads = atoi(argv[2]);
   long n = atol(argv[3]);
-  if (threads < 1 || threads > 64 || n < 1) {
-    fprintf(stderr, "%s: THREADS in 1..64, N >= 1\n", argv[0]);
+  long warmup = argc == 5 ? atol(argv[4]) : 0;
+  /* (Every worker has a timed iteration, so each reaches the barrier.) */
+  if (threads < 1 || threads > 64 || n < threads || warmup < 0) {
+    fprintf(stderr, "%s: THREADS in 1..64, N >= THREADS, WARMUP >= 0\n",
+            argv[0]);
     return 2;
   }
   LLVMInitializeNativeTarget();
@@ -204,18 +229,30 @@ int main(int argc, char **argv) {
   if (mcjit)
     LLVMLinkInMCJIT();
   struct timespec t0, t1;
+  struct rusage ru0, ru;
   clock_gettime(CLOCK_MONOTONIC, &t0);
+  getrusage(RUSAGE_SELF, &ru0);
+  pthread_barrier_t timed;
+  if (warmup)
+    pthread_barrier_init(&timed, NULL, (unsigned)threads + 1);
   struct worker workers[64];
   pthread_t ids[64];
   for (int t = 0; t < threads; ++t) {
     workers[t].mcjit = mcjit;
     workers[t].first = n * t / threads;
     workers[t].count = n * (t + 1) / threads - workers[t].first;
+    workers[t].warmup = warmup * (t + 1) / threads - warmup * t / threads;
+    workers[t].timed = warmup ? &timed : NULL;
     workers[t].checksum = 0;
     if (pthread_create(&ids[t], NULL, worker_main, &workers[t]) != 0) {
       fprintf(stderr, "%s: pthread_create failed\n", argv[0]);
       return 1;
     }
+  }
+  if (warmup) { /* the clock starts when every worker is done warming up */
+    pthread_barrier_wait(&timed);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    getrusage(RUSAGE_SELF, &ru0);
   }
   uint64_t checksum = 0;
   for (int t = 0; t < threads; ++t) {
@@ -226,10 +263,15 @@ int main(int argc, char **argv) {
   double us = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 +
                (double)(t1.tv_nsec - t0.tv_nsec)) /
               1e3 / (double)n;
-  struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
+  double cpu_us = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec -
+                           ru0.ru_utime.tv_sec - ru0.ru_stime.tv_sec) *
+                      1e6 +
+                  (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec -
+                           ru0.ru_utime.tv_usec - ru0.ru_stime.tv_usec);
   printf("jit=%s threads=%d iterations=%ld checksum=%llu us_per_iteration=%.1f"
-         " maxrss_kb=%ld\n",
-         argv[1], threads, n, (unsigned long long)checksum, us, ru.ru_maxrss);
+         " cpu_us_per_iteration=%.1f maxrss_kb=%ld\n",
+         argv[1], threads, n, (unsigned long long)checksum, us,
+         cpu_us / (double)n, ru.ru_maxrss);
   return 0;
 }

@@ -33,8 +33,9 @@ interleaved, medians compared:
           loop (build a module of 4 functions, compile, call, dispose),
           LLJIT and MCJIT, 1 and 4 threads, plain and ownsan (MCJIT also
           with the quarantine alone and with the interposition: its
-          floor); and the ownsan peak RSS of the MCJIT loop at N and 10 N
-          iterations
+          floor); LLJIT on 4 threads in its steady state (timed after
+          a warm-up that fills the quarantine: --jit-steady); and the
+          ownsan peak RSS of the MCJIT loop at N and 10 N iterations
   startup (issue 22) bench/one_call.c, 100 x reps runs of each way,
           one run of each in turn: plain, LD_PRELOAD=libownsan.so,
           `ownsan run`, `/usr/bin/env` (one exec more: `ownsan run`'s
@@ -216,6 +217,9 @@ QUARANTINE_ALONE_ALL = "quarantine alone, every block"
 # Both floors at once: the quarantine preloaded before ownsan's runtime
 # with forward_only=1 (docs/performance.md: the floor of (c)).
 INTERPOSITION_AND_QUARANTINE = "interposition and quarantine alone"
+# ownsan without its quarantine (quarantine_size_mb=0): what holding freed
+# memory back costs a JIT server in its steady state, beside the rest.
+QUARANTINE_OFF = "ownsan, quarantine off"
 
 
 def floor_envs(bdir):
@@ -286,16 +290,22 @@ def run_timed(cmd, env=None, stdin_path=None, stdout_path=None):
             ru.ru_minflt)
 
 
-def compare(name, variants, reps, check=None):
+def compare(name, variants, reps, check=None, timer=None):
     """variants: list of (label, cmd, env, stdin). The first is the
-    baseline. Repetitions are interleaved; returns medians and ratios."""
+    baseline. Repetitions are interleaved; returns medians and ratios.
+    timer(stdout) -> (wall s, CPU s): the times the program measured of
+    itself (a part of its run), in place of the process's."""
     times = {label: [] for label, *_ in variants}
     cpus = {label: [] for label, *_ in variants}
     rss = {label: [] for label, *_ in variants}
     faults = {label: [] for label, *_ in variants}
     for rep in range(reps):
         for label, cmd, env, stdin in variants:
-            wall, cpu, maxrss, rc, err, minflt = run_timed(cmd, env, stdin)
+            with tempfile.NamedTemporaryFile() as out:
+                wall, cpu, maxrss, rc, err, minflt = run_timed(
+                    cmd, env, stdin, out.name if timer else None)
+                if timer and rc == 0:
+                    wall, cpu = timer(open(out.name).read())
             if rc != 0 or "ERROR: OwnSan" in err:
                 log(err[-3000:])
                 sys.exit(f"{name}/{label}: exit {rc}")
@@ -580,6 +590,16 @@ def run_startup(one_call, ownsan, runtime, empty_preload, reps, runs=100):
     return res
 
 
+def jit_timed_part(stdout):
+    """jit_server's own times of its timed iterations: (wall s, CPU s)."""
+    m = re.search(r"iterations=(\d+) .*us_per_iteration=([\d.]+) "
+                  r"cpu_us_per_iteration=([\d.]+)", stdout)
+    if not m:
+        sys.exit(f"jit_server printed no times: {stdout!r}")
+    n = int(m.group(1))
+    return float(m.group(2)) * n / 1e6, float(m.group(3)) * n / 1e6
+
+
 def run_jit(jit, ownsan, r, args, asan, bdir):
     """Workload (d): each engine on 1 and 4 threads, plain and ownsan
     (compare: a report or a wrong result fails the run), MCJIT also with
@@ -600,6 +620,20 @@ def run_jit(jit, ownsan, r, args, asan, bdir):
                     ("plain", cmd, None, None),
                     ("ownsan", [ownsan, "run", "--"] + cmd, None, None),
                 ] + floor + asan_variants(asan, cmd), args.reps))
+    if args.jit_steady:
+        # A server's steady state: LLJIT on 4 threads, timed after a
+        # warm-up that fills ownsan's quarantine (the rows above end about
+        # when it fills), from what jit_server measures of itself.
+        n, warmup = (int(v) for v in args.jit_steady.split(","))
+        cmd = [jit, "lljit", "4", str(n), str(warmup)]
+        r["end_to_end"][f"(d) JIT server, lljit, 4 threads, {n} modules "
+                        f"after {warmup} untimed (the steady state)"] = (
+            compare("jit lljit x4 steady", [
+                ("plain", cmd, None, None),
+                ("ownsan", [ownsan, "run", "--"] + cmd, None, None),
+                (QUARANTINE_OFF, [ownsan, "run", "--"] + cmd,
+                 {"OWNSAN_OPTIONS": "quarantine_size_mb=0"}, None),
+            ], args.reps, timer=jit_timed_part))
     sizes = [int(n) for n in args.jit_rss_iterations.split(",") if n]
     if len(sizes) == 2:
         out = {}
@@ -901,6 +935,13 @@ def summarize(r):
         if name.startswith("(d) "):
             rows.append(ratio_row(f"{name} (issue 22)", TARGET22_JIT,
                                   run["ownsan"], run))
+            if QUARANTINE_OFF in run:
+                rows.append({"measure": f"{name}: ownsan without its "
+                                        "quarantine (quarantine_size_mb=0)",
+                             "target": "(reference: what the quarantine "
+                                       "costs)",
+                             "measured": ratio_text(run[QUARANTINE_OFF]),
+                             "verdict": "-"})
             if QUARANTINE_ALONE in run:
                 alone = against_huge(run, QUARANTINE_ALONE)
                 both = against_huge(run, INTERPOSITION_AND_QUARANTINE)
@@ -1071,6 +1112,10 @@ def main():
     ap.add_argument("--jit-iterations", default="200,2000",
                     help="jit: iterations of the LLJIT and MCJIT loops"
                          " timed (default 200,2000: about a second each)")
+    ap.add_argument("--jit-steady", default="1000,4000",
+                    help="jit: iterations of LLJIT on 4 threads timed after"
+                         " an untimed warm-up, N,WARMUP (the steady state;"
+                         " default 1000,4000; '': none)")
     ap.add_argument("--jit-rss-iterations", default="10000,100000",
                     help="jit: the MCJIT loop's iterations whose ownsan"
                          " peak RSS is compared ('': none)")
