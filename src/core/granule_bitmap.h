@@ -49,6 +49,8 @@ template <unsigned kGranuleShift> class GranuleBitmap {
   static_assert(kGranuleShift >= 3 && kGranuleShift <= 10);
 
 public:
+  static constexpr size_t kGranuleBytes = size_t{1} << kGranuleShift;
+
   GranuleBitmap() = default;
   ~GranuleBitmap() {
     std::atomic<Chunk *> *chunks = chunks_.load(std::memory_order_relaxed);

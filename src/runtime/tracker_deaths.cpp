@@ -456,7 +456,8 @@ void Runtime::ForgetUnwatchedGranules(const void *p, size_t size) {
   reuse_watch_.ForgetUnheld(p, size, [&](uintptr_t granule) {
     mu_.AssertHeld();
     const void *at = reinterpret_cast<const void *>(granule);
-    return shadow_.AnyInRange(at, 8) || graph_.AnyUnwatchedIn(at, 8);
+    constexpr size_t kBytes = decltype(reuse_watch_)::kGranuleBytes;
+    return shadow_.AnyInRange(at, kBytes) || graph_.AnyUnwatchedIn(at, kBytes);
   });
 }
 
