@@ -301,11 +301,14 @@ def compare(name, variants, reps, check=None, timer=None):
     faults = {label: [] for label, *_ in variants}
     for rep in range(reps):
         for label, cmd, env, stdin in variants:
-            with tempfile.NamedTemporaryFile() as out:
-                wall, cpu, maxrss, rc, err, minflt = run_timed(
-                    cmd, env, stdin, out.name if timer else None)
-                if timer and rc == 0:
-                    wall, cpu = timer(open(out.name).read())
+            if timer:
+                with tempfile.NamedTemporaryFile() as out:
+                    wall, cpu, maxrss, rc, err, minflt = run_timed(
+                        cmd, env, stdin, out.name)
+                    if rc == 0:
+                        wall, cpu = timer(pathlib.Path(out.name).read_text())
+            else:
+                wall, cpu, maxrss, rc, err, minflt = run_timed(cmd, env, stdin)
             if rc != 0 or "ERROR: OwnSan" in err:
                 log(err[-3000:])
                 sys.exit(f"{name}/{label}: exit {rc}")

@@ -285,7 +285,8 @@ private:
   /// The same for every address in a block (one that held lent strings).
   void ForgetReleasedBlock(const void *p, size_t size)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void ForgetUnwatchedGranules(const void *p, size_t size) // (reuse_watch_)
+  bool MayHoldReuseWatched(const void *p, size_t size) const; // lock-free
+  void ForgetUnwatchedGranules(const void *p, size_t size)    // (reuse_watch_)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // --- Ownership sub-states of a LIVE record (tracker_registration.cpp). ---
@@ -550,8 +551,7 @@ private:
   Mutex quarantine_mu_;
   Quarantine quarantine_ ABSL_GUARDED_BY(quarantine_mu_);
 
-  /// Where glibc would have put the blocks the quarantine took, newest.
-  struct NativeSuccessor { // (native_reuse.cpp)
+  struct NativeSuccessor { // where glibc would have put a held block
     const void *held = nullptr;
     size_t size = 0;
     const void *successor = nullptr;

@@ -66,6 +66,13 @@ protected:
     g_reports.clear();
     return text;
   }
+  /// New memory inside the granule of `h` but past it, and just before
+  /// it: neither covers its address.
+  static void AllocateBesideNotOver(const void *h) {
+    const char *at = static_cast<const char *>(h);
+    OwnsanOnAllocation(at + 1, 4);
+    OwnsanOnAllocation(at - 64, 64);
+  }
   LLVMValueRef AddFunction(LLVMModuleRef m, const char *name) {
     LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
     return LLVMAddFunction(m, name, LLVMFunctionType(i32, nullptr, 0, 0));
@@ -159,9 +166,7 @@ TEST_F(StateMachine, FreedExpiresWhenItsMemoryIsAllocatedAgain) {
 TEST_F(StateMachine, FreedStillExpiresAfterAnAllocationBesideItInItsGranule) {
   LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
   LLVMDisposeBuilder(b);
-  const char *at = reinterpret_cast<const char *>(b);
-  OwnsanOnAllocation(at + 1, 4);
-  OwnsanOnAllocation(at - 64, 64);
+  AllocateBesideNotOver(b);
   ASSERT_EQ(ownsan_handle_state(b), OWNSAN_HANDLE_FREED);
   OwnsanOnAllocation(b, 16);
   EXPECT_EQ(ownsan_handle_state(b), OWNSAN_HANDLE_UNKNOWN)
@@ -173,9 +178,7 @@ TEST_F(StateMachine, FreedStillExpiresAfterAnAllocationBesideItInItsGranule) {
 // it.
 TEST_F(StateMachine, UnwatchedLiveStillEndsAfterAnAllocationBesideIt) {
   LLVMModuleRef m = LLVMModuleCreateWithNameInContext("m", ctx);
-  const char *at = reinterpret_cast<const char *>(m);
-  OwnsanOnAllocation(at + 1, 4);
-  OwnsanOnAllocation(at - 64, 64);
+  AllocateBesideNotOver(m);
   ASSERT_EQ(ownsan_handle_state(m), OWNSAN_HANDLE_LIVE);
   OwnsanOnAllocation(m, 16);
   EXPECT_NE(ownsan_handle_state(m), OWNSAN_HANDLE_LIVE)
