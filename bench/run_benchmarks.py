@@ -152,12 +152,14 @@ def cmake_cache_value(build_dir, name):
 
 def build(build_dir, llvm, targets, bench, pgo):
     # The runtime as packaged (README): optimized with its benchmarks'
-    # profile (cmake/pgo.cmake) unless --no-pgo.
+    # profile (cmake/pgo.cmake) and linked with ThinLTO (cmake/lto.cmake,
+    # the profile's default) unless --no-pgo.
     args = ["cmake", "-S", ROOT, "-B", build_dir, "-G", "Ninja",
             f"-DLLVM_DIR=/usr/lib/llvm-{llvm}/lib/cmake/llvm",
             "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
             f"-DOWNSAN_BUILD_BENCH={'ON' if bench else 'OFF'}",
-            f"-DOWNSAN_PGO={'ON' if pgo else 'OFF'}"]
+            f"-DOWNSAN_PGO={'ON' if pgo else 'OFF'}",
+            f"-DOWNSAN_LTO={'ON' if pgo else 'OFF'}"]
     sh(args, stdout=subprocess.DEVNULL)
     sh(["cmake", "--build", build_dir, "--target"] + targets,
        stdout=subprocess.DEVNULL)
@@ -697,7 +699,8 @@ def print_report(r):
     p(f"# ownsan benchmarks\n\nmachine: {m['nproc']} x {m['cpu']}, "
       f"{m['mem_gib']} GiB, Linux {m['kernel']}; LLVM {r['llvm']} "
       f"(llvmlite: LLVM 14); runtime built with OWNSAN_PGO="
-      f"{r.get('pgo', '?')}; {r['reps']} repetitions, medians; load "
+      f"{r.get('pgo', '?')}, OWNSAN_LTO={r.get('lto', '?')}; "
+      f"{r['reps']} repetitions, medians; load "
       f"average {r['load_before']} before, {r['load_after']} after\n")
 
     p("## Targets (issues 6, 17 and 22)\n")
@@ -1098,8 +1101,8 @@ def main():
     ap.add_argument("--no-build", action="store_true",
                     help="reuse the build dirs as they are")
     ap.add_argument("--no-pgo", action="store_true",
-                    help="build the runtime without its profile "
-                         "(-DOWNSAN_PGO=OFF)")
+                    help="build the runtime without its profile and without "
+                         "ThinLTO (-DOWNSAN_PGO=OFF -DOWNSAN_LTO=OFF)")
     ap.add_argument("--echo-functions", type=int, default=2000)
     ap.add_argument("--modules", type=int, default=3000)
     ap.add_argument("--churn-objects", default="10000000,50000000",
@@ -1148,7 +1151,8 @@ def main():
 
     r = {"machine": machine(), "llvm": llvm, "reps": args.reps,
          "end_to_end": {}, "load_before": loadavg(),
-         "pgo": cmake_cache_value(bdir, "OWNSAN_PGO")}
+         "pgo": cmake_cache_value(bdir, "OWNSAN_PGO"),
+         "lto": cmake_cache_value(bdir, "OWNSAN_LTO")}
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="ownsan-bench-"))
     try:
         if "micro" not in skip:
