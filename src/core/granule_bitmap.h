@@ -119,6 +119,20 @@ public:
   /// held granule clear.
   template <typename Held>
   void ForgetUnheld(const void *lo, size_t size, Held held) {
+    Forget(lo, size, held, /*ask_covered=*/true);
+  }
+
+  /// ForgetUnheld() for a range the caller has just emptied: the granules
+  /// it covers whole are cleared unasked; held() decides only for the two
+  /// it may share with its neighbours.
+  template <typename Held>
+  void ForgetEmptied(const void *lo, size_t size, Held held_by_neighbour) {
+    Forget(lo, size, held_by_neighbour, /*ask_covered=*/false);
+  }
+
+private:
+  template <typename Held>
+  void Forget(const void *lo, size_t size, Held held, bool ask_covered) {
     uintptr_t first = reinterpret_cast<uintptr_t>(lo);
     uintptr_t last = first + (size ? size - 1 : 0);
     if (last < first || last >> kAddressBits)
@@ -142,7 +156,10 @@ public:
       for (uint64_t bits = old; bits; bits &= bits - 1) {
         unsigned bit = __builtin_ctzll(bits);
         uintptr_t at = a + bit * kGranule;
-        if (at + kGranule - 1 >= first && at <= last && !held(at))
+        if (at + kGranule - 1 < first || at > last)
+          continue; // (outside the range)
+        bool covered = at >= first && at + kGranule - 1 <= last;
+        if ((covered && !ask_covered) || !held(at))
           kept &= ~(uint64_t{1} << bit);
       }
       a += kWordBytes;
@@ -159,6 +176,7 @@ public:
     }
   }
 
+public:
   bool MaybeContains(const void *p) const {
     uintptr_t a = reinterpret_cast<uintptr_t>(p);
     if (a >> kAddressBits)

@@ -286,8 +286,8 @@ private:
   void ForgetReleasedBlock(const void *p, size_t size)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool MayHoldReuseWatched(const void *p, size_t size) const; // lock-free
-  void ForgetUnwatchedGranules(const void *p, size_t size)    // (reuse_watch_)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ForgetUnwatchedGranules(const void *p, size_t size,    // (reuse_watch_)
+                               bool emptied) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // --- Ownership sub-states of a LIVE record (tracker_registration.cpp). ---
   /// Detached from its parent: the caller owns it now.

@@ -372,18 +372,17 @@ void Runtime::FlushDeaths(bool release) {
       MarkFreedSorted(dead.data(), dead.size(), pending.event,
                       /*in_place=*/true);
     };
-    // The blocks in address order, walked in one pass over the index (as
-    // ForEachRecordIn would each, skipping those no live value's filter
-    // bit is in).
+    // The blocks in address order, walked in one pass over the index.
+    // (Each was deferred because a live value's bit is in it: not asked
+    // again. One whose values another thread recorded meanwhile finds
+    // none there.)
     AddressIndex::Range ranges[kMaxPendingDeaths];
     uint16_t range_block[kMaxPendingDeaths];
     size_t n_ranges = 0;
     for (size_t i = from; i < n; ++i) {
       auto [p, size] = pending.blocks[i];
-      if (live_values_.MaybeOverlaps(p, size)) {
-        ranges[n_ranges] = {p, size};
-        range_block[n_ranges++] = static_cast<uint16_t>(i);
-      }
+      ranges[n_ranges] = {p, size};
+      range_block[n_ranges++] = static_cast<uint16_t>(i);
     }
     SortRanges(ranges, range_block, n_ranges);
     graph_.ForEachLiveInSorted(ranges, n_ranges,
@@ -456,16 +455,22 @@ void Runtime::OnAllocation(const void *p, size_t n) {
   // The block's granules now hold neither, unless a neighbour shares one:
   // the next allocation here (a server reuses the same blocks all day)
   // takes no lock. (Bits only ever set passed nine in ten for nothing.)
-  ForgetUnwatchedGranules(p, n ? n : 1);
+  // Only the granules at its edges are looked up: it was emptied above.
+  ForgetUnwatchedGranules(p, n ? n : 1, /*emptied=*/n != 0);
 }
 
-void Runtime::ForgetUnwatchedGranules(const void *p, size_t size) {
-  reuse_watch_.ForgetUnheld(p, size, [&](uintptr_t granule) {
+void Runtime::ForgetUnwatchedGranules(const void *p, size_t size,
+                                      bool emptied) {
+  auto held = [&](uintptr_t granule) {
     mu_.AssertHeld();
     const void *at = reinterpret_cast<const void *>(granule);
     constexpr size_t kBytes = decltype(reuse_watch_)::kGranuleBytes;
     return shadow_.AnyInRange(at, kBytes) || graph_.AnyUnwatchedIn(at, kBytes);
-  });
+  };
+  if (emptied)
+    reuse_watch_.ForgetEmptied(p, size, held);
+  else
+    reuse_watch_.ForgetUnheld(p, size, held);
 }
 
 void Runtime::ForgetReleasedAddress(const void *p) { shadow_.DropRange(p, 1); }
@@ -524,7 +529,7 @@ bool Runtime::TakeIntoQuarantine(void *p) {
     // Case: memory that holds no freed object's address: free it now.
     if (!shadow_.AnyInRange(p, size)) {
       if (tracked)
-        ForgetUnwatchedGranules(p, size);
+        ForgetUnwatchedGranules(p, size, /*emptied=*/false);
       return false;
     }
   }

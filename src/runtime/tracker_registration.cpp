@@ -180,8 +180,11 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
   Classification c = kProfile.classify(h, type);
   if (c.kind == ObjectKind::Unknown)
     return nullptr;
-  ObjectRecord *parent =
-      c.parent ? RegisterImpl(fn, c.parent, c.parent_type, depth + 1) : nullptr;
+  // (The parent is nearly always one this thread has just used: cached.)
+  ObjectRecord *parent = c.parent ? CachedLive(c.parent) : nullptr;
+  if (c.parent &&
+      (!parent || IsWatchedKind(parent->kind) != IsWatchedType(c.parent_type)))
+    parent = RegisterImpl(fn, c.parent, c.parent_type, depth + 1);
   bool is_global = false;
   if (c.kind == ObjectKind::Context) {
     const void *global = global_context_.load(std::memory_order_acquire);

@@ -221,6 +221,52 @@ TEST(GranuleBitmap, ForgetUnheldClearsExactlyTheUnheldGranulesOfItsRange) {
   EXPECT_FALSE(b.RegionMarked(Addr(kept)));
 }
 
+// ForgetEmptied clears every granule its range covers whole without asking
+// (the caller emptied them), and asks only of the two it covers in part:
+// those stay exactly when a neighbour holds them. Across a word boundary.
+TEST(GranuleBitmap, ForgetEmptiedAsksOnlyOfTheGranulesItSharesAtItsEdges) {
+  GranuleBitmap<3> b;
+  const uintptr_t base = 0x7f1000000000 + 0x1f0; // two words' boundary: 0x200
+  std::set<uintptr_t> model;
+  for (uintptr_t a = base - 0x40; a < base + 0x100; a += 8) {
+    b.Add(Addr(a));
+    model.insert(a);
+  }
+  // [lo, lo + size): from the middle of one granule to the middle of
+  // another, so its first and last granules are shared.
+  const uintptr_t lo = base + 3, size = 0x82; // (to base + 0x84)
+  const uintptr_t first_granule = base, last_granule = (lo + size - 1) & ~7ull;
+  for (bool neighbour_holds : {false, true}) {
+    GranuleBitmap<3> c;
+    for (uintptr_t a : model)
+      c.Add(Addr(a));
+    std::set<uintptr_t> asked;
+    c.ForgetEmptied(Addr(lo), size, [&](uintptr_t g) {
+      EXPECT_TRUE(asked.insert(g).second) << "asked twice: " << g;
+      return neighbour_holds;
+    });
+    EXPECT_EQ(asked, (std::set<uintptr_t>{first_granule, last_granule}));
+    for (uintptr_t a : model) {
+      bool edge = a == first_granule || a == last_granule;
+      bool covered = a > first_granule && a < last_granule;
+      bool expect = covered ? false : edge ? neighbour_holds : true;
+      ASSERT_EQ(c.MaybeContains(Addr(a)), expect)
+          << a << " " << neighbour_holds;
+    }
+    // The counts stay right: the words it cleared say no as a range.
+    EXPECT_FALSE(c.MaybeOverlaps(Addr(first_granule + 8),
+                                 last_granule - first_granule - 8));
+  }
+  // And a range of whole granules asks nothing.
+  bool asked_any = false;
+  b.ForgetEmptied(Addr(base), 0x40,
+                  [&](uintptr_t) { return asked_any = true; });
+  EXPECT_FALSE(asked_any);
+  EXPECT_FALSE(b.MaybeOverlaps(Addr(base), 0x40));
+  EXPECT_TRUE(b.MaybeContains(Addr(base + 0x40)));
+  EXPECT_TRUE(b.MaybeContains(Addr(base - 8)));
+}
+
 // Readers never miss a held granule while ForgetUnheld clears its
 // neighbours in the same words.
 TEST(GranuleBitmap, ReadersNeverMissAGranuleForgetUnheldKeeps) {
