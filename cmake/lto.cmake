@@ -5,9 +5,10 @@
 # The object path crosses many small translation units (a registration runs
 # through the runtime's, the core's and the profile's files); ThinLTO lets
 # the compiler inline across them, and with a profile it inlines the calls
-# the profile shows hot. Only libownsan.so and what links the runtime's
-# objects take it: the link-mode runtime is linked by the program's own
-# linker (ld.bfd, which reads no bitcode), so its objects stay native.
+# the profile shows hot. Only what lld links takes it: the core archive
+# (and so everything linking it), the runtime's objects and libownsan.so.
+# The link-mode runtime is linked by the program's own linker (ld.bfd,
+# which reads no bitcode): its objects stay native.
 #
 # Included by the top-level CMakeLists.txt once the runtime targets exist.
 

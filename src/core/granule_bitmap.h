@@ -130,53 +130,6 @@ public:
     Forget(lo, size, held_by_neighbour, /*ask_covered=*/false);
   }
 
-private:
-  template <typename Held>
-  void Forget(const void *lo, size_t size, Held held, bool ask_covered) {
-    uintptr_t first = reinterpret_cast<uintptr_t>(lo);
-    uintptr_t last = first + (size ? size - 1 : 0);
-    if (last < first || last >> kAddressBits)
-      last = (uintptr_t{1} << kAddressBits) - 1; // (high ones stay "maybe")
-    static_assert(kGranuleShift <= 6, "a word of granules within a region");
-    constexpr uintptr_t kGranule = uintptr_t{1} << kGranuleShift,
-                        kWordBytes = kGranule * 64;
-    for (uintptr_t a = first & ~(kWordBytes - 1); a <= last;) {
-      Chunk *c = ChunkFor(a, /*create=*/false);
-      if (!c) {
-        a = (a | ((uintptr_t{1} << kChunkShift) - 1)) + 1;
-        continue;
-      }
-      uintptr_t g = Granule(a), region = g >> kRegionGranulesLog2;
-      if (!Marked(c, region)) {
-        a = (a | ((uintptr_t{1} << kRegionShift) - 1)) + 1;
-        continue;
-      }
-      std::atomic<uint64_t> &word = c->words[g >> 6];
-      uint64_t old = word.load(std::memory_order_relaxed), kept = old;
-      for (uint64_t bits = old; bits; bits &= bits - 1) {
-        unsigned bit = __builtin_ctzll(bits);
-        uintptr_t at = a + bit * kGranule;
-        if (at + kGranule - 1 < first || at > last)
-          continue; // (outside the range)
-        bool covered = at >= first && at + kGranule - 1 <= last;
-        if ((covered && !ask_covered) || !held(at))
-          kept &= ~(uint64_t{1} << bit);
-      }
-      a += kWordBytes;
-      if (kept == old)
-        continue;
-      word.store(kept, std::memory_order_release);
-      c->counts[region] -= __builtin_popcountll(old ^ kept);
-      if (c->counts[region] == 0) {
-        std::atomic<uint64_t> &s = c->summary[region >> 6];
-        s.store(s.load(std::memory_order_relaxed) &
-                    ~(uint64_t{1} << (region & 63)),
-                std::memory_order_release);
-      }
-    }
-  }
-
-public:
   bool MaybeContains(const void *p) const {
     uintptr_t a = reinterpret_cast<uintptr_t>(p);
     if (a >> kAddressBits)
@@ -287,6 +240,52 @@ private:
         return true;
     }
     return false;
+  }
+
+  /// ForgetUnheld() and ForgetEmptied(): see there.
+  template <typename Held>
+  void Forget(const void *lo, size_t size, Held held, bool ask_covered) {
+    uintptr_t first = reinterpret_cast<uintptr_t>(lo);
+    uintptr_t last = first + (size ? size - 1 : 0);
+    if (last < first || last >> kAddressBits)
+      last = (uintptr_t{1} << kAddressBits) - 1; // (high ones stay "maybe")
+    static_assert(kGranuleShift <= 6, "a word of granules within a region");
+    constexpr uintptr_t kGranule = uintptr_t{1} << kGranuleShift,
+                        kWordBytes = kGranule * 64;
+    for (uintptr_t a = first & ~(kWordBytes - 1); a <= last;) {
+      Chunk *c = ChunkFor(a, /*create=*/false);
+      if (!c) {
+        a = (a | ((uintptr_t{1} << kChunkShift) - 1)) + 1;
+        continue;
+      }
+      uintptr_t g = Granule(a), region = g >> kRegionGranulesLog2;
+      if (!Marked(c, region)) {
+        a = (a | ((uintptr_t{1} << kRegionShift) - 1)) + 1;
+        continue;
+      }
+      std::atomic<uint64_t> &word = c->words[g >> 6];
+      uint64_t old = word.load(std::memory_order_relaxed), kept = old;
+      for (uint64_t bits = old; bits; bits &= bits - 1) {
+        unsigned bit = __builtin_ctzll(bits);
+        uintptr_t at = a + bit * kGranule;
+        if (at + kGranule - 1 < first || at > last)
+          continue; // (outside the range)
+        bool covered = at >= first && at + kGranule - 1 <= last;
+        if ((covered && !ask_covered) || !held(at))
+          kept &= ~(uint64_t{1} << bit);
+      }
+      a += kWordBytes;
+      if (kept == old)
+        continue;
+      word.store(kept, std::memory_order_release);
+      c->counts[region] -= __builtin_popcountll(old ^ kept);
+      if (c->counts[region] == 0) {
+        std::atomic<uint64_t> &s = c->summary[region >> 6];
+        s.store(s.load(std::memory_order_relaxed) &
+                    ~(uint64_t{1} << (region & 63)),
+                std::memory_order_release);
+      }
+    }
   }
 
   __attribute__((noinline)) bool OverlapsSlow(uintptr_t first,
