@@ -27,6 +27,20 @@ if(OWNSAN_LTO)
   if(NOT OWNSAN_LTO_LLD)
     message(FATAL_ERROR "ownsan: OWNSAN_LTO needs lld (ld.lld-${_cc_major})")
   endif()
+  # An lld older than the compiler cannot read its bitcode (a plain ld.lld
+  # may be another LLVM's): say so here, not as a failed link.
+  execute_process(COMMAND ${OWNSAN_LTO_LLD} --version
+                  OUTPUT_VARIABLE _lld_version ERROR_QUIET
+                  OUTPUT_STRIP_TRAILING_WHITESPACE)
+  set(_lld_major 0)
+  if(_lld_version MATCHES "LLD ([0-9]+)")
+    set(_lld_major ${CMAKE_MATCH_1})
+  endif()
+  if(_lld_major LESS _cc_major)
+    message(FATAL_ERROR "ownsan: OWNSAN_LTO needs an lld of at least the "
+                        "compiler's version ${_cc_major}; ${OWNSAN_LTO_LLD} "
+                        "is '${_lld_version}' (install lld-${_cc_major})")
+  endif()
   foreach(_t ownsan_core ownsan_runtime ownsan)
     if(TARGET ${_t})
       target_compile_options(${_t} PRIVATE -flto=thin)
