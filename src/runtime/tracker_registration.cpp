@@ -200,16 +200,14 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
     }
     is_global = h == global;
   }
-  std::string name;
-  if (OwnershipGraph::IsWatched(c.kind)) {
-    // The name a report gives the value once it is freed (its memory is
-    // gone by the time ownsan learns of the death); renames update it.
-    name = ValueName(h, c.kind);
-  } else if (c.kind == ObjectKind::Module) {
-    // Kept from now on (and after LLVMSetModuleIdentifier): never read when
-    // the module dies, since C++ code may have freed it by then.
-    name = ModuleName(h);
-  }
+  // A value's name is what a report calls it once it is freed (its memory
+  // is gone by the time ownsan learns of the death); renames update it. A
+  // module's is kept from now on (and after LLVMSetModuleIdentifier): never
+  // read when the module dies, since C++ code may have freed it by then.
+  // (Made in place: a short string moved into another is copied again.)
+  std::string name = OwnershipGraph::IsWatched(c.kind) ? ValueName(h, c.kind)
+                     : c.kind == ObjectKind::Module    ? ModuleName(h)
+                                                       : std::string();
   // Adopted objects (depth > 0: parents) were not created by this call.
   bool created_here = depth == 0;
   StackId stack = created_here ? CurrentCallStack() : 0;
