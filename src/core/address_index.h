@@ -228,11 +228,11 @@ public:
   /// ForEachInRange() of each of `ranges` (sorted, disjoint): fn(k, entry)
   /// for each entry indexed in ranges[k]. One region look-up per run of
   /// ranges in a region, each search starting past the last (the blocks a
-  /// teardown frees are mostly neighbours). fn may change the entry, not
-  /// the index.
+  /// teardown frees are mostly neighbours). fn may change the entry (it
+  /// gets a reference), not the index.
   template <typename F>
-  void ForEachInSortedRanges(const Range *ranges, size_t n, F fn) const {
-    const Region *region = nullptr;
+  void ForEachInSortedRanges(const Range *ranges, size_t n, F fn) {
+    Region *region = nullptr;
     uintptr_t region_key = 0;
     size_t from = 0;
     for (size_t k = 0; k < n; ++k) {
@@ -241,8 +241,8 @@ public:
       uintptr_t key = lo >> kRegionBits;
       if (last >> kRegionBits != key) {
         // Case: a range across regions: the general walk.
-        ForEachInRange(ranges[k].lo, ranges[k].size,
-                       [&](ObjectRecord *e) { fn(k, e); });
+        UpdateRange(ranges[k].lo, ranges[k].size,
+                    [&](ObjectRecord *&e) { fn(k, e); });
         region = nullptr;
         continue;
       }

@@ -82,13 +82,15 @@ public:
     });
   }
 
-  /// ForEachLiveIn() of each of `ranges` (sorted, disjoint): fn(k, record).
+  /// ForEachLiveIn() of each of `ranges` (sorted, disjoint): fn(k, slot),
+  /// `slot` the live record's entry in the index, which the shadow map may
+  /// retag in place (ShadowMap::RetagInPlace) until the index next changes.
   template <typename F>
-  void ForEachLiveInSorted(const AddressIndex::Range *ranges, size_t n,
-                           F fn) const {
-    index_.ForEachInSortedRanges(ranges, n, [&](size_t k, ObjectRecord *e) {
+  void ForEachLiveSlotInSorted(const AddressIndex::Range *ranges, size_t n,
+                               F fn) {
+    index_.ForEachInSortedRanges(ranges, n, [&](size_t k, ObjectRecord *&e) {
       if (AddressIndex::IsUntagged(e))
-        fn(k, e);
+        fn(k, &e);
     });
   }
 

@@ -64,6 +64,23 @@ public:
   /// death at the same address replaces the older one (matched or expired).
   void Insert(ObjectRecord *r) { InsertSorted(&r, 1); }
 
+  /// Where a batch of freed records' entries are (Runtime::MarkFreedSorted).
+  enum class Placement : uint8_t {
+    kNotIndexed,  ///< not in the index: InsertSorted()
+    kLiveEntries, ///< their live entries are: InsertSortedInPlace()
+    kRetagged,    ///< retagged already (RetagInPlace): nothing to do
+  };
+
+  /// The live entry at `slot` (a slot of the shared index: see
+  /// OwnershipGraph::ForEachLiveSlotInSorted) becomes its record's freed
+  /// entry, matched: InsertSortedInPlace() of a record whose entry the
+  /// caller has already found.
+  void RetagInPlace(ObjectRecord **slot) {
+    filter_.Add((*slot)->addr);
+    *slot = Freed(*slot);
+    ++matched_;
+  }
+
   /// Insert() of each of `rs` (sorted by address, one per address).
   void InsertSorted(ObjectRecord *const *rs, size_t n) {
     for (size_t i = 0; i < n; ++i)

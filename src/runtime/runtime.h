@@ -264,9 +264,9 @@ private:
   void MarkFreed(ObjectRecord *r, FreeEvent *ev)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   /// MarkFreed() of each of `rs`, sorted by address, one per address (a
-  /// batch; `in_place`: entries the graph left to retag, ForgetWatched).
+  /// batch; `entries`: where their index entries are).
   void MarkFreedSorted(ObjectRecord *const *rs, size_t n, FreeEvent *ev,
-                       bool in_place = false)
+                       ShadowMap::Placement entries)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   /// A live record (and its unwatched descendants) died where ownsan could
   /// not see it: forgotten, not matched (under mu_).

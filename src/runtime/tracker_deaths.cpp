@@ -60,7 +60,7 @@ void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev,
     // keeps (a builder, a buffer, a message, an opaque object). Its index
     // entry is retagged where it is, not erased and indexed again.
     graph_.ForgetInPlace(root);
-    MarkFreedSorted(&root, 1, ev, /*in_place=*/true);
+    MarkFreedSorted(&root, 1, ev, ShadowMap::Placement::kLiveEntries);
     return;
   }
   dying = graph_.Remove(root);
@@ -92,15 +92,16 @@ void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev,
   // hundred), rather than a search and an insertion each.
   std::sort(dying.begin(), dying.end(),
             [](ObjectRecord *a, ObjectRecord *b) { return a->addr < b->addr; });
-  MarkFreedSorted(dying.data(), dying.size(), ev);
+  MarkFreedSorted(dying.data(), dying.size(), ev,
+                  ShadowMap::Placement::kNotIndexed);
 }
 
 void Runtime::MarkFreed(ObjectRecord *r, FreeEvent *ev) {
-  MarkFreedSorted(&r, 1, ev);
+  MarkFreedSorted(&r, 1, ev, ShadowMap::Placement::kNotIndexed);
 }
 
 void Runtime::MarkFreedSorted(ObjectRecord *const *rs, size_t n, FreeEvent *ev,
-                              bool in_place) {
+                              ShadowMap::Placement entries) {
   ev->refs.fetch_add(static_cast<uint32_t>(n), std::memory_order_relaxed);
   for (size_t k = 0; k < n; ++k) {
     rs[k]->state.store(ObjectState::Freed, std::memory_order_release);
@@ -111,9 +112,9 @@ void Runtime::MarkFreedSorted(ObjectRecord *const *rs, size_t n, FreeEvent *ev,
     AddToHistory(rs[k]);
   }
   // (The shadow map sets each address's bit in tracked_pages_.)
-  if (in_place)
+  if (entries == ShadowMap::Placement::kLiveEntries)
     shadow_.InsertSortedInPlace(rs, n);
-  else
+  else if (entries == ShadowMap::Placement::kNotIndexed)
     shadow_.InsertSorted(rs, n);
   for (size_t k = 0; k < n; ++k)
     NoteDeath(rs[k]);
@@ -139,7 +140,7 @@ void Runtime::ValueDied(ObjectRecord *r, FreeEvent *ev) {
     return;
   }
   graph_.ForgetInPlace(r);
-  MarkFreedSorted(&r, 1, ev, /*in_place=*/true);
+  MarkFreedSorted(&r, 1, ev, ShadowMap::Placement::kLiveEntries);
 }
 
 bool Runtime::ValuesDied(const void *p, size_t size) {
@@ -330,23 +331,24 @@ void Runtime::FlushDeaths(bool release) {
   size_t n_held = 0, n_unheld = 0;
   {
     MutexLock lock(&mu_);
-    // Two passes: find the records first and prefetch them, then mark them
-    // (each is a cache miss of its own otherwise).
+    // Two passes: find the records' index entries first and prefetch the
+    // records, then mark them (each is a cache miss of its own otherwise).
     constexpr size_t kBatch = 128;
-    absl::InlinedVector<ObjectRecord *, kBatch> found;
+    absl::InlinedVector<ObjectRecord **, kBatch> found;
     absl::InlinedVector<uint16_t, kBatch> block_of;
     absl::InlinedVector<std::pair<ObjectRecord *, uint16_t>, 2> unwatched;
-    // Never called from inside the index's range walk: marking changes the
-    // index (entries retagged, evicted ones erased, a value with unwatched
-    // children removed), under the walk's feet.
+    // Never called from inside the index's range walk; the entries found
+    // stay where they are until the first value with unwatched children is
+    // removed from the graph (after the others are retagged).
     auto die = [&]() {
       mu_.AssertHeld();
       // The usual value (no unwatched children) passes from the graph to
-      // the shadow map with the rest of the batch, in address order, its
-      // index entry retagged where it is.
+      // the shadow map with the rest of the batch, in address order (the
+      // walk's), its index entry retagged where the walk found it.
       absl::InlinedVector<ObjectRecord *, kBatch> dead;
+      absl::InlinedVector<ObjectRecord *, 2> general;
       for (size_t k = 0; k < found.size(); ++k) {
-        ObjectRecord *r = found[k];
+        ObjectRecord *r = *found[k];
         if (!OwnershipGraph::IsWatched(r->kind)) {
           // Case: an unwatched object in a block with values (a module
           // C++ code deleted, next to one of its values): it died too,
@@ -358,19 +360,19 @@ void Runtime::FlushDeaths(bool release) {
         if (r->state != ObjectState::Live)
           continue; // (see ValueDied)
         if (graph_.HasUnwatchedChildren(r)) {
-          ValueDied(r, pending.event); // (rare: the general path)
+          general.push_back(r); // (rare)
           continue;
         }
+        shadow_.RetagInPlace(found[k]);
         dead.push_back(r);
       }
       found.clear();
       block_of.clear();
-      std::sort(dead.begin(), dead.end(), [](ObjectRecord *a, ObjectRecord *b) {
-        return a->addr < b->addr;
-      });
+      for (ObjectRecord *r : general)
+        ValueDied(r, pending.event); // (removes r from the index)
       graph_.ForgetWatched(dead.size());
       MarkFreedSorted(dead.data(), dead.size(), pending.event,
-                      /*in_place=*/true);
+                      ShadowMap::Placement::kRetagged);
     };
     // The blocks in address order, walked in one pass over the index.
     // (Each was deferred because a live value's bit is in it: not asked
@@ -385,12 +387,12 @@ void Runtime::FlushDeaths(bool release) {
       range_block[n_ranges++] = static_cast<uint16_t>(i);
     }
     SortRanges(ranges, range_block, n_ranges);
-    graph_.ForEachLiveInSorted(ranges, n_ranges,
-                               [&](size_t k, ObjectRecord *r) {
-                                 __builtin_prefetch(r, 1);
-                                 found.push_back(r);
-                                 block_of.push_back(range_block[k]);
-                               });
+    graph_.ForEachLiveSlotInSorted(ranges, n_ranges,
+                                   [&](size_t k, ObjectRecord **slot) {
+                                     __builtin_prefetch(*slot, 1);
+                                     found.push_back(slot);
+                                     block_of.push_back(range_block[k]);
+                                   });
     die();
     for (auto [r, block] : unwatched) {
       UnwatchedDiedLocked(r, pending.event);
