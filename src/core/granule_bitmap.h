@@ -142,9 +142,40 @@ public:
   }
 
   /// True if a granule of [lo, lo + size) holds an added address.
-  bool MaybeOverlaps(const void *lo, size_t size) const {
+  /// (Inline: operator new and delete ask it of every block.)
+  [[gnu::always_inline]] bool MaybeOverlaps(const void *lo, size_t size) const {
     uintptr_t first = reinterpret_cast<uintptr_t>(lo);
     uintptr_t last = first + (size ? size - 1 : 0);
+    // Case: a block within one word's 64 granules (most): the region's
+    // summary bit, then that word.
+    if (first >> (kGranuleShift + 6) == last >> (kGranuleShift + 6) &&
+        !(first >> kAddressBits)) {
+      const Chunk *c = ChunkFor(first);
+      if (!c)
+        return false;
+      uintptr_t g = Granule(first);
+      if (!Marked(c, g >> kRegionGranulesLog2))
+        return false;
+      unsigned from = g & 63, to = (last >> kGranuleShift) & 63;
+      uint64_t want = (~uint64_t{0} >> (63 - to)) & (~uint64_t{0} << from);
+      return c->words[g >> 6].load(std::memory_order_acquire) & want;
+    }
+    return OverlapsAcrossWords(first, last);
+  }
+
+  /// Whether the summary marks the region of `p` (for tests: a region whose
+  /// addresses were all removed is skipped again).
+  bool RegionMarked(const void *p) const {
+    uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    const Chunk *c = a >> kAddressBits ? nullptr : ChunkFor(a);
+    return c && Marked(c, Granule(a) >> kRegionGranulesLog2);
+  }
+
+private:
+  /// MaybeOverlaps() of a block across words, regions or chunks, or above
+  /// the kept address space (`last` may have wrapped around).
+  __attribute__((noinline)) bool OverlapsAcrossWords(uintptr_t first,
+                                                     uintptr_t last) const {
     if (last < first || last >> kAddressBits) {
       if (high_added_.load(std::memory_order_acquire))
         return true;
@@ -161,15 +192,6 @@ public:
     return OverlapsSlow(first, last);
   }
 
-  /// Whether the summary marks the region of `p` (for tests: a region whose
-  /// addresses were all removed is skipped again).
-  bool RegionMarked(const void *p) const {
-    uintptr_t a = reinterpret_cast<uintptr_t>(p);
-    const Chunk *c = a >> kAddressBits ? nullptr : ChunkFor(a);
-    return c && Marked(c, Granule(a) >> kRegionGranulesLog2);
-  }
-
-private:
   static constexpr unsigned kAddressBits = 47;
   static constexpr unsigned kChunkShift = 30; ///< 1 GiB of addresses
   static constexpr size_t kChunks = size_t{1} << (kAddressBits - kChunkShift);
