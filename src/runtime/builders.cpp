@@ -21,8 +21,6 @@
 
 #include "absl/strings/str_cat.h"
 
-#include <algorithm>
-
 namespace ownsan {
 
 bool Runtime::CheckInsertionPoint(FnId fn, unsigned arg, const void *h) {
@@ -49,30 +47,15 @@ void Runtime::SetPosition(ObjectRecord *b, ObjectRecord *block,
       !b->rare().insert_before && !b->rare().insert_point_freed)
     return; // (a builder never positioned: nothing to write)
   RecordExtra &x = b->MutableRare();
-  for (ObjectRecord *old : {x.insert_block, x.insert_before}) {
-    if (!old)
-      continue;
-    auto it = positioned_at_.find(old);
-    if (it != positioned_at_.end()) {
-      auto &builders = it->second;
-      builders.erase(std::remove(builders.begin(), builders.end(), b),
-                     builders.end());
-      if (builders.empty())
-        positioned_at_.erase(it);
-    }
-  }
+  for (ObjectRecord *old : {x.insert_block, x.insert_before})
+    if (old)
+      positioned_at_.Remove(old, b);
   x.insert_block = block;
   x.insert_before = before;
   x.insert_point_freed = nullptr;
-  // (A list, not a set: a block or instruction has a builder or two at it;
-  // a set cost an allocation per move.)
-  for (ObjectRecord *at : {block, before}) {
-    if (!at)
-      continue;
-    auto &builders = positioned_at_[at];
-    if (std::find(builders.begin(), builders.end(), b) == builders.end())
-      builders.push_back(b);
-  }
+  for (ObjectRecord *at : {block, before})
+    if (at)
+      positioned_at_.Add(at, b);
 }
 
 void Runtime::NoteDeath(ObjectRecord *r) {
@@ -80,17 +63,13 @@ void Runtime::NoteDeath(ObjectRecord *r) {
     SetPosition(r, nullptr, nullptr);
     return;
   }
-  auto it = positioned_at_.find(r);
-  if (it == positioned_at_.end())
-    return;
-  for (ObjectRecord *b : it->second) {
+  for (ObjectRecord *b : positioned_at_.Take(r)) {
     // The builder keeps pointing here; its next insertion is reported.
     RecordExtra &x = b->MutableRare();
     (x.insert_block == r ? x.insert_block : x.insert_before) = nullptr;
     x.insert_point_freed = r;
     dangling_builders_.Add(b->addr);
   }
-  positioned_at_.erase(it);
 }
 
 } // namespace ownsan

@@ -12,6 +12,7 @@
 #define OWNSAN_RUNTIME_RUNTIME_H
 
 #include "core/address_filter.h"
+#include "core/builder_positions.h"
 #include "core/granule_bitmap.h"
 #include "core/mutex.h"
 #include "core/ownership_graph.h"
@@ -498,9 +499,8 @@ private:
   /// here stops matching at once (a program string the allocation hook
   /// does not see, from realloc or mmap, may come next; see strings.cpp).
   AddressFilter lent_string_pages_;
-  /// Block/instruction record -> builders positioned at it (one, mostly).
-  absl::flat_hash_map<ObjectRecord *, absl::InlinedVector<ObjectRecord *, 1>>
-      positioned_at_ ABSL_GUARDED_BY(mu_);
+  /// Block/instruction record -> builders positioned at it.
+  BuilderPositions positioned_at_ ABSL_GUARDED_BY(mu_);
   /// In a fork() child with report_leaks: the objects to dispose that the
   /// parent had made, not leaks of this process.
   absl::flat_hash_set<const ObjectRecord *> inherited_ ABSL_GUARDED_BY(mu_);
