@@ -1,5 +1,4 @@
-//===- builder_positions.h - The builders at each position -*- C++ -*-===//
-//-*-===//
+//===- builder_positions.h - The builders at each position ------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Which builders are positioned at each block (their insertion block) or
