@@ -156,9 +156,8 @@ public:
       uintptr_t g = Granule(first);
       if (!Marked(c, g >> kRegionGranulesLog2))
         return false;
-      unsigned from = g & 63, to = (last >> kGranuleShift) & 63;
-      uint64_t want = (~uint64_t{0} >> (63 - to)) & (~uint64_t{0} << from);
-      return c->words[g >> 6].load(std::memory_order_acquire) & want;
+      return c->words[g >> 6].load(std::memory_order_acquire) &
+             Bits(g & 63, (last >> kGranuleShift) & 63);
     }
     return OverlapsAcrossWords(first, last);
   }
@@ -243,6 +242,11 @@ private:
     return c;
   }
 
+  /// Bits from..to (at most 63) of a word.
+  static uint64_t Bits(uintptr_t from, uintptr_t to) {
+    return (~uint64_t{0} >> (63 - to)) & (~uint64_t{0} << from);
+  }
+
   /// Whether the summary marks `region` of `c`.
   static bool Marked(const Chunk *c, uintptr_t region) {
     return (c->summary[region >> 6].load(std::memory_order_acquire) >>
@@ -257,8 +261,7 @@ private:
     for (uintptr_t w = from >> 6; w <= to >> 6; ++w) {
       unsigned lo = w == from >> 6 ? from & 63 : 0;
       unsigned hi = w == to >> 6 ? to & 63 : 63;
-      uint64_t want = (~uint64_t{0} >> (63 - hi)) & (~uint64_t{0} << lo);
-      if (c->words[w].load(std::memory_order_acquire) & want)
+      if (c->words[w].load(std::memory_order_acquire) & Bits(lo, hi))
         return true;
     }
     return false;

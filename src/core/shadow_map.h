@@ -97,11 +97,10 @@ public:
   void InsertSortedInPlace(ObjectRecord *const *rs, size_t n) {
     bool all_in_place = true;
     by_addr_.ForEachSlotSorted(rs, n, [&](size_t k, ObjectRecord **slot) {
-      filter_.Add(rs[k]->addr);
       if (slot && *slot == rs[k]) {
-        *slot = Freed(rs[k]);
-        ++matched_;
+        RetagInPlace(slot);
       } else {
+        filter_.Add(rs[k]->addr);
         all_in_place = false;
       }
     });
