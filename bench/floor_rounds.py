@@ -3,9 +3,11 @@
 """The floor of (c) (docs/performance.md, "the floor of (c)"): alternating
 rounds of `ir_workload modules N` plain, with the interposition alone
 (forward_only=1), with a quarantine alone (bench/quarantine_preload.c), with
-both, and under ownsan with stacks off and with its defaults; each with the
-huge-page heap `ownsan run` gives. Prints each variant's min and median and
-their ratios to plain's. Alternating rounds, rather than one run's medians,
+both, with the least tracker (bench/least_tracker_preload.c) alone, with the
+quarantine, with stacks, with ownsan's other per-object work, and with its
+freed entries in a hash table, and under ownsan with stacks off and with its
+defaults; each with the huge-page heap `ownsan run` gives. Prints each
+variant's min and median and their ratios to plain's. Alternating rounds, rather than one run's medians,
 because this machine's speed moves by tens of percent from minute to minute.
 
     bench/floor_rounds.py build-bench [--rounds 7] [--modules 3000]
@@ -40,6 +42,13 @@ def main():
                                 "OWNSAN_OPTIONS": "forward_only=1"},
         "quarantine alone": floor[rb.QUARANTINE_ALONE],
         "both": floor[rb.INTERPOSITION_AND_QUARANTINE],
+        "least tracker": floor[rb.LEAST_TRACKER],
+        "l.t. + quarantine": floor[rb.LEAST_TRACKER_AND_QUARANTINE],
+        "l.t. + q. + stacks": floor[rb.LEAST_TRACKER_QUARANTINE_STACKS],
+        "l.t. + q. + s. + ownsan's work": floor[rb.LEAST_TRACKER_OWNSAN_WORK],
+        "l.t. + q., freed in a table": dict(
+            floor[rb.LEAST_TRACKER_AND_QUARANTINE],
+            LEAST_TRACKER_SHADOW="table"),
         "ownsan, stacks off": {"LD_PRELOAD": str(runtime),
                                "OWNSAN_OPTIONS": "malloc_context_size=0"},
         "ownsan": {"LD_PRELOAD": str(runtime)},
@@ -57,7 +66,7 @@ def main():
             times[v].append(time.monotonic() - start)
     low, mid = min(times["plain"]), statistics.median(times["plain"])
     for v, t in times.items():
-        print(f"{v:20s} min {min(t):.3f} s ({min(t) / low:.2f}x)  median "
+        print(f"{v:31s} min {min(t):.3f} s ({min(t) / low:.2f}x)  median "
               f"{statistics.median(t):.3f} s "
               f"({statistics.median(t) / mid:.2f}x)  ({len(t)} rounds)")
 

@@ -219,6 +219,21 @@ QUARANTINE_ALONE_ALL = "quarantine alone, every block"
 # Both floors at once: the quarantine preloaded before ownsan's runtime
 # with forward_only=1 (docs/performance.md: the floor of (c)).
 INTERPOSITION_AND_QUARANTINE = "interposition and quarantine alone"
+# The least tracker (bench/least_tracker_preload.c): a table of live handles,
+# a check of every handle argument, a registration of every handle returned,
+# the deaths of a dispose's children into a shadow bitmap, and nothing else
+# (one thread, (c)'s calls only); alone, with that quarantine after it, and
+# with both and a frame-pointer stack of every registration and dispose
+# (ownsan's malloc_context_size frames at most): what (c)'s work costs done
+# plainly, a reference for the two (c) targets, not a floor.
+LEAST_TRACKER = "least tracker alone"
+LEAST_TRACKER_AND_QUARANTINE = "least tracker and quarantine"
+LEAST_TRACKER_QUARANTINE_STACKS = "least tracker, quarantine and stacks"
+# ... and the rest of what ownsan does for each object (LEAST_TRACKER_ADD: a
+# lock, a 64-byte record, the kind and parent asked of libLLVM, the name,
+# expiry in operator new).
+LEAST_TRACKER_OWNSAN_WORK = "least tracker with ownsan's per-object work"
+LEAST_TRACKER_ADD_ALL = "lock,record,classify,name,alloc"
 # ownsan without its quarantine (quarantine_size_mb=0): what holding freed
 # memory back costs a JIT server in its steady state, beside the rest.
 QUARANTINE_OFF = "ownsan, quarantine off"
@@ -231,8 +246,20 @@ def floor_envs(bdir):
     wrappers forward, its own quarantine is off). bench/floor_rounds.py
     runs them too."""
     qpreload = bdir / "bench" / "libownsan_bench_quarantine_preload.so"
+    tracker = bdir / "bench" / "libownsan_bench_least_tracker_preload.so"
     runtime = bdir / "lib" / "libownsan.so"
+    frames = str(ownsan_default("malloc_context_size"))
     return {
+        LEAST_TRACKER: dict(HUGE_HEAP_ENV, LD_PRELOAD=str(tracker)),
+        LEAST_TRACKER_AND_QUARANTINE: dict(
+            HUGE_HEAP_ENV, LD_PRELOAD=f"{tracker}:{qpreload}"),
+        LEAST_TRACKER_QUARANTINE_STACKS: dict(
+            HUGE_HEAP_ENV, LD_PRELOAD=f"{tracker}:{qpreload}",
+            LEAST_TRACKER_STACK_FRAMES=frames),
+        LEAST_TRACKER_OWNSAN_WORK: dict(
+            HUGE_HEAP_ENV, LD_PRELOAD=f"{tracker}:{qpreload}",
+            LEAST_TRACKER_STACK_FRAMES=frames,
+            LEAST_TRACKER_ADD=LEAST_TRACKER_ADD_ALL),
         QUARANTINE_ALONE: dict(HUGE_HEAP_ENV, LD_PRELOAD=str(qpreload)),
         QUARANTINE_ALONE_ALL: dict(HUGE_HEAP_ENV, LD_PRELOAD=str(qpreload),
                                    OWNSAN_BENCH_QUARANTINE_SCOPE="all"),
@@ -930,6 +957,23 @@ def summarize(r):
                            "heap)",
                 "target": "(floor of the two (c) targets)",
                 "measured": f"{both:.2f}x",
+                "verdict": "-"})
+        if LEAST_TRACKER in mods:
+            rows.append({
+                "measure": "(c) IR building, the least tracker "
+                           "(bench/least_tracker_preload.c: every handle "
+                           "checked, registered and killed, plainly; against "
+                           "the plain huge-page heap)",
+                "target": "(reference: the work of (c) done plainly)",
+                "measured": "alone "
+                            f"{against_huge(mods, LEAST_TRACKER):.2f}x, with "
+                            "the quarantine "
+                            f"{against_huge(mods, LEAST_TRACKER_AND_QUARANTINE):.2f}x"
+                            ", and stacks "
+                            f"{against_huge(mods, LEAST_TRACKER_QUARANTINE_STACKS):.2f}x"
+                            ", and ownsan's other per-object work (a lock, a "
+                            "record, kind, parent, name, expiry on reuse) "
+                            f"{against_huge(mods, LEAST_TRACKER_OWNSAN_WORK):.2f}x",
                 "verdict": "-"})
     if echo:
         rows.append(ratio_row("(a) --echo, default options (issue 22)",
