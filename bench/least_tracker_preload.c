@@ -33,6 +33,7 @@
 #include <llvm-c/Core.h>
 
 #include <dlfcn.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -133,6 +134,7 @@ enum { kRegionShift = 21, kGranuleShift = 3, kRegionSlots = 4096 };
 typedef struct Region {
   uintptr_t number; /* address >> kRegionShift, + 1; 0: empty */
   uint64_t *bits;
+  uint64_t *live_bits; /* LEAST_TRACKER_ADD=free: the live values' granules */
 } Region;
 static Region regions[kRegionSlots];
 static Region *last_region;
@@ -153,7 +155,14 @@ static uint64_t *RegionBits(uintptr_t a, int make) {
   regions[s].number = n;
   regions[s].bits =
       calloc((size_t)1 << (kRegionShift - kGranuleShift - 6), sizeof(uint64_t));
+  regions[s].live_bits =
+      calloc((size_t)1 << (kRegionShift - kGranuleShift - 6), sizeof(uint64_t));
   return (last_region = &regions[s])->bits;
+}
+
+/* The live-value bits of a's region (made with its shadow bits). */
+static uint64_t *LiveBits(uintptr_t a, int make) {
+  return RegionBits(a, make) ? last_region->live_bits : NULL;
 }
 
 static inline size_t Granule(uintptr_t a) {
@@ -297,8 +306,11 @@ static void AddChild(uint32_t owner, const void *p) {
      name      the value's name read and copied into its record;
      alloc     operator new tests the shadow bits of the block it returns
                and clears any (expiry on reuse, for objects the program
-               never saw registered). */
-static int add_lock, add_record, add_classify, add_name, add_alloc;
+               never saw registered);
+     free      operator delete tests the live values' bits of the block it
+               frees, and a value found there dies (a death no dispose
+               announced: LLVM erasing an instruction itself). */
+static int add_lock, add_record, add_classify, add_name, add_alloc, add_free;
 static pthread_mutex_t tracker_mu = PTHREAD_MUTEX_INITIALIZER;
 
 typedef struct Record {
@@ -321,6 +333,7 @@ static void ParseAdd(void) {
   add_classify = strstr(add, "classify") != NULL;
   add_name = strstr(add, "name") != NULL;
   add_alloc = strstr(add, "alloc") != NULL;
+  add_free = strstr(add, "free") != NULL;
   if (add_record)
     records = calloc(kRecords, sizeof(Record));
 }
@@ -425,6 +438,11 @@ static inline void RegisterAs(const void *p, uint32_t owner, int what) {
   }
   if (what != kOther && (add_classify || add_name))
     Describe(p, what == kBlock, r);
+  if (what != kOther && add_free) {
+    uint64_t *bits = LiveBits((uintptr_t)p, 1);
+    size_t g = Granule((uintptr_t)p);
+    bits[g >> 6] |= (uint64_t)1 << (g & 63);
+  }
   if (owner)
     AddChild(owner, p);
   Unlock();
@@ -448,6 +466,12 @@ static inline uint32_t OwnerOf(const void *p) {
 static inline void Kill(Entry *e) {
   if (add_record && records[e->stack].addr == e->key)
     records[e->stack].state = 2;
+  if (add_free) {
+    uint64_t *bits = LiveBits(e->key, 0);
+    size_t g = Granule(e->key);
+    if (bits)
+      bits[g >> 6] &= ~((uint64_t)1 << (g & 63));
+  }
   ShadowSet(e);
   Erase(&live, e);
   ++deaths;
@@ -763,13 +787,14 @@ LLVMOpcode LLVMGetInstructionOpcode(LLVMValueRef in) {
   return real(in);
 }
 
-/* operator new (`alloc`): a block handed out where freed objects were
-   ends their shadow (the bits of its granules, within its first region). */
-static void Expire(const void *p, size_t n) {
-  uint64_t *bits = RegionBits((uintptr_t)p, 0);
-  if (!bits)
-    return;
-  size_t g = Granule((uintptr_t)p), end = g + ((n + 7) >> kGranuleShift);
+/* Calls fn on each word of `bits` that [p, p + granules granules) meets,
+   with the mask of the granules it meets there and the address of the
+   word's first granule (within p's region). */
+typedef void (*WordFn)(uint64_t *word, uint64_t mask, uintptr_t at);
+static void ForEachWord(uint64_t *bits, uintptr_t p, size_t granules,
+                        WordFn fn) {
+  uintptr_t base = p & ~(((uintptr_t)1 << kRegionShift) - 1);
+  size_t g = Granule(p), end = g + granules;
   size_t region_granules = (size_t)1 << (kRegionShift - kGranuleShift);
   if (end > region_granules)
     end = region_granules;
@@ -778,10 +803,23 @@ static void Expire(const void *p, size_t n) {
     uint64_t mask =
         (hi - g == 64 ? ~(uint64_t)0 : (((uint64_t)1 << (hi - g)) - 1))
         << (g & 63);
-    if (bits[w] & mask)
-      bits[w] &= ~mask;
+    fn(&bits[w], mask, base + ((w << 6) << kGranuleShift));
     g = hi;
   }
+}
+
+static void ClearWord(uint64_t *word, uint64_t mask, uintptr_t at) {
+  (void)at;
+  if (*word & mask)
+    *word &= ~mask;
+}
+
+/* operator new (`alloc`): a block handed out where freed objects were
+   ends their shadow (the bits of its granules, within its first region). */
+static void Expire(const void *p, size_t n) {
+  uint64_t *bits = RegionBits((uintptr_t)p, 0);
+  if (bits)
+    ForEachWord(bits, (uintptr_t)p, (n + 7) >> kGranuleShift, ClearWord);
 }
 
 static void *New(size_t n) {
@@ -794,6 +832,39 @@ static void *New(size_t n) {
 }
 void *_Znwm(size_t n) { return New(n); }
 void *_Znam(size_t n) { return New(n); }
+
+/* operator delete (`free`): a live value in the block dies. */
+static void KillInWord(uint64_t *word, uint64_t mask, uintptr_t at) {
+  for (uint64_t m = *word & mask; m; m &= m - 1) {
+    const void *a =
+        (const void *)(at + ((uintptr_t)__builtin_ctzll(m) << kGranuleShift));
+    Lock();
+    Entry *e = Find(&live, a);
+    if (e)
+      Kill(e);
+    Unlock();
+  }
+}
+
+static void ValuesDied(void *p) {
+  uint64_t *bits = LiveBits((uintptr_t)p, 0);
+  if (bits)
+    ForEachWord(bits, (uintptr_t)p, malloc_usable_size(p) >> kGranuleShift,
+                KillInWord);
+}
+
+void _ZdlPv(void *p) {
+  REAL(void, _ZdlPv, void *);
+  if (p && add_free)
+    ValuesDied(p);
+  real(p);
+}
+void _ZdlPvm(void *p, size_t n) {
+  REAL(void, _ZdlPvm, void *, size_t);
+  if (p && add_free)
+    ValuesDied(p);
+  real(p, n);
+}
 
 static void __attribute__((destructor)) Report(void) {
   if (getenv("LEAST_TRACKER_COUNT"))

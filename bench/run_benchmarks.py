@@ -231,9 +231,9 @@ LEAST_TRACKER_AND_QUARANTINE = "least tracker and quarantine"
 LEAST_TRACKER_QUARANTINE_STACKS = "least tracker, quarantine and stacks"
 # ... and the rest of what ownsan does for each object (LEAST_TRACKER_ADD: a
 # lock, a 64-byte record, the kind and parent asked of libLLVM, the name,
-# expiry in operator new).
+# expiry in operator new, deaths seen in operator delete).
 LEAST_TRACKER_OWNSAN_WORK = "least tracker with ownsan's per-object work"
-LEAST_TRACKER_ADD_ALL = "lock,record,classify,name,alloc"
+LEAST_TRACKER_ADD_ALL = "lock,record,classify,name,alloc,free"
 # ownsan without its quarantine (quarantine_size_mb=0): what holding freed
 # memory back costs a JIT server in its steady state, beside the rest.
 QUARANTINE_OFF = "ownsan, quarantine off"
@@ -972,7 +972,8 @@ def summarize(r):
                             ", and stacks "
                             f"{against_huge(mods, LEAST_TRACKER_QUARANTINE_STACKS):.2f}x"
                             ", and ownsan's other per-object work (a lock, a "
-                            "record, kind, parent, name, expiry on reuse) "
+                            "record, kind, parent, name, expiry on reuse, "
+                            "deaths in operator delete) "
                             f"{against_huge(mods, LEAST_TRACKER_OWNSAN_WORK):.2f}x",
                 "verdict": "-"})
     if echo:

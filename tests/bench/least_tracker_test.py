@@ -3,7 +3,8 @@
 """The least tracker (bench/least_tracker_preload.c), the reference
 docs/performance.md measures ownsan against, does what it is said to do:
 under each of its variants it stops a use of a block after its module's
-dispose and names the call, lets a correct program run, and in the
+dispose and names the call, with its operator delete hook a use of an
+instruction LLVM erased, lets a correct program run, and in the
 IR-building workload changes no output and records a death for every
 object it registered; with LLVM 19, whose numbers the docs give, it
 registers exactly the objects ownsan's `verbosity=1` work line counts.
@@ -26,7 +27,7 @@ VARIANTS = {
     "freed in a table": {"LEAST_TRACKER_SHADOW": "table"},
     "stacks and ownsan's work": {
         "LEAST_TRACKER_STACK_FRAMES": "24",
-        "LEAST_TRACKER_ADD": "lock,record,classify,name,alloc"},
+        "LEAST_TRACKER_ADD": "lock,record,classify,name,alloc,free"},
 }
 
 
@@ -50,6 +51,13 @@ class LeastTracker(unittest.TestCase):
                 self.assertRegex(
                     p.stderr, r"module disposed\nleast_tracker: "
                     r"LLVMPositionBuilderAtEnd: handle 0x[0-9a-f]+ was freed")
+
+    def test_stops_a_use_after_erasure_with_the_free_hook(self):
+        p = run([ARGS.seed, "erased"],
+                {"LD_PRELOAD": ARGS.preload, "LEAST_TRACKER_ADD": "free"})
+        self.assertEqual(p.returncode, -signal.SIGABRT, p.stderr)
+        self.assertRegex(p.stderr, r"least_tracker: LLVMGetInstructionOpcode: "
+                         r"handle 0x[0-9a-f]+ was freed")
 
     def test_lets_a_correct_program_run(self):
         for name, extra in VARIANTS.items():
