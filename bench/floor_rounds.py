@@ -7,8 +7,9 @@ both, with the least tracker (bench/least_tracker_preload.c) alone, with the
 quarantine, with stacks, with ownsan's other per-object work, and with its
 freed entries in a hash table, and under ownsan with stacks off and with its
 defaults; each with the huge-page heap `ownsan run` gives. Prints each
-variant's min and median and their ratios to plain's. Alternating rounds, rather than one run's medians,
-because this machine's speed moves by tens of percent from minute to minute.
+variant's min and median and their ratios to plain's. Alternating rounds,
+rather than one run's medians, because this machine's speed moves by tens
+of percent from minute to minute.
 
     bench/floor_rounds.py build-bench [--rounds 7] [--modules 3000]
 

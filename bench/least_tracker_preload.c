@@ -169,21 +169,31 @@ static inline size_t Granule(uintptr_t a) {
   return (a & (((uintptr_t)1 << kRegionShift) - 1)) >> kGranuleShift;
 }
 
+/* a's bit in its region's bitmap `bits` (NULL: no bitmap, no bit). */
+static inline int TestBit(const uint64_t *bits, uintptr_t a) {
+  size_t g = Granule(a);
+  return bits && (bits[g >> 6] >> (g & 63) & 1);
+}
+static inline void SetBit(uint64_t *bits, uintptr_t a) {
+  size_t g = Granule(a);
+  bits[g >> 6] |= (uint64_t)1 << (g & 63);
+}
+static inline void ClearBit(uint64_t *bits, uintptr_t a) {
+  size_t g = Granule(a);
+  if (bits)
+    bits[g >> 6] &= ~((uint64_t)1 << (g & 63));
+}
+
 static inline int ShadowTest(const void *p) {
   if (shadow_in_table)
     return Find(&freed, p) != NULL;
-  uint64_t *bits = RegionBits((uintptr_t)p, 0);
-  size_t g = Granule((uintptr_t)p);
-  return bits && (bits[g >> 6] >> (g & 63) & 1);
+  return TestBit(RegionBits((uintptr_t)p, 0), (uintptr_t)p);
 }
 
 static inline void ShadowClear(const void *p) {
   if (shadow_in_table)
     return; /* (the new object's death overwrites the entry) */
-  uint64_t *bits = RegionBits((uintptr_t)p, 0);
-  size_t g = Granule((uintptr_t)p);
-  if (bits)
-    bits[g >> 6] &= ~((uint64_t)1 << (g & 63));
+  ClearBit(RegionBits((uintptr_t)p, 0), (uintptr_t)p);
 }
 
 static inline void ShadowSet(const Entry *e) {
@@ -193,9 +203,7 @@ static inline void ShadowSet(const Entry *e) {
     f->stack = e->stack;
     return;
   }
-  uint64_t *bits = RegionBits(e->key, 1);
-  size_t g = Granule(e->key);
-  bits[g >> 6] |= (uint64_t)1 << (g & 63);
+  SetBit(RegionBits(e->key, 1), e->key);
   death_log[death_log_next] = *e;
   death_log_next = (death_log_next + 1) & (death_log_size - 1);
 }
@@ -236,7 +244,8 @@ static void __attribute__((constructor)) Init(void) {
   death_log = calloc(death_log_size, sizeof(Entry));
   ParseAdd();
   Grow(&live);
-  Grow(&freed);
+  if (shadow_in_table)
+    Grow(&freed);
 }
 
 static __attribute__((noinline)) uint32_t CaptureStack(void) {
@@ -347,10 +356,14 @@ static inline void Unlock(void) {
     pthread_mutex_unlock(&tracker_mu);
 }
 
-#define REAL_FN(Ret, Name, ...)                                                \
-  static Ret (*real_##Name)(__VA_ARGS__);                                      \
-  if (!real_##Name)                                                            \
-  real_##Name = (Ret(*)(__VA_ARGS__))dlsym(RTLD_NEXT, #Name)
+/* `Var`, a static pointer to the next definition of `Name` (libLLVM's, or
+   libstdc++'s), found on first use. */
+#define REAL_AS(Var, Ret, Name, ...)                                           \
+  static Ret (*Var)(__VA_ARGS__);                                              \
+  if (!Var)                                                                    \
+  Var = (Ret(*)(__VA_ARGS__))dlsym(RTLD_NEXT, #Name)
+#define REAL_FN(Ret, Name, ...) REAL_AS(real_##Name, Ret, Name, __VA_ARGS__)
+#define REAL(Ret, Name, ...) REAL_AS(real, Ret, Name, __VA_ARGS__)
 
 /* What `classify` and `name` ask of a value (`is_block`: a block handle). */
 static __attribute__((noinline)) void Describe(const void *p, int is_block,
@@ -438,11 +451,8 @@ static inline void RegisterAs(const void *p, uint32_t owner, int what) {
   }
   if (what != kOther && (add_classify || add_name))
     Describe(p, what == kBlock, r);
-  if (what != kOther && add_free) {
-    uint64_t *bits = LiveBits((uintptr_t)p, 1);
-    size_t g = Granule((uintptr_t)p);
-    bits[g >> 6] |= (uint64_t)1 << (g & 63);
-  }
+  if (what != kOther && add_free)
+    SetBit(LiveBits((uintptr_t)p, 1), (uintptr_t)p);
   if (owner)
     AddChild(owner, p);
   Unlock();
@@ -466,12 +476,8 @@ static inline uint32_t OwnerOf(const void *p) {
 static inline void Kill(Entry *e) {
   if (add_record && records[e->stack].addr == e->key)
     records[e->stack].state = 2;
-  if (add_free) {
-    uint64_t *bits = LiveBits(e->key, 0);
-    size_t g = Granule(e->key);
-    if (bits)
-      bits[g >> 6] &= ~((uint64_t)1 << (g & 63));
-  }
+  if (add_free)
+    ClearBit(LiveBits(e->key, 0), e->key);
   ShadowSet(e);
   Erase(&live, e);
   ++deaths;
@@ -521,11 +527,6 @@ static uint32_t *BuilderSlot(const void *b) {
     }
   return &builder_module[0];
 }
-
-#define REAL(Ret, Name, ...)                                                   \
-  static Ret (*real)(__VA_ARGS__);                                             \
-  if (!real)                                                                   \
-  real = (Ret(*)(__VA_ARGS__))dlsym(RTLD_NEXT, #Name)
 
 LLVMContextRef LLVMContextCreate(void) {
   REAL(LLVMContextRef, LLVMContextCreate, void);

@@ -240,11 +240,11 @@ QUARANTINE_OFF = "ownsan, quarantine off"
 
 
 def floor_envs(bdir):
-    """The environments of (c)'s floor variants, each with the huge-page
-    heap: the quarantine alone (blocks a dispose frees; every block), and
-    with the interposition (the preload's operator delete first: ownsan's
-    wrappers forward, its own quarantine is off). bench/floor_rounds.py
-    runs them too."""
+    """The environments of (c)'s floor and reference variants, each with
+    the huge-page heap: the least tracker's four, the quarantine alone
+    (blocks a dispose frees; every block), and with the interposition (the
+    preload's operator delete first: ownsan's wrappers forward, its own
+    quarantine is off). bench/floor_rounds.py runs them too."""
     qpreload = bdir / "bench" / "libownsan_bench_quarantine_preload.so"
     tracker = bdir / "bench" / "libownsan_bench_least_tracker_preload.so"
     runtime = bdir / "lib" / "libownsan.so"
