@@ -59,14 +59,14 @@ inline ObjectRecord *CachedRecordOf(uint64_t entry) {
   for (uint64_t e : set.way)
     if ((e & 0xFFFF) == tag) {
       ObjectRecord *r = CachedRecordOf(e);
-      if (__atomic_load_n(&r->addr, __ATOMIC_RELAXED) == h) {
-        if (r->state.load(std::memory_order_acquire) != ObjectState::Live)
-          return nullptr;
-        // An evicted slot reused for another object since this entry was
-        // made says Live only after its new address was written.
-        return __atomic_load_n(&r->addr, __ATOMIC_RELAXED) == h ? r : nullptr;
-      }
-      // (a tag shared with another handle: look on)
+      // An evicted slot reused for another object since this entry was
+      // made says Live only after its new address was written.
+      if (__atomic_load_n(&r->addr, __ATOMIC_RELAXED) == h &&
+          r->state.load(std::memory_order_acquire) == ObjectState::Live &&
+          __atomic_load_n(&r->addr, __ATOMIC_RELAXED) == h)
+        return r;
+      // (a tag shared with another handle, or a dead record of this one
+      // that CacheNewRecord left: look on)
     }
   return nullptr;
 }
@@ -78,6 +78,13 @@ inline ObjectRecord *CachedRecordOf(uint64_t entry) {
 // the oldest would make nine handles used in turn that share a set miss on
 // every call.)
 extern __thread uint32_t tls_record_cache_rng OWNSAN_TLS_MODEL;
+inline int RandomOlderWay() {
+  uint32_t x = tls_record_cache_rng + 0x9E3779B9u; // (a Weyl sequence,
+  tls_record_cache_rng = x;                        // scrambled below)
+  x ^= x >> 16;
+  x *= 0x7feb352du;
+  return 1 + static_cast<int>((x >> 24) % (kRecordCacheWays - 1));
+}
 inline void CacheRecord(const void *h, ObjectRecord *r) {
   uintptr_t bits = reinterpret_cast<uintptr_t>(r);
   if (!r || bits >> 48)
@@ -92,15 +99,22 @@ inline void CacheRecord(const void *h, ObjectRecord *r) {
       break;
     }
   }
-  if (victim < 0) {
-    uint32_t x = tls_record_cache_rng + 0x9E3779B9u; // (a Weyl sequence,
-    tls_record_cache_rng = x;                        // scrambled below)
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    victim = 1 + static_cast<int>((x >> 24) % (kRecordCacheWays - 1));
-  }
+  if (victim < 0)
+    victim = RandomOlderWay();
   if (victim > 0)
     set.way[victim] = set.way[0];
+  set.way[0] = (static_cast<uint64_t>(bits) << 16) | tag;
+}
+
+// CacheRecord for the record just registered at `h`, the only live one
+// there: no way is searched for an entry of `h`'s (any is a dead record's,
+// which CachedLive looks past and the next CacheRecord of `h` replaces).
+inline void CacheNewRecord(const void *h, ObjectRecord *r) {
+  uintptr_t bits = reinterpret_cast<uintptr_t>(r);
+  if (bits >> 48)
+    return; // (see CacheRecord)
+  auto [set, tag] = RecordCacheSlotOf(h);
+  set.way[RandomOlderWay()] = set.way[0];
   set.way[0] = (static_cast<uint64_t>(bits) << 16) | tag;
 }
 

@@ -246,6 +246,15 @@ StackCacheSet &StackCacheSetOf(uint64_t hash) {
   return cache->set[hash >> (64 - kStackCacheSetBits)];
 }
 
+// (A loop, not std::equal: a cached stack is a few frames, and a call
+// into the C library's memcmp costs more than comparing them.)
+bool SameFrames(const uintptr_t *a, const uintptr_t *b, int n) {
+  for (int i = 0; i < n; ++i)
+    if (a[i] != b[i])
+      return false;
+  return true;
+}
+
 uint64_t HashFrames(const uintptr_t *pcs, int n) {
   uint64_t h = 0x9E3779B97F4A7C15ull * (n + 1);
   for (int i = 0; i < n; ++i)
@@ -317,28 +326,31 @@ StackId Runtime::CaptureStack(bool from_inside_llvm, bool dwarf,
     ++i;
   const uintptr_t *pcs = raw + i;
   int kept = std::min(n - i, depth);
-  StackTrace st;
+  std::vector<uint32_t> py_frames;
   if (flags_.python_frames) {
-    CapturePythonFrames(&st.py_frames, depth);
-    if (st.py_frames.empty() && !PythonTooOldForFrames().empty())
+    CapturePythonFrames(&py_frames, depth);
+    if (py_frames.empty() && !PythonTooOldForFrames().empty())
       NotePythonTooOld();
   }
   // Only native-only stacks are cached (Python frames are part of a
   // stack's identity).
-  bool cacheable = st.py_frames.empty() && kept <= kCachedFrames;
+  bool cacheable = py_frames.empty() && kept <= kCachedFrames;
   uint64_t hash = 0;
+  StackCacheSet *set = nullptr;
   if (cacheable) {
     hash = HashFrames(pcs, kept);
-    for (const CachedStack &c : StackCacheSetOf(hash).way)
+    set = &StackCacheSetOf(hash);
+    for (const CachedStack &c : set->way)
       if (c.id && c.hash == hash && c.n == static_cast<uint32_t>(kept) &&
-          std::equal(pcs, pcs + kept, c.pcs))
+          SameFrames(pcs, c.pcs, kept))
         return c.id;
   }
+  StackTrace st;
   st.pcs.assign(pcs, pcs + kept);
+  st.py_frames = std::move(py_frames);
   StackId id = depot_.Put(std::move(st));
-  if (cacheable) {
-    StackCacheSet &set = StackCacheSetOf(hash);
-    CachedStack &c = set.way[set.next_victim++ % kStackCacheWays];
+  if (set) {
+    CachedStack &c = set->way[set->next_victim++ % kStackCacheWays];
     c.hash = hash;
     c.n = kept;
     c.id = id;

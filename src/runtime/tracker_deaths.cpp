@@ -334,8 +334,11 @@ void Runtime::FlushDeaths(bool release) {
     // Two passes: find the records' index entries first and prefetch the
     // records, then mark them (each is a cache miss of its own otherwise).
     constexpr size_t kBatch = 128;
-    absl::InlinedVector<ObjectRecord **, kBatch> found;
-    absl::InlinedVector<uint16_t, kBatch> block_of;
+    struct Found {
+      ObjectRecord **slot; ///< its index entry
+      uint16_t block;      ///< the pending block it is in
+    };
+    absl::InlinedVector<Found, kBatch> found;
     absl::InlinedVector<std::pair<ObjectRecord *, uint16_t>, 2> unwatched;
     // Never called from inside the index's range walk; the entries found
     // stay where they are until the first value with unwatched children is
@@ -347,27 +350,26 @@ void Runtime::FlushDeaths(bool release) {
       // walk's), its index entry retagged where the walk found it.
       absl::InlinedVector<ObjectRecord *, kBatch> dead;
       absl::InlinedVector<ObjectRecord *, 2> general;
-      for (size_t k = 0; k < found.size(); ++k) {
-        ObjectRecord *r = *found[k];
+      for (const Found &f : found) {
+        ObjectRecord *r = *f.slot;
         if (!OwnershipGraph::IsWatched(r->kind)) {
           // Case: an unwatched object in a block with values (a module
           // C++ code deleted, next to one of its values): it died too,
           // recorded once the batch is marked.
-          unwatched.push_back({r, block_of[k]});
+          unwatched.push_back({r, f.block});
           continue;
         }
-        any[block_of[k]] = true;
+        any[f.block] = true;
         if (r->state != ObjectState::Live)
           continue; // (see ValueDied)
         if (graph_.HasUnwatchedChildren(r)) {
           general.push_back(r); // (rare)
           continue;
         }
-        shadow_.RetagInPlace(found[k]);
+        shadow_.RetagInPlace(f.slot);
         dead.push_back(r);
       }
       found.clear();
-      block_of.clear();
       for (ObjectRecord *r : general)
         ValueDied(r, pending.event); // (removes r from the index)
       graph_.ForgetWatched(dead.size());
@@ -390,8 +392,7 @@ void Runtime::FlushDeaths(bool release) {
     graph_.ForEachLiveSlotInSorted(ranges, n_ranges,
                                    [&](size_t k, ObjectRecord **slot) {
                                      __builtin_prefetch(*slot, 1);
-                                     found.push_back(slot);
-                                     block_of.push_back(range_block[k]);
+                                     found.push_back({slot, range_block[k]});
                                    });
     die();
     for (auto [r, block] : unwatched) {

@@ -232,7 +232,7 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
       r->MutableRare().first_seen_in = fn; // (adopted: rare)
     }
   }
-  CacheRecord(h, r); // the program is about to use it
+  CacheNewRecord(h, r); // the program is about to use it
   return r;
 }
 
