@@ -26,7 +26,7 @@ const void *TestHandle(uintptr_t k) {
 
 // Records outlive the tests: the cache is the thread's and keeps its
 // entries from one test to the next.
-ObjectRecord g_records[8];
+ObjectRecord g_records[7];
 
 // A live object registered at the address of one that died: the
 // registration caches the new record in the first way, and the dead one's
@@ -35,9 +35,9 @@ TEST(RecordCache, LiveRecordFoundBehindADeadOnesEntry) {
   const void *h = TestHandle(1);
   ObjectRecord &dead = g_records[0], &live = g_records[1];
   dead.addr = h;
-  dead.state.store(ObjectState::Freed);
   live.addr = h;
   CacheNewRecord(h, &dead); // (cached while it lived)
+  dead.state.store(ObjectState::Freed);
   CacheNewRecord(h, &live);
   EXPECT_EQ(CachedLive(h), &live);
 }
