@@ -131,6 +131,8 @@ static void Erase(Table *t, Entry *e) {
    miss a death. LEAST_TRACKER_SHADOW=table keeps the freed entries in a
    second hash table instead, each death an insertion at a random place. */
 enum { kRegionShift = 21, kGranuleShift = 3, kRegionSlots = 4096 };
+/* The words of a region's bitmap: a bit an 8-byte granule of 2 MiB. */
+enum { kRegionWords = 1 << (kRegionShift - kGranuleShift - 6) };
 typedef struct Region {
   uintptr_t number; /* address >> kRegionShift, + 1; 0: empty */
   uint64_t *bits;
@@ -153,16 +155,18 @@ static uint64_t *RegionBits(uintptr_t a, int make) {
   if (!make)
     return NULL;
   regions[s].number = n;
-  regions[s].bits =
-      calloc((size_t)1 << (kRegionShift - kGranuleShift - 6), sizeof(uint64_t));
-  regions[s].live_bits =
-      calloc((size_t)1 << (kRegionShift - kGranuleShift - 6), sizeof(uint64_t));
+  regions[s].bits = calloc(kRegionWords, sizeof(uint64_t));
   return (last_region = &regions[s])->bits;
 }
 
-/* The live-value bits of a's region (made with its shadow bits). */
+/* The live-value bits of a's region, made on the first value registered
+   there (only the `free` hook keeps them). */
 static uint64_t *LiveBits(uintptr_t a, int make) {
-  return RegionBits(a, make) ? last_region->live_bits : NULL;
+  if (!RegionBits(a, make))
+    return NULL;
+  if (!last_region->live_bits && make)
+    last_region->live_bits = calloc(kRegionWords, sizeof(uint64_t));
+  return last_region->live_bits;
 }
 
 static inline size_t Granule(uintptr_t a) {
