@@ -221,9 +221,9 @@ private:
   ObjectRecord *LookupLive(const void *h);
   /// False if no live record can be at `h`: every registration sets `h`'s
   /// bit in one of the two sets (under mu_, before the record is
-  /// published), and a bit is cleared only when its object dies.
+  /// published), cleared only when its granule holds no live record.
   bool MaybeLive(const void *h) const {
-    return live_values_.MaybeContains(h) || tracked_pages_.MaybeContains(h);
+    return live_values_.MaybeContains(h) || reuse_watch_.MaybeContains(h);
   }
   /// Every Value is deleted with operator delete: the watched values whose
   /// address lies in the block [p, p + size) being released died. True if
@@ -480,14 +480,13 @@ private:
   size_t evicted_ ABSL_GUARDED_BY(mu_) = 0;
   std::atomic<int> history_pins_{0};
   /// 16-byte granules that ever held a shadow entry (set by shadow_, whose
-  /// look-ups it filters) or an unwatched live object (MaybeLive).
+  /// look-ups it filters).
   AddressFilter tracked_pages_;
   /// 8-byte granules holding a live watched value (set at registration,
   /// cleared at death): blocks released elsewhere hold no value.
   GranuleBitmap<3> live_values_;
   /// 8-byte granules holding a matched freed entry or a live unwatched
-  /// record (within tracked_pages_, cleared lazily): allocations elsewhere
-  /// expire nothing.
+  /// record (cleared lazily): allocations elsewhere expire nothing.
   GranuleBitmap<3> reuse_watch_;
   StackDepot depot_;
   StackId empty_stack_ = 0;

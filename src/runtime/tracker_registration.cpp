@@ -335,7 +335,6 @@ ObjectRecord *Runtime::NewRecord(const void *h, ObjectKind kind,
   if (OwnershipGraph::IsWatched(kind)) {
     live_values_.Add(h); // its deletion is seen by operator delete
   } else {
-    tracked_pages_.Add(h);
     reuse_watch_.Add(h); // its death may go unseen: new memory over it
   }
   ObjectRecord *displaced;

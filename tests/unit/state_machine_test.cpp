@@ -25,6 +25,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 void OwnsanOnAllocation(const void *p, size_t n);
@@ -183,6 +184,23 @@ TEST_F(StateMachine, UnwatchedLiveStillEndsAfterAnAllocationBesideIt) {
   OwnsanOnAllocation(m, 16);
   EXPECT_NE(ownsan_handle_state(m), OWNSAN_HANDLE_LIVE)
       << "the module's bit went with its neighbour's";
+}
+
+// A live unwatched object keeps its bit after an allocation beside it: a
+// thread that has not seen it lately (an empty record cache) still finds
+// its record, so the call that mixes it with another context's type is
+// reported.
+TEST_F(StateMachine, UnwatchedLiveIsStillFoundAfterAnAllocationBesideIt) {
+  LLVMModuleRef m = LLVMModuleCreateWithNameInContext("m", ctx);
+  AllocateBesideNotOver(m);
+  LLVMContextRef other = LLVMContextCreate();
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(other);
+  LLVMTypeRef fn_type = LLVMFunctionType(i32, nullptr, 0, 0);
+  std::thread([&] { LLVMAddFunction(m, "f", fn_type); }).join();
+  std::string text = TakeOneReport("cross-context");
+  EXPECT_NE(text.find("LLVMAddFunction"), std::string::npos) << text;
+  LLVMDisposeModule(m);
+  LLVMContextDispose(other);
 }
 
 // FREED -> evicted: past history_size_mb the oldest records go; a use of
