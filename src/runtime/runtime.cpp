@@ -59,7 +59,7 @@ Runtime &Runtime::Create() {
 }
 
 Runtime::Runtime()
-    : tracked_pages_(24, 4), dangling_builders_(16, 0),
+    : shadow_filter_(24, 4), dangling_builders_(16, 0),
       lent_string_pages_(16, 12), quarantine_(0) {
   RuntimeSection section;
   const char *opts = getenv("OWNSAN_OPTIONS");

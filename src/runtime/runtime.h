@@ -469,7 +469,7 @@ private:
   Flags flags_;
   Mutex mu_;
   OwnershipGraph graph_ ABSL_GUARDED_BY(mu_);
-  ShadowMap shadow_ ABSL_GUARDED_BY(mu_){graph_.Index(), tracked_pages_};
+  ShadowMap shadow_ ABSL_GUARDED_BY(mu_){graph_.Index(), shadow_filter_};
   /// Freed (and dropped) records, oldest first: the history
   /// history_size_mb bounds.
   std::deque<HistoryEntry, InternalAllocator<HistoryEntry>>
@@ -481,7 +481,7 @@ private:
   std::atomic<int> history_pins_{0};
   /// 16-byte granules that ever held a shadow entry (set by shadow_, whose
   /// look-ups it filters).
-  AddressFilter tracked_pages_;
+  AddressFilter shadow_filter_;
   /// 8-byte granules holding a live watched value (set at registration,
   /// cleared at death): blocks released elsewhere hold no value.
   GranuleBitmap<3> live_values_;

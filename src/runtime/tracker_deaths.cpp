@@ -111,7 +111,7 @@ void Runtime::MarkFreedSorted(ObjectRecord *const *rs, size_t n, FreeEvent *ev,
     rs[k]->freed = ev;
     AddToHistory(rs[k]);
   }
-  // (The shadow map sets each address's bit in tracked_pages_.)
+  // (The shadow map sets each address's bit in shadow_filter_.)
   if (entries == ShadowMap::Placement::kLiveEntries)
     shadow_.InsertSortedInPlace(rs, n);
   else if (entries == ShadowMap::Placement::kNotIndexed)
