@@ -362,11 +362,12 @@ void Runtime::RegisterOpaque(FnId fn, const void *h, const char *type,
   ObjectRecord *p = parent ? LookupLive(parent) : nullptr;
   StackId stack = CurrentCallStack();
   MutexLock lock(&mu_);
-  if (ObjectRecord *old = graph_.Find(h))
+  // (No bit: nothing registered lives there, no look-up.)
+  if (ObjectRecord *old = MaybeLive(h) ? graph_.Find(h) : nullptr)
     DropUnseen(old); // live as something we did not see die
   ObjectRecord *r = NewRecord(h, ObjectKind::Opaque, p, /*linked=*/true);
   r->SetTypeName(type);
-  CacheRecord(h, r); // the program is about to use it
+  CacheNewRecord(h, r); // the program is about to use it
   r->created_by = fn;
   r->create_stack = stack;
   r->create_thread = CurrentThreadNumber();
@@ -397,12 +398,12 @@ void Runtime::RegisterLentString(FnId fn, const char *data, size_t length,
   std::string text(data, std::min(length, kLentStringShown));
   StackId stack = CurrentCallStack();
   MutexLock lock(&mu_);
-  if (graph_.Find(data))
+  if (MaybeLive(data) && graph_.Find(data))
     return; // (another thread registered it meanwhile)
   ObjectRecord *r =
       NewRecord(data, ObjectKind::LentString, ctx, /*linked=*/true);
   r->name = text;
-  CacheRecord(data, r);
+  CacheNewRecord(data, r);
   r->created_by = fn;
   r->create_stack = stack;
   r->create_thread = CurrentThreadNumber();
@@ -432,7 +433,7 @@ void Runtime::RegisterString(FnId fn, const char *s, bool error_message,
   RuntimeSection section;
   StackId stack = CurrentCallStack();
   MutexLock lock(&mu_);
-  if (ObjectRecord *old = graph_.Find(s))
+  if (ObjectRecord *old = MaybeLive(s) ? graph_.Find(s) : nullptr)
     DropUnseen(old); // live as something we did not see die
   ObjectRecord *r = NewRecord(
       s, error_message ? ObjectKind::ErrorMessage : ObjectKind::Message,
