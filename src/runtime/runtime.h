@@ -219,22 +219,23 @@ private:
   bool CheckHandleSlow(FnId fn, unsigned arg, const void *h, HandleType type);
   /// The live record at `h` (the thread's record cache first), or nullptr.
   ObjectRecord *LookupLive(const void *h);
-  /// False if no live record can be at `h`: every registration sets `h`'s
-  /// bit in one of the two sets (under mu_, before the record is
-  /// published), cleared only when its granule holds no live record.
+  /// False if no live record can be at `h`: registration sets its bit in a
+  /// set (under mu_, before publishing), cleared once its granule holds none.
   bool MaybeLive(const void *h) const {
     return live_values_.MaybeContains(h) || reuse_watch_.MaybeContains(h);
+  }
+  /// graph_.Find(h), not looked up where MaybeLive says nothing lives.
+  ObjectRecord *FindLive(const void *h) ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+    return MaybeLive(h) ? graph_.Find(h) : nullptr;
   }
   /// Every Value is deleted with operator delete: the watched values whose
   /// address lies in the block [p, p + size) being released died. True if
   /// there were any (their freed records now match addresses in the block).
   bool ValuesDied(const void *p, size_t size);
   /// operator delete (or the sanitizer free hook) released [p, p + size),
-  /// which held unwatched objects ownsan believed live: a module an
-  /// execution engine built in C++ deleted, a context or builder C++ code
-  /// deleted. They died (with their unwatched descendants) and their freed
-  /// records now match; nothing of them may be read any more. True if there
-  /// were any.
+  /// which held unwatched objects ownsan believed live (C++ code deleted a
+  /// module, context or builder): they died with their unwatched
+  /// descendants, their freed records match. True if there were any.
   bool UnwatchedDied(const void *p, size_t size);
   /// UnwatchedDied() under mu_, with the call's free event taken already.
   void UnwatchedDiedLocked(ObjectRecord *r, FreeEvent *ev)

@@ -214,7 +214,7 @@ ObjectRecord *Runtime::RegisterImpl(FnId fn, const void *h, HandleType type,
   ObjectRecord *r;
   {
     MutexLock lock(&mu_);
-    if (ObjectRecord *existing = MaybeLive(h) ? graph_.Find(h) : nullptr) {
+    if (ObjectRecord *existing = FindLive(h)) {
       if (IsWatchedKind(existing->kind) == IsWatchedKind(c.kind))
         return existing; // another thread registered it meanwhile
       // Case: a stale unwatched record at an address LLVM now hands out as
@@ -362,8 +362,7 @@ void Runtime::RegisterOpaque(FnId fn, const void *h, const char *type,
   ObjectRecord *p = parent ? LookupLive(parent) : nullptr;
   StackId stack = CurrentCallStack();
   MutexLock lock(&mu_);
-  // (No bit: nothing registered lives there, no look-up.)
-  if (ObjectRecord *old = MaybeLive(h) ? graph_.Find(h) : nullptr)
+  if (ObjectRecord *old = FindLive(h))
     DropUnseen(old); // live as something we did not see die
   ObjectRecord *r = NewRecord(h, ObjectKind::Opaque, p, /*linked=*/true);
   r->SetTypeName(type);
@@ -398,7 +397,7 @@ void Runtime::RegisterLentString(FnId fn, const char *data, size_t length,
   std::string text(data, std::min(length, kLentStringShown));
   StackId stack = CurrentCallStack();
   MutexLock lock(&mu_);
-  if (MaybeLive(data) && graph_.Find(data))
+  if (FindLive(data))
     return; // (another thread registered it meanwhile)
   ObjectRecord *r =
       NewRecord(data, ObjectKind::LentString, ctx, /*linked=*/true);
@@ -433,7 +432,7 @@ void Runtime::RegisterString(FnId fn, const char *s, bool error_message,
   RuntimeSection section;
   StackId stack = CurrentCallStack();
   MutexLock lock(&mu_);
-  if (ObjectRecord *old = MaybeLive(s) ? graph_.Find(s) : nullptr)
+  if (ObjectRecord *old = FindLive(s))
     DropUnseen(old); // live as something we did not see die
   ObjectRecord *r = NewRecord(
       s, error_message ? ObjectKind::ErrorMessage : ObjectKind::Message,
