@@ -13,6 +13,9 @@ to plain's, and the process CPU time's.
         -- modules 3000                 # (c): ir_workload, wall time
     bench/ab_rounds.py build-bench --rounds 30 --runtime ... \\
         -- jit lljit 1 200              # (d): jit_server, us_per_iteration
+    bench/ab_rounds.py build-bench --rounds 20 --runtime ... \\
+        -- echo /usr/lib/llvm-19/bin/llvm-c-test echo_big.bc
+                                        # (a): llvm-c-test --echo < BC, wall
 
 `--options` sets OWNSAN_OPTIONS for every runtime (a variant may add its
 own after a semicolon: --runtime 'q0=LIB;quarantine_size_mb=0').
@@ -31,21 +34,22 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import run_benchmarks as rb  # noqa: E402 (the huge-page heap's one definition)
 
 
-def run_once(cmd, env, jit):
+def run_once(cmd, env, jit, stdin=None):
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True,
-                         check=True).stdout
+    with open(stdin or os.devnull, "rb") as given:
+        out = subprocess.run(cmd, env=env, stdin=given, capture_output=True,
+                             check=True).stdout.decode(errors="replace")
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime -
-                                                before.ru_stime)
+    system = after.ru_stime - before.ru_stime
+    cpu = (after.ru_utime - before.ru_utime) + system
     if jit:
         m = re.search(r"us_per_iteration=([\d.]+)", out)
         if not m:
             sys.exit(f"ab_rounds: no us_per_iteration in: {out!r}")
         wall = float(m.group(1)) / 1e6
-    return wall, cpu
+    return wall, cpu, system
 
 
 def main():
@@ -58,13 +62,19 @@ def main():
     ap.add_argument("--no-plain", action="store_true")
     ap.add_argument("workload", nargs="+",
                     help="ir_workload's arguments, or 'jit' and "
-                    "jit_server's")
+                    "jit_server's, or 'echo LLVM_C_TEST BITCODE'")
     args = ap.parse_args()
     bench = args.build_dir.resolve() / "bench"
     jit = args.workload[0] == "jit"
-    cmd = ([str(bench / "ownsan_bench_jit_server")] + args.workload[1:]
-           if jit else [str(bench / "ownsan_bench_ir_workload")] +
-           args.workload)
+    stdin = None
+    if args.workload[0] == "echo":
+        if len(args.workload) != 3:
+            sys.exit("ab_rounds: echo LLVM_C_TEST BITCODE")
+        cmd, stdin = [args.workload[1], "--echo"], args.workload[2]
+    elif jit:
+        cmd = [str(bench / "ownsan_bench_jit_server")] + args.workload[1:]
+    else:
+        cmd = [str(bench / "ownsan_bench_ir_workload")] + args.workload
     base_env = dict(os.environ, **rb.HUGE_HEAP_ENV)
     variants = [] if args.no_plain else [("plain", dict(base_env))]
     for spec in args.runtime:
@@ -76,11 +86,13 @@ def main():
         variants.append((name, env))
     wall = {n: [] for n, _ in variants}
     cpu = {n: [] for n, _ in variants}
+    system = {n: [] for n, _ in variants}
     for _ in range(args.rounds):
         for name, env in variants:
-            w, c = run_once(cmd, env, jit)
+            w, c, s = run_once(cmd, env, jit, stdin)
             wall[name].append(w)
             cpu[name].append(c)
+            system[name].append(s)
     first = args.runtime[0].partition("=")[0]
 
     def ratios(series, name, ref):
@@ -98,6 +110,11 @@ def main():
                 f"CPU {ratios(cpu, name, first)}")
         if not args.no_plain:
             line += f"; against plain {ratios(wall, name, 'plain')}"
+        # (The kernel's share moves from run to run: first touches of
+        # fresh memory, huge pages cleared and compacted.)
+        line += (f"; system time median / max "
+                 f"{statistics.median(system[name]):.3f} / "
+                 f"{max(system[name]):.3f} s")
         print(line)
 
 

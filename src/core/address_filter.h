@@ -16,8 +16,9 @@
 // static destructors) is then not paged in, one page fault per touched
 // page. A dense one costs one more load of a line that stays cached.
 //
-// A set of 2 MiB starts in small pages (a short program touches a few) and
-// moves to a huge page once it has touched kPagesBeforeHuge of them: a
+// A set of 2 MiB starts in small pages (a short program touches a few) and,
+// where huge pages are allowed (InternalHugePagesAllowed), moves to a huge
+// page once it has touched kPagesBeforeHuge of them: a
 // long-running program's set ends up touched all over (addresses hash to
 // every page of it), and in small pages each of its 512 pages costs a page
 // fault of its own (about 11 us in the VM of docs/performance.md). The
@@ -79,7 +80,8 @@ public:
     uint64_t had = summary.load(std::memory_order_relaxed);
     if (!(had & page_bit)) {
       summary.store(had | page_bit, std::memory_order_release);
-      if (++touched_pages_ == kPagesBeforeHuge && Bytes() % kHugePage == 0)
+      if (++touched_pages_ == kPagesBeforeHuge && Bytes() % kHugePage == 0 &&
+          InternalHugePagesAllowed())
         MoveToHugePage();
     }
   }

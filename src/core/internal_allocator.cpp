@@ -7,6 +7,7 @@
 
 #include <sys/mman.h>
 
+#include <atomic>
 #include <cstdint>
 
 namespace ownsan {
@@ -24,8 +25,9 @@ constexpr unsigned kClasses = kSmallClasses + (kMaxShift - kMinShift + 1);
 constexpr size_t kSlabBytes = size_t{1} << 18;
 // A class that has filled this many slabs is growing with the program
 // (index vectors, names, children lists, the quarantine's queue): its next
-// slabs are 2 MiB huge pages, one page fault where 512 small pages took one
-// each (a fault costs several microseconds in a VM). A short program never
+// slabs are 2 MiB (huge pages with huge_pages_for_metadata: one page fault
+// where 512 small pages took one each, each several microseconds in some
+// VMs, where others clear a huge page slowly). A short program never
 // gets there, so its resident memory stays as small as before. (Four small
 // slabs first cost IR building 600 faults more, and --echo 700.)
 constexpr unsigned kSmallSlabsPerClass = 1;
@@ -191,10 +193,22 @@ void InternalDeallocate(void *p, size_t bytes) {
   g_free[c] = b;
 }
 
+namespace {
+std::atomic<bool> g_huge_pages_allowed{false};
+} // namespace
+
+void InternalSetHugePagesAllowed(bool allowed) {
+  g_huge_pages_allowed.store(allowed, std::memory_order_relaxed);
+}
+
+bool InternalHugePagesAllowed() {
+  return g_huge_pages_allowed.load(std::memory_order_relaxed);
+}
+
 void *InternalMapBlock(size_t bytes, bool huge_pages) {
   constexpr size_t kHuge = size_t{2} << 20;
   bytes = PageRound(bytes);
-  if (!huge_pages || bytes % kHuge != 0)
+  if (!huge_pages || !InternalHugePagesAllowed() || bytes % kHuge != 0)
     return Map(bytes);
   // Map one huge page more and trim to an aligned block.
   auto *p = static_cast<char *>(Map(bytes + kHuge));

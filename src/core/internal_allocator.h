@@ -38,8 +38,14 @@ size_t InternalBlockSize(size_t bytes);
 /// backed by transparent huge pages: one page fault (and 2 MiB zeroed) where
 /// 512 small pages would take one each. Worth it for memory that gets
 /// filled; not for a sparse table.
+/// `huge_pages` is honoured only while InternalHugePagesAllowed().
 void *InternalMapBlock(size_t bytes, bool huge_pages);
 void InternalUnmapBlock(void *p, size_t bytes);
+/// Whether InternalMapBlock may advise huge pages: false until the runtime
+/// sets its huge_pages_for_metadata option (at start-up, before the first
+/// block that would take them).
+void InternalSetHugePagesAllowed(bool allowed);
+bool InternalHugePagesAllowed();
 
 /// Mapped memory that holds pointers to heap blocks (records point at their
 /// names and free events): under a leak checker (LeakSanitizer, with ASan
@@ -52,12 +58,12 @@ void InternalRemoveLeakRoots(const void *p, size_t bytes);
 /// small block of the internal allocator (whose first pages every process
 /// touches anyway: a short program's few events and extras fault in no page
 /// of their own), then from kSmallBlocks mapped blocks of kPerBlock objects
-/// (a short program's), then from 2 MiB huge pages (a long run's events and
-/// extras by the hundred thousand: one page fault per 2 MiB, not one per 4
-/// KiB). No malloc chunk and header each, and not interleaved with the
-/// program's objects. Not thread-safe: one per thread, or one under a lock.
-/// Zero-initialized, so it can be a global or a (constant-initialized)
-/// thread-local.
+/// (a short program's), then from 2 MiB blocks (a long run's events and
+/// extras by the hundred thousand; huge pages where InternalMapBlock may
+/// advise them: one page fault per 2 MiB, not one per 4 KiB). No malloc chunk
+/// and header each, and not interleaved with the program's objects. Not
+/// thread-safe: one per thread, or one under a lock. Zero-initialized, so it
+/// can be a global or a (constant-initialized) thread-local.
 template <typename T, size_t kPerBlock> struct MappedBump {
   static constexpr size_t kFirstBlockBytes = 1024;
   static constexpr size_t kSmallBlocks = 4;

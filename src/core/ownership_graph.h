@@ -137,9 +137,8 @@ private:
   /// records, an internal allocation (on pages every process touches
   /// anyway: a program that makes a few objects faults in no page for
   /// them); the second, mapped, 1024 (a short program's); every later one
-  /// 32768 (2 MiB, a huge page where the system has them: a large module's
-  /// records cost a few page faults, not one per 64 records, and no block
-  /// in between is paged in 4 KiB at a time).
+  /// 32768 (2 MiB: with huge_pages_for_metadata a huge page, so that a
+  /// large module's records cost a few page faults, not one per 64).
   class Arena {
   public:
     Arena() = default;

@@ -66,6 +66,8 @@ Runtime::Runtime()
   std::string error;
   if (opts && !ParseFlags(opts, &flags_, &error))
     Fatal(error);
+  // (Before anything maps a block that could take them.)
+  InternalSetHugePagesAllowed(flags_.huge_pages_for_metadata);
   if (flags_.help) {
     std::string text =
         "ownsan options (OWNSAN_OPTIONS=key=value:...):\n" + FlagsMarkdown();

@@ -1564,6 +1564,20 @@ def thp_mode():
         return None
 
 
+def run_heap(x, cmd_extra=(), options=None, **env):
+    """`ownsan run CMD_EXTRA -- opts_prog heap`: what it printed of
+    GLIBC_TUNABLES, of the heap's huge pages and of other anonymous
+    mappings' (yes/no), and the run."""
+    r = run([x.a.ownsan, "run", *cmd_extra, "--", x.a.program, "heap"],
+            env=x.env(options, **env))
+    x.c.check(r.returncode == 0 and r.err == "",
+              f"heap {cmd_extra} {options} {env}: runs clean", r)
+    found = [re.search(pattern, r.out, re.M) for pattern in (
+        r"^GLIBC_TUNABLES=(.*)$", r"^heap huge pages: (yes|no)$",
+        r"^other huge pages: (yes|no)$")]
+    return (*(m.group(1) if m else None for m in found), r)
+
+
 def case_huge_heap(x):
     # `ownsan run` (not an OWNSAN_OPTIONS option) asks the program's malloc
     # for transparent huge pages (glibc.malloc.hugetlb=1): the quarantine
@@ -1577,13 +1591,8 @@ def case_huge_heap(x):
                "so only the environment is checked")
 
     def heap(cmd_extra=(), options=None, **env):
-        r = run([x.a.ownsan, "run", *cmd_extra, "--", x.a.program, "heap"],
-                env=x.env(options, **env))
-        c.check(r.returncode == 0 and r.err == "",
-                f"heap {cmd_extra} {options} {env}: runs clean", r)
-        m = re.search(r"^GLIBC_TUNABLES=(.*)$", r.out, re.M)
-        h = re.search(r"^heap huge pages: (yes|no)$", r.out, re.M)
-        return (m.group(1) if m else None), (h.group(1) if h else None), r
+        tunables, huge, _, r = run_heap(x, cmd_extra, options, **env)
+        return tunables, huge, r
 
     plain = run([x.a.program, "heap"], env=clean_env(GLIBC_TUNABLES=None))
     c.check("heap huge pages: no" in plain.out,
@@ -1616,6 +1625,31 @@ def case_huge_heap(x):
     c.equal(tunables, "(unset)", "--no-huge-heap: the environment as given",
             r)
     c.equal(huge, "no", "--no-huge-heap: no huge pages", r)
+
+
+def case_huge_pages_for_metadata(x):
+    # ownsan's own growing memory (records, events, the internal allocator's
+    # slabs) stays in small pages unless the option asks for huge ones. The
+    # program makes 100,000 values (2 MiB blocks of records); with
+    # --no-huge-heap glibc advises nothing, so an advised anonymous mapping
+    # that is not the heap is ownsan's.
+    c = x.c
+    plain = run([x.a.program, "heap"], env=clean_env(GLIBC_TUNABLES=None))
+    c.check("other huge pages: no" in plain.out,
+            "without ownsan no anonymous mapping is advised", plain)
+    _, _, other, r = run_heap(x, ("--no-huge-heap",), GLIBC_TUNABLES=None)
+    c.equal(other, "no", "by default ownsan's own memory is not advised for "
+            "huge pages", r)
+    _, _, other, r = run_heap(x, ("--no-huge-heap",),
+                              "huge_pages_for_metadata=1",
+                              GLIBC_TUNABLES=None)
+    if thp_mode() in ("madvise", "always"):
+        c.equal(other, "yes", "huge_pages_for_metadata=1: ownsan's growing "
+                "memory is advised for huge pages", r)
+    else:
+        c.note(f"transparent huge pages: {thp_mode()}; the advice with "
+               "the option on is not checked")
+    check_malformed(x, "huge_pages_for_metadata=2", "huge_pages_for_metadata")
 
 
 def flag_names(flags_inc):

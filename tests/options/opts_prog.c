@@ -38,9 +38,11 @@
  *             imitation of a CPython before 3.9, then runs `deep`.
  *   heap      builds and disposes 200 modules of 500 instructions (the
  *             quarantine holds their blocks: the heap grows), then prints
- *             "GLIBC_TUNABLES=<value or (unset)>" and "heap huge pages:
+ *             "GLIBC_TUNABLES=<value or (unset)>", "heap huge pages:
  *             yes|no" (a [heap] mapping advised for transparent huge pages,
- *             VmFlags "hg", in /proc/self/smaps).
+ *             VmFlags "hg", in /proc/self/smaps) and "other huge pages:
+ *             yes|no" (an advised anonymous mapping that is not the heap:
+ *             ownsan's own memory, unless glibc advises its mmap'ed chunks).
  *
  * Every step prints "<step>: ..." to stdout before it calls LLVM, so the last
  * stdout line of a halted run is the offending call. The executable is linked
@@ -327,19 +329,27 @@ static int mode_heap(void) {
   printf("GLIBC_TUNABLES=%s\n", tunables ? tunables : "(unset)");
   FILE *f = fopen("/proc/self/smaps", "r");
   char line[512];
-  int in_heap = 0, huge = 0;
+  int in_heap = 0, anonymous = 0, huge = 0, other_huge = 0;
   while (f && fgets(line, sizeof line, f)) {
+    unsigned long lo, hi, offset, inode;
+    char perms[8], device[16], path[256];
     if (strncmp(line, "VmFlags:", 8) == 0) {
-      if (in_heap && strstr(line, " hg"))
-        huge = 1;
-      in_heap = 0;
-    } else if (strstr(line, "[heap]")) {
-      in_heap = 1;
+      if (strstr(line, " hg")) {
+        huge |= in_heap;
+        other_huge |= anonymous;
+      }
+      in_heap = anonymous = 0;
+    } else if (sscanf(line, "%lx-%lx %7s %lx %15s %lu %255s", &lo, &hi, perms,
+                      &offset, device, &inode, path) >= 6) {
+      // (A mapping's first line; an anonymous one names no file.)
+      in_heap = strstr(line, "[heap]") != NULL;
+      anonymous = sscanf(line, "%*s %*s %*s %*s %*s %255s", path) != 1;
     }
   }
   if (f)
     fclose(f);
   printf("heap huge pages: %s\n", huge ? "yes" : "no");
+  printf("other huge pages: %s\n", other_huge ? "yes" : "no");
   return 0;
 }
 

@@ -541,23 +541,31 @@ TEST(InternalAllocator, ClassesShareTheirFirstPages) {
   InternalDeallocate(c, 248);
 }
 
-TEST(InternalAllocator, AGrowingClassGetsHugePageSlabs) {
-  // A class that has filled one 256 KiB slab takes 2 MiB ones, advised as
+TEST(InternalAllocator, AGrowingClassGetsHugePageSlabsOnlyWhereAllowed) {
+  // A class that has filled one 256 KiB slab takes 2 MiB ones; advised as
   // transparent huge pages (one fault each, where 512 small pages took one
-  // each); the first slab stays small for short programs.
+  // each) only while the runtime allows them (huge_pages_for_metadata, off
+  // by default). The first slab stays small for short programs.
   constexpr size_t kBlock = 40960; // a class of its own in this test binary
   std::vector<char *> blocks;
-  for (int i = 0; i < 64; ++i)
+  ASSERT_FALSE(InternalHugePagesAllowed()) << "the default";
+  for (int i = 0; i < 36; ++i) // the small slab's four, a 2 MiB slab's 32
     blocks.push_back(static_cast<char *>(InternalAllocate(kBlock)));
   EXPECT_EQ(VmFlagsOf(blocks.front()).find(" hg"), std::string::npos)
       << "the first slab: small pages";
-  EXPECT_NE(VmFlagsOf(blocks[4]).find(" hg"), std::string::npos)
-      << "after one slab of four blocks: " << VmFlagsOf(blocks[4]);
-  EXPECT_NE(VmFlagsOf(blocks.back()).find(" hg"), std::string::npos)
+  EXPECT_EQ(VmFlagsOf(blocks[4]).find(" hg"), std::string::npos)
+      << "a 2 MiB slab, huge pages not allowed: " << VmFlagsOf(blocks[4]);
+  EXPECT_EQ(VmFlagsOf(blocks.back()).find(" hg"), std::string::npos)
       << VmFlagsOf(blocks.back());
+  InternalSetHugePagesAllowed(true);
+  for (int i = 0; i < 32; ++i) // the next 2 MiB slab
+    blocks.push_back(static_cast<char *>(InternalAllocate(kBlock)));
+  InternalSetHugePagesAllowed(false);
+  EXPECT_NE(VmFlagsOf(blocks.back()).find(" hg"), std::string::npos)
+      << "allowed: " << VmFlagsOf(blocks.back());
   EXPECT_EQ(reinterpret_cast<uintptr_t>(blocks.back()) >> 21,
             reinterpret_cast<uintptr_t>(blocks[blocks.size() - 2]) >> 21)
-      << "carved from one 2 MiB slab";
+      << "carved from one 2 MiB-aligned slab";
   for (char *p : blocks)
     InternalDeallocate(p, kBlock);
 }

@@ -250,10 +250,34 @@ TEST(AddressFilter, OverlapsIsTheOrOfItsGranules) {
   }
 }
 
+// Huge pages allowed (the runtime's huge_pages_for_metadata) while it lives.
+class HugePagesAllowed {
+public:
+  HugePagesAllowed() { InternalSetHugePagesAllowed(true); }
+  ~HugePagesAllowed() { InternalSetHugePagesAllowed(false); }
+};
+
+// Where huge pages are not allowed (the default), a set touched all over
+// stays in small pages, and keeps every bit.
+TEST(AddressFilter, StaysInSmallPagesWhereHugePagesAreNotAllowed) {
+  ASSERT_FALSE(InternalHugePagesAllowed()) << "the default";
+  AddressFilter f(24, 4);
+  std::vector<uintptr_t> added;
+  for (uintptr_t a = 0x5500000000; a < 0x5500000000 + 1000 * 0x100000;
+       a += 0x100000) {
+    added.push_back(a);
+    f.Add(Addr(a));
+  }
+  EXPECT_FALSE(f.InHugePage()) << "moved where huge pages are not allowed";
+  for (uintptr_t a : added)
+    ASSERT_TRUE(f.MaybeContains(Addr(a))) << a;
+}
+
 // A full-size set moves to a huge page once it has touched enough pages of
 // its words, and keeps every bit it had and every bit added after; a short
 // program's set (few pages) and a small set never move.
 TEST(AddressFilter, MovesToAHugePageKeepingEveryBit) {
+  HugePagesAllowed allowed;
   AddressFilter f(24, 4);
   std::vector<uintptr_t> added;
   // Addresses 1 MiB apart: each lands in a group of words of its own, so
@@ -294,6 +318,7 @@ TEST(AddressFilter, MovesToAHugePageKeepingEveryBit) {
 // Readers on other threads never miss a bit added before they looked,
 // while the set moves under them (run under ThreadSanitizer too).
 TEST(AddressFilter, ReadersSeeEveryBitAcrossTheMove) {
+  HugePagesAllowed allowed;
   AddressFilter f(24, 4);
   constexpr size_t kAddresses = 3000;
   auto address = [](size_t i) {
