@@ -25,9 +25,9 @@ constexpr unsigned kClasses = kSmallClasses + (kMaxShift - kMinShift + 1);
 constexpr size_t kSlabBytes = size_t{1} << 18;
 // A class that has filled this many slabs is growing with the program
 // (index vectors, names, children lists, the quarantine's queue): its next
-// slabs are 2 MiB (huge pages with huge_pages_for_metadata: one page fault
-// where 512 small pages took one each, each several microseconds in some
-// VMs, where others clear a huge page slowly). A short program never
+// slabs are 2 MiB (with huge_pages_for_metadata, huge pages: one fault
+// where 512 small pages took one each; docs/performance.md has the
+// machines where that pays and where it does not). A short program never
 // gets there, so its resident memory stays as small as before. (Four small
 // slabs first cost IR building 600 faults more, and --echo 700.)
 constexpr unsigned kSmallSlabsPerClass = 1;
@@ -68,6 +68,10 @@ struct LargeBlock {
 };
 LargeBlock g_large[kLargeCacheSlots] ABSL_GUARDED_BY(g_pool_mu);
 size_t g_large_bytes ABSL_GUARDED_BY(g_pool_mu);
+
+// The runtime's huge_pages_for_metadata (InternalSetHugePagesAllowed), read
+// wherever a thread maps a block.
+std::atomic<bool> g_huge_pages_allowed{false};
 
 unsigned ClassOf(size_t bytes) {
   if (bytes <= kSmallMax)
@@ -192,10 +196,6 @@ void InternalDeallocate(void *p, size_t bytes) {
   b->next = g_free[c];
   g_free[c] = b;
 }
-
-namespace {
-std::atomic<bool> g_huge_pages_allowed{false};
-} // namespace
 
 void InternalSetHugePagesAllowed(bool allowed) {
   g_huge_pages_allowed.store(allowed, std::memory_order_relaxed);
