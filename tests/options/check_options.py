@@ -1590,38 +1590,37 @@ def case_huge_heap(x):
         c.note(f"transparent huge pages: {thp_mode()}; glibc advises none, "
                "so only the environment is checked")
 
-    def heap(cmd_extra=(), options=None, **env):
-        tunables, huge, _, r = run_heap(x, cmd_extra, options, **env)
-        return tunables, huge, r
-
     plain = run([x.a.program, "heap"], env=clean_env(GLIBC_TUNABLES=None))
     c.check("heap huge pages: no" in plain.out,
             "without ownsan the heap has no huge pages", plain)
-    tunables, huge, r = heap(GLIBC_TUNABLES=None)
+    tunables, huge, _, r = run_heap(x, GLIBC_TUNABLES=None)
     c.equal(tunables, "glibc.malloc.hugetlb=1", "the tunable ownsan run "
             "added is in the environment (for the children it follows)", r)
     if advised:
         c.equal(huge, "yes", "ownsan run: the heap is advised for huge "
                 "pages", r)
-    tunables, huge, r = heap(GLIBC_TUNABLES="glibc.malloc.tcache_count=3")
+    tunables, huge, _, r = run_heap(
+        x, GLIBC_TUNABLES="glibc.malloc.tcache_count=3")
     c.equal(tunables, "glibc.malloc.tcache_count=3:glibc.malloc.hugetlb=1",
             "the user's tunables come first, unchanged", r)
     if advised:
         c.equal(huge, "yes", "with the user's other tunables too", r)
     for given in (None, "glibc.malloc.tcache_count=3"):
-        tunables, huge, r = heap(options="follow_children=0",
-                                 GLIBC_TUNABLES=given)
+        tunables, huge, _, r = run_heap(x, options="follow_children=0",
+                                        GLIBC_TUNABLES=given)
         c.equal(tunables, given or "(unset)", "follow_children=0: the "
                 "program's GLIBC_TUNABLES as it was given", r)
         if advised:
             c.equal(huge, "yes", "follow_children=0: the process's own heap "
                     "still has huge pages", r)
-    tunables, huge, r = heap(GLIBC_TUNABLES="glibc.malloc.hugetlb=0")
+    tunables, huge, _, r = run_heap(
+        x, GLIBC_TUNABLES="glibc.malloc.hugetlb=0")
     c.equal(tunables, "glibc.malloc.hugetlb=0", "a hugetlb the user set "
             "stays theirs", r)
     c.equal(huge, "no", "glibc.malloc.hugetlb=0 from the user: no huge "
             "pages", r)
-    tunables, huge, r = heap(("--no-huge-heap",), GLIBC_TUNABLES=None)
+    tunables, huge, _, r = run_heap(x, ("--no-huge-heap",),
+                                    GLIBC_TUNABLES=None)
     c.equal(tunables, "(unset)", "--no-huge-heap: the environment as given",
             r)
     c.equal(huge, "no", "--no-huge-heap: no huge pages", r)

@@ -331,19 +331,20 @@ static int mode_heap(void) {
   char line[512];
   int in_heap = 0, anonymous = 0, huge = 0, other_huge = 0;
   while (f && fgets(line, sizeof line, f)) {
-    unsigned long lo, hi, offset, inode;
-    char perms[8], device[16], path[256];
+    unsigned long lo, hi;
+    char path[256];
+    // A mapping's first line: its range, four fields, and its file (an
+    // anonymous mapping names none).
+    int fields = sscanf(line, "%lx-%lx %*s %*s %*s %*s %255s", &lo, &hi, path);
     if (strncmp(line, "VmFlags:", 8) == 0) {
       if (strstr(line, " hg")) {
         huge |= in_heap;
         other_huge |= anonymous;
       }
       in_heap = anonymous = 0;
-    } else if (sscanf(line, "%lx-%lx %7s %lx %15s %lu %255s", &lo, &hi, perms,
-                      &offset, device, &inode, path) >= 6) {
-      // (A mapping's first line; an anonymous one names no file.)
-      in_heap = strstr(line, "[heap]") != NULL;
-      anonymous = sscanf(line, "%*s %*s %*s %*s %*s %255s", path) != 1;
+    } else if (fields >= 2) {
+      in_heap = fields == 3 && strcmp(path, "[heap]") == 0;
+      anonymous = fields == 2;
     }
   }
   if (f)

@@ -19,6 +19,7 @@ namespace ownsan {
 namespace {
 
 using testing_records::Addr;
+using testing_records::HugePagesAllowed;
 using testing_records::Records;
 
 TEST(AddressIndex, FindsExactAddressesOnly) {
@@ -557,10 +558,11 @@ TEST(InternalAllocator, AGrowingClassGetsHugePageSlabsOnlyWhereAllowed) {
       << "a 2 MiB slab, huge pages not allowed: " << VmFlagsOf(blocks[4]);
   EXPECT_EQ(VmFlagsOf(blocks.back()).find(" hg"), std::string::npos)
       << VmFlagsOf(blocks.back());
-  InternalSetHugePagesAllowed(true);
-  for (int i = 0; i < 32; ++i) // the next 2 MiB slab
-    blocks.push_back(static_cast<char *>(InternalAllocate(kBlock)));
-  InternalSetHugePagesAllowed(false);
+  {
+    HugePagesAllowed allowed;
+    for (int i = 0; i < 32; ++i) // the next 2 MiB slab
+      blocks.push_back(static_cast<char *>(InternalAllocate(kBlock)));
+  }
   EXPECT_NE(VmFlagsOf(blocks.back()).find(" hg"), std::string::npos)
       << "allowed: " << VmFlagsOf(blocks.back());
   EXPECT_EQ(reinterpret_cast<uintptr_t>(blocks.back()) >> 21,

@@ -17,6 +17,7 @@ namespace ownsan {
 namespace {
 
 using testing_records::Addr;
+using testing_records::HugePagesAllowed;
 using testing_records::Records;
 
 TEST(ShadowMap, FindsFreedAddresses) {
@@ -249,13 +250,6 @@ TEST(AddressFilter, OverlapsIsTheOrOfItsGranules) {
     }
   }
 }
-
-// Huge pages allowed (the runtime's huge_pages_for_metadata) while it lives.
-class HugePagesAllowed {
-public:
-  HugePagesAllowed() { InternalSetHugePagesAllowed(true); }
-  ~HugePagesAllowed() { InternalSetHugePagesAllowed(false); }
-};
 
 // Where huge pages are not allowed (the default), a set touched all over
 // stays in small pages, and keeps every bit.

@@ -2,12 +2,14 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Addresses and ObjectRecords made up for the tests of the core data
-// structures, which only look at a record's address and state.
+// structures, which only look at a record's address and state; the
+// internal allocator's huge-page setting for the tests that need it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef OWNSAN_TESTS_UNIT_TEST_RECORDS_H
 #define OWNSAN_TESTS_UNIT_TEST_RECORDS_H
 
+#include "core/internal_allocator.h"
 #include "core/object_record.h"
 
 #include <cstdint>
@@ -30,6 +32,13 @@ struct Records {
     return &r;
   }
   ObjectRecord *Freed(uintptr_t a) { return At(a, ObjectState::Freed); }
+};
+
+/// Huge pages allowed (the runtime's huge_pages_for_metadata) while it lives.
+class HugePagesAllowed {
+public:
+  HugePagesAllowed() { InternalSetHugePagesAllowed(true); }
+  ~HugePagesAllowed() { InternalSetHugePagesAllowed(false); }
 };
 
 } // namespace testing_records
