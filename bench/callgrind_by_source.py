@@ -31,9 +31,13 @@ _NAMED = re.compile(r"^(c?ob)=\((\d+)\)(?: (.*))?$")
 def self_costs(text, object_substring):
     """{instruction address: self cost} of the object file whose name
     contains `object_substring`, from a callgrind profile with positions
-    `instr line` (--dump-instr=yes). The cost lines that follow a
-    `calls=` line are the callee's inclusive cost, not this instruction's,
-    and are skipped."""
+    `instr line` (--dump-instr=yes; ValueError otherwise: a profile of
+    source lines has no addresses to read). The cost line that follows a
+    `calls=` line is the callee's inclusive cost, not this instruction's,
+    and is skipped."""
+    if not re.search(r"^positions: instr\b", text, re.MULTILINE):
+        raise ValueError("not a profile of instructions: take it with "
+                         "valgrind --tool=callgrind --dump-instr=yes")
     names = {}
     current = None
     address = 0
@@ -138,7 +142,10 @@ def main():
                     help="FILE's cost by the function it is inlined into")
     args = ap.parse_args()
     with open(args.profile) as f:
-        costs = self_costs(f.read(), args.object)
+        try:
+            costs = self_costs(f.read(), args.object)
+        except ValueError as e:
+            sys.exit(f"{args.profile}: {e}")
     if not costs:
         sys.exit(f"no costs for an object named like {args.object!r}")
     frames = addr2line_frames(args.library, sorted(costs))

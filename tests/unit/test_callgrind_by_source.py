@@ -84,6 +84,14 @@ class SelfCosts(unittest.TestCase):
         costs = cbs.self_costs(PROFILE, "libLLVM")
         self.assertEqual(costs, {0x5000: 7, 0x5004: 3})
 
+    def test_a_profile_of_source_lines_is_refused(self):
+        # (Without --dump-instr the first column is a line number, which
+        # would be read as an address.)
+        lines_only = PROFILE.replace("positions: instr line",
+                                     "positions: line")
+        with self.assertRaisesRegex(ValueError, "--dump-instr=yes"):
+            cbs.self_costs(lines_only, "ownsan")
+
 
 class Attribution(unittest.TestCase):
     def setUp(self):
