@@ -102,20 +102,14 @@ def addr2line_frames(library, addresses):
     return parse_addr2line(out)
 
 
-def by_file(costs, frames):
-    """Self cost by the source file of each instruction's innermost frame."""
+def by_source(costs, frames, whole_line=False):
+    """Self cost by the source file (or "file:line") of each instruction's
+    innermost frame."""
     totals = collections.Counter()
     for address, cost in costs.items():
         chain = frames.get(address) or [("??", "??:0")]
-        totals[chain[0][1].split(":")[0]] += cost
-    return totals
-
-
-def by_line(costs, frames):
-    totals = collections.Counter()
-    for address, cost in costs.items():
-        chain = frames.get(address) or [("??", "??:0")]
-        totals[chain[0][1]] += cost
+        location = chain[0][1]
+        totals[location if whole_line else location.split(":")[0]] += cost
     return totals
 
 
@@ -153,9 +147,9 @@ def main():
     if args.callers_of:
         rows = callers_of(costs, frames, args.callers_of)
     elif args.lines:
-        rows = by_line(costs, frames)
+        rows = by_source(costs, frames, whole_line=True)
     else:
-        rows = by_file(costs, frames)
+        rows = by_source(costs, frames)
     print(f"{total:>15,}  total")
     for name, cost in rows.most_common(args.lines or 30):
         print(f"{cost:>15,}  {100 * cost / total:5.1f} %  {name}")

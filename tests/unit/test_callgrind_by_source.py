@@ -108,12 +108,12 @@ class Attribution(unittest.TestCase):
 
     def test_inlined_code_counts_for_its_own_file(self):
         self.assertEqual(
-            cbs.by_file(self.costs, self.frames),
+            cbs.by_source(self.costs, self.frames),
             {"record_cache.h": 13, "tracker_registration.cpp": 5,
              "granule_bitmap.h": 4, "??": 6})
 
     def test_lines(self):
-        self.assertEqual(cbs.by_line(self.costs, self.frames)
+        self.assertEqual(cbs.by_source(self.costs, self.frames, whole_line=True)
                          ["tracker_registration.cpp:224"], 5)
 
     def test_callers_of_a_file_are_the_functions_it_is_inlined_into(self):
