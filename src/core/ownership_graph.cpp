@@ -62,8 +62,16 @@ void OwnershipGraph::SetParent(ObjectRecord *r, ObjectRecord *new_parent) {
   // A detached object stays in its context.
   if (new_parent && new_parent->context_use && r->kind != ObjectKind::Context)
     r->context_use = new_parent->context_use;
-  if (new_parent && !IsWatched(r->kind))
-    children_[new_parent].insert(r);
+  if (new_parent && !IsWatched(r->kind)) {
+    auto [it, added] = children_.try_emplace(new_parent);
+    if (added)
+      ++parents_in_slot_[ParentSlot(new_parent)];
+    it->second.insert(r);
+  }
+}
+
+bool OwnershipGraph::HasChildrenEntry(ObjectRecord *r) const {
+  return children_.contains(r);
 }
 
 void OwnershipGraph::Unlink(ObjectRecord *r) {
@@ -73,7 +81,7 @@ void OwnershipGraph::Unlink(ObjectRecord *r) {
   if (it != children_.end()) {
     it->second.erase(r);
     if (it->second.empty())
-      children_.erase(it);
+      EraseChildren(it);
   }
 }
 
@@ -81,12 +89,12 @@ std::vector<ObjectRecord *> OwnershipGraph::Remove(ObjectRecord *root) {
   std::vector<ObjectRecord *> out{root};
   // Breadth-first over unwatched children; `out` doubles as the work list.
   for (size_t i = 0; i < out.size(); ++i) {
-    auto it = children_.find(out[i]);
-    if (it == children_.end())
+    if (!HasUnwatchedChildren(out[i]))
       continue;
+    auto it = children_.find(out[i]);
     for (ObjectRecord *c : it->second)
       out.push_back(c);
-    children_.erase(it);
+    EraseChildren(it);
   }
   Unlink(root);
   for (ObjectRecord *r : out) {
@@ -100,7 +108,7 @@ std::vector<ObjectRecord *> OwnershipGraph::Remove(ObjectRecord *root) {
 }
 
 void OwnershipGraph::RemoveWithoutList(ObjectRecord *r) {
-  if (children_.contains(r)) {
+  if (HasUnwatchedChildren(r)) {
     Remove(r);
     return;
   }

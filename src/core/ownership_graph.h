@@ -69,8 +69,10 @@ public:
   /// (an object freed explicitly: a builder, a message, a function).
   void ForgetInPlace(ObjectRecord *r);
   /// Does `r` own unwatched objects (which Remove() would take with it)?
+  /// (Every death asks, and nearly every answer is "no": a count of the
+  /// parents in `r`'s slot says so without hashing.)
   bool HasUnwatchedChildren(ObjectRecord *r) const {
-    return children_.contains(r);
+    return parents_in_slot_[ParentSlot(r)] != 0 && HasChildrenEntry(r);
   }
 
   /// Live records whose address lies in [lo, lo + size), in address order.
@@ -130,6 +132,21 @@ public:
 
 private:
   void Unlink(ObjectRecord *r);
+  bool HasChildrenEntry(ObjectRecord *r) const; // (out of line: rare)
+  /// children_ loses the entry at `it` (and its parent's slot a count).
+  void EraseChildren(
+      absl::flat_hash_map<ObjectRecord *,
+                          absl::flat_hash_set<ObjectRecord *>>::iterator it) {
+    --parents_in_slot_[ParentSlot(it->first)];
+    children_.erase(it);
+  }
+  // Records are 64-byte aligned and made in order: neighbours take
+  // neighbouring slots.
+  static constexpr size_t kParentSlots = 1024;
+  static size_t ParentSlot(const ObjectRecord *r) {
+    return (reinterpret_cast<uintptr_t>(r) / alignof(ObjectRecord)) &
+           (kParentSlots - 1);
+  }
 
   /// Records never move or die: blocks of records, filled in order (a
   /// std::deque would give each block of two or three records its own
@@ -234,6 +251,9 @@ private:
   AddressIndex unwatched_by_addr_; ///< unwatched live records
   absl::flat_hash_map<ObjectRecord *, absl::flat_hash_set<ObjectRecord *>>
       children_; ///< unwatched children only
+  /// How many keys of children_ fall in each ParentSlot (a counting filter
+  /// over them).
+  uint32_t parents_in_slot_[kParentSlots] = {};
 };
 
 } // namespace ownsan

@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 
 #include <algorithm>
+#include <map>
 #include <vector>
 
 namespace ownsan {
@@ -87,6 +88,58 @@ TEST(OwnershipGraph, AddressCanBeLiveAgainAfterRemoval) {
   ObjectRecord *b = g.Add(Addr(0x1000), ObjectKind::Module, nullptr);
   EXPECT_NE(a, b) << "a new record, not the old one revived";
   EXPECT_EQ(g.Find(Addr(0x1000)), b);
+}
+
+// HasUnwatchedChildren answers from a count per slot of records before it
+// looks in the map: parents that share a slot (records 1024 apart), with
+// unwatched children given, moved away, removed and dying with their
+// parent, in random order against a model. It fails if a count misses a
+// parent (a child unseen: its death would not take the child with it).
+TEST(OwnershipGraph, UnwatchedChildrenSeenThroughSharedSlots) {
+  OwnershipGraph g;
+  std::vector<ObjectRecord *> parents;
+  for (uintptr_t i = 0; i < 3000; ++i) // (three records in every slot)
+    parents.push_back(
+        g.Add(Addr(0x10000000 + 64 * i), ObjectKind::Function, nullptr));
+  std::vector<std::pair<ObjectRecord *, ObjectRecord *>> children;
+  std::map<ObjectRecord *, int> model;
+  uint64_t x = 42;
+  auto next = [&x] { return (x = x * 6364136223846793005ull + 1) >> 33; };
+  uintptr_t addr = 0x20000000;
+  for (int step = 0; step < 20000; ++step) {
+    uint64_t what = next() % 4;
+    if (what <= 1 || children.empty()) {
+      ObjectRecord *p = parents[next() % parents.size()];
+      children.push_back({g.Add(Addr(addr += 64), ObjectKind::Opaque, p), p});
+      ++model[p];
+    } else {
+      size_t k = next() % children.size();
+      auto [child, p] = children[k];
+      if (what == 2)
+        g.SetParent(child, nullptr); // (detached: the caller's now)
+      else
+        g.RemoveWithoutList(child);
+      --model[p];
+      children[k] = children.back();
+      children.pop_back();
+      ASSERT_EQ(g.HasUnwatchedChildren(p), model[p] > 0) << "step " << step;
+      continue;
+    }
+    ObjectRecord *p = children.back().second;
+    ASSERT_TRUE(g.HasUnwatchedChildren(p)) << "step " << step;
+  }
+  // A parent dies with its children (Remove), and so stops counting.
+  ObjectRecord *dying = nullptr;
+  for (auto [p, n] : model)
+    if (n > 0 && !dying)
+      dying = p;
+  ASSERT_NE(dying, nullptr);
+  g.Remove(dying);
+  model.erase(dying);
+  for (ObjectRecord *p : parents)
+    if (p != dying)
+      ASSERT_EQ(g.HasUnwatchedChildren(p), model[p] > 0)
+          << "parent " << p->addr;
 }
 
 // Records never move: across the arena's blocks (a first small one, then
