@@ -111,10 +111,14 @@ def _checks_after_call(fn: Function, cls: Classification, hook_args: str,
         else:
             lines.append(f"call.OutArray({i}, (const void *const *)p{i}, "
                          f"{count}, {elem});")
-    if fn.ret_handle is not None:
+    # (An untyped handle, HandleType::Other, is never registered:
+    # Runtime::Register drops it first thing, so no call is made for one.)
+    if fn.ret_handle is not None and fn.ret_handle != "Other":
         lines.append(f"call.Returned({handle_value('r', fn.ret_struct)}, "
                      f"{handle_enum(fn.ret_handle)});")
     for out in cls.outs:
+        if out.handle == "Other":
+            continue
         i = out.param
         value = f"p{i}->ptr" if fn.params[i].elem_struct else f"*p{i}"
         lines.append(f"if ({cls.out_condition} && p{i})")
