@@ -177,7 +177,12 @@ __attribute__((noinline)) bool CallScope::CheckHandleArgFully(FnId fn,
 namespace {
 [[gnu::always_inline]] inline ObjectRecord *CachedOfType(const void *h,
                                                          HandleType type) {
-  ObjectRecord *r = CachedLive(h);
+  // (A loop's argument is most often what the call before returned:
+  // LLVMGetNextInstruction(prev), found without hashing.)
+  const LastReturned &last = tls_last_returned;
+  ObjectRecord *r = last.handle == h && LiveAt(last.record, h)
+                        ? const_cast<ObjectRecord *>(last.record)
+                        : CachedLive(h);
   return r && kKindHandleTypes[static_cast<uint8_t>(r->kind)] == type ? r
                                                                       : nullptr;
 }
