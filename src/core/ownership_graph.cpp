@@ -89,9 +89,11 @@ std::vector<ObjectRecord *> OwnershipGraph::Remove(ObjectRecord *root) {
   std::vector<ObjectRecord *> out{root};
   // Breadth-first over unwatched children; `out` doubles as the work list.
   for (size_t i = 0; i < out.size(); ++i) {
-    if (!HasUnwatchedChildren(out[i]))
-      continue;
+    if (!parents_in_slot_[ParentSlot(out[i])])
+      continue; // (the common answer, without hashing)
     auto it = children_.find(out[i]);
+    if (it == children_.end())
+      continue;
     for (ObjectRecord *c : it->second)
       out.push_back(c);
     EraseChildren(it);

@@ -133,10 +133,11 @@ public:
 private:
   void Unlink(ObjectRecord *r);
   bool HasChildrenEntry(ObjectRecord *r) const; // (out of line: rare)
+  /// Each record's unwatched children (only records that have some).
+  using ChildrenMap =
+      absl::flat_hash_map<ObjectRecord *, absl::flat_hash_set<ObjectRecord *>>;
   /// children_ loses the entry at `it` (and its parent's slot a count).
-  void EraseChildren(
-      absl::flat_hash_map<ObjectRecord *,
-                          absl::flat_hash_set<ObjectRecord *>>::iterator it) {
+  void EraseChildren(ChildrenMap::iterator it) {
     --parents_in_slot_[ParentSlot(it->first)];
     children_.erase(it);
   }
@@ -249,8 +250,7 @@ private:
   AddressIndex index_;
   size_t live_count_ = 0;
   AddressIndex unwatched_by_addr_; ///< unwatched live records
-  absl::flat_hash_map<ObjectRecord *, absl::flat_hash_set<ObjectRecord *>>
-      children_; ///< unwatched children only
+  ChildrenMap children_;           ///< unwatched children only
   /// How many keys of children_ fall in each ParentSlot (a counting filter
   /// over them).
   uint32_t parents_in_slot_[kParentSlots] = {};
