@@ -5,16 +5,13 @@ process), and the table gives the median of those over the processes, with
 the least and the most of them; not the difference of the medians.
 """
 
-import importlib.util
 import pathlib
 import statistics
+import sys
 import unittest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location(
-    "run_benchmarks", ROOT / "bench" / "run_benchmarks.py")
-rb = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(rb)
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "bench"))
+import run_benchmarks as rb  # noqa: E402  (bench/ is not a package)
 
 KEY = "call/LLVMTypeOf/wrapped/live:0/freed:0/probes:1/threads:1"
 DIRECT = KEY.replace("/wrapped/", "/direct/")
