@@ -454,13 +454,13 @@ def run_micro(exe, ownsan, tmp, reps, min_time, processes=1):
 
 
 def median_overhead(micro, key):
-    """A call cell's overhead (wrapped - direct, both from one process),
-    the median over the processes of the per-call run, and the least and
-    the most of them."""
+    """A call cell's overhead (wrapped - direct, both from one process):
+    the median over the processes of the per-call run, the least and the
+    most of them, and how many processes there were."""
     direct_key = key.replace("/wrapped/", "/direct/")
     runs = micro.get("calls_runs") or [micro["calls"]]
     each = [rows[key] - rows[direct_key] for rows in runs]
-    return statistics.median(each), min(each), max(each)
+    return statistics.median(each), min(each), max(each), len(each)
 
 
 def micro_tables(micro):
@@ -474,14 +474,14 @@ def micro_tables(micro):
         fn, live, freed, probes, threads = m.groups()
         direct = calls.get(key.replace("/wrapped/", "/direct/"))
         base = plain.get(key.replace("/wrapped/", "/direct/"))
-        overhead, least, most = median_overhead(micro, key)
+        overhead, least, most, processes = median_overhead(micro, key)
         call_rows.append({"fn": fn, "live": int(live), "freed": int(freed),
                           "probes": int(probes), "threads": int(threads),
                           "plain_ns": base,
                           "direct_ns": direct, "wrapped_ns": wrapped,
                           "overhead_ns": overhead,
                           "overhead_spread_ns": [least, most],
-                          "processes": len(micro.get("calls_runs") or [1])})
+                          "processes": processes})
     call_rows.sort(key=lambda r: (-r["probes"], r["fn"], r["threads"],
                                   r["freed"], r["live"]))
     handoff_rows = []

@@ -322,6 +322,14 @@ inline bool LiveAt(const ObjectRecord *record, const void *h) {
          __atomic_load_n(&record->addr, __ATOMIC_RELAXED) == h;
 }
 
+/// The record of `h` if it is the handle this thread registered last and
+/// its object still lives there (no hashing: a loop's next handle is most
+/// often what the call before returned), else nullptr.
+inline const ObjectRecord *LastReturnedLive(const void *h) {
+  const LastReturned &last = tls_last_returned;
+  return last.handle == h && LiveAt(last.record, h) ? last.record : nullptr;
+}
+
 /// RAII scope of one wrapped call. Calls made while the runtime itself is
 /// working are plain forwards; calls nested in another wrapped call come from
 /// the program's callbacks (or its signal handlers) and are checked on a
@@ -453,8 +461,7 @@ public:
     // garbage: LLVM read the argument as another kind. It is not classified.)
     if (!h || unverified_)
       return;
-    const LastReturned &last = tls_last_returned;
-    if (last.handle == h && last.type == type && LiveAt(last.record, h))
+    if (tls_last_returned.type == type && LastReturnedLive(h))
       return; // known: registered by this thread last, still live
     RegisterResult(fn_, h, type);
   }

@@ -3,9 +3,9 @@
 //
 // Which builders are positioned at each block (their insertion block) or
 // instruction (the one they insert before): when either dies, those
-// builders dangle. Every death asks, and nearly every answer is "none": a
-// count per slot of records (a counting filter over the map's keys) says
-// so without hashing; only a record whose slot counts a key is looked up.
+// builders dangle. Every death asks, and nearly every answer is "none":
+// the map's keys are counted per slot of records (RecordSlotCounts), which
+// says so without hashing.
 //
 // Not thread-safe: the runtime serializes all access (its lock).
 //
@@ -14,6 +14,7 @@
 #define OWNSAN_CORE_BUILDER_POSITIONS_H
 
 #include "core/object_record.h"
+#include "core/record_slot_counts.h"
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
@@ -33,7 +34,7 @@ public:
   void Add(ObjectRecord *at, ObjectRecord *builder) {
     auto [it, inserted] = by_target_.try_emplace(at);
     if (inserted)
-      ++keys_in_slot_[Slot(at)];
+      keys_.Add(at);
     if (std::find(it->second.begin(), it->second.end(), builder) ==
         it->second.end())
       it->second.push_back(builder);
@@ -41,7 +42,7 @@ public:
 
   /// `builder` is no longer positioned at `at`.
   void Remove(ObjectRecord *at, ObjectRecord *builder) {
-    if (!keys_in_slot_[Slot(at)])
+    if (!keys_.MayHold(at))
       return;
     auto it = by_target_.find(at);
     if (it == by_target_.end())
@@ -55,7 +56,7 @@ public:
 
   /// The builders positioned at `at`, which no longer are (it died).
   Builders Take(ObjectRecord *at) {
-    if (!keys_in_slot_[Slot(at)])
+    if (!keys_.MayHold(at))
       return {};
     auto it = by_target_.find(at);
     if (it == by_target_.end())
@@ -68,21 +69,13 @@ public:
 private:
   using Map = absl::flat_hash_map<ObjectRecord *, Builders>;
 
-  // Records are 64-byte aligned and made in order: neighbours take
-  // neighbouring slots.
-  static constexpr size_t kSlots = 1024;
-  static size_t Slot(const ObjectRecord *r) {
-    return (reinterpret_cast<uintptr_t>(r) / alignof(ObjectRecord)) &
-           (kSlots - 1);
-  }
-
   void Erase(Map::iterator it) {
-    --keys_in_slot_[Slot(it->first)];
+    keys_.Remove(it->first);
     by_target_.erase(it);
   }
 
   Map by_target_;
-  uint32_t keys_in_slot_[kSlots] = {}; ///< the map's keys in each slot
+  RecordSlotCounts keys_; ///< the map's keys
 };
 
 } // namespace ownsan

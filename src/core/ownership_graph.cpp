@@ -65,7 +65,7 @@ void OwnershipGraph::SetParent(ObjectRecord *r, ObjectRecord *new_parent) {
   if (new_parent && !IsWatched(r->kind)) {
     auto [it, added] = children_.try_emplace(new_parent);
     if (added)
-      ++parents_in_slot_[ParentSlot(new_parent)];
+      parents_.Add(new_parent);
     it->second.insert(r);
   }
 }
@@ -89,7 +89,7 @@ std::vector<ObjectRecord *> OwnershipGraph::Remove(ObjectRecord *root) {
   std::vector<ObjectRecord *> out{root};
   // Breadth-first over unwatched children; `out` doubles as the work list.
   for (size_t i = 0; i < out.size(); ++i) {
-    if (!parents_in_slot_[ParentSlot(out[i])])
+    if (!parents_.MayHold(out[i]))
       continue; // (the common answer, without hashing)
     auto it = children_.find(out[i]);
     if (it == children_.end())

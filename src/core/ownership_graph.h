@@ -21,6 +21,7 @@
 #include "core/address_index.h"
 #include "core/internal_allocator.h"
 #include "core/object_record.h"
+#include "core/record_slot_counts.h"
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -69,10 +70,10 @@ public:
   /// (an object freed explicitly: a builder, a message, a function).
   void ForgetInPlace(ObjectRecord *r);
   /// Does `r` own unwatched objects (which Remove() would take with it)?
-  /// (Every death asks, and nearly every answer is "no": a count of the
-  /// parents in `r`'s slot says so without hashing.)
+  /// (Every death asks, and nearly every answer is "no": the parents'
+  /// counts per slot say so without hashing.)
   bool HasUnwatchedChildren(ObjectRecord *r) const {
-    return parents_in_slot_[ParentSlot(r)] != 0 && HasChildrenEntry(r);
+    return parents_.MayHold(r) && HasChildrenEntry(r);
   }
 
   /// Live records whose address lies in [lo, lo + size), in address order.
@@ -136,17 +137,10 @@ private:
   /// Each record's unwatched children (only records that have some).
   using ChildrenMap =
       absl::flat_hash_map<ObjectRecord *, absl::flat_hash_set<ObjectRecord *>>;
-  /// children_ loses the entry at `it` (and its parent's slot a count).
+  /// children_ loses the entry at `it` (and parents_ its key).
   void EraseChildren(ChildrenMap::iterator it) {
-    --parents_in_slot_[ParentSlot(it->first)];
+    parents_.Remove(it->first);
     children_.erase(it);
-  }
-  // Records are 64-byte aligned and made in order: neighbours take
-  // neighbouring slots.
-  static constexpr size_t kParentSlots = 1024;
-  static size_t ParentSlot(const ObjectRecord *r) {
-    return (reinterpret_cast<uintptr_t>(r) / alignof(ObjectRecord)) &
-           (kParentSlots - 1);
   }
 
   /// Records never move or die: blocks of records, filled in order (a
@@ -251,9 +245,7 @@ private:
   size_t live_count_ = 0;
   AddressIndex unwatched_by_addr_; ///< unwatched live records
   ChildrenMap children_;           ///< unwatched children only
-  /// How many keys of children_ fall in each ParentSlot (a counting filter
-  /// over them).
-  uint32_t parents_in_slot_[kParentSlots] = {};
+  RecordSlotCounts parents_;       ///< the keys of children_
 };
 
 } // namespace ownsan

@@ -177,12 +177,9 @@ __attribute__((noinline)) bool CallScope::CheckHandleArgFully(FnId fn,
 namespace {
 [[gnu::always_inline]] inline ObjectRecord *CachedOfType(const void *h,
                                                          HandleType type) {
-  // (A loop's argument is most often what the call before returned:
-  // LLVMGetNextInstruction(prev), found without hashing.)
-  const LastReturned &last = tls_last_returned;
-  ObjectRecord *r = last.handle == h && LiveAt(last.record, h)
-                        ? const_cast<ObjectRecord *>(last.record)
-                        : CachedLive(h);
+  // (LLVMGetNextInstruction(prev): the argument the call before returned.)
+  const ObjectRecord *last = LastReturnedLive(h);
+  ObjectRecord *r = last ? const_cast<ObjectRecord *>(last) : CachedLive(h);
   return r && kKindHandleTypes[static_cast<uint8_t>(r->kind)] == type ? r
                                                                       : nullptr;
 }
