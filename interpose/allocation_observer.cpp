@@ -43,7 +43,7 @@ extern "C" void __libc_free(void *p);
 #endif
 
 void OwnsanOnAllocation(const void *p, size_t n);
-bool OwnsanTakeIntoQuarantine(void *p);
+bool OwnsanTakeIntoQuarantine(void *p, size_t size);
 [[noreturn]] void OwnsanOutOfMemory(size_t n);
 
 namespace {
@@ -89,8 +89,9 @@ void *AllocateAligned(std::size_t n, std::size_t align) {
   }
 }
 
-void Release(void *p) {
-  if (p && !OwnsanTakeIntoQuarantine(p))
+// `size`: what the block was asked for (a sized delete's), or 0: unknown.
+void Release(void *p, std::size_t size = 0) {
+  if (p && !OwnsanTakeIntoQuarantine(p, size))
     OWNSAN_FREE(p);
 }
 
@@ -154,11 +155,11 @@ OWNSAN_EXPORT void *operator new[](std::size_t n, std::align_val_t a,
 
 OWNSAN_EXPORT void operator delete(void *p) noexcept { Release(p); }
 OWNSAN_EXPORT void operator delete[](void *p) noexcept { Release(p); }
-OWNSAN_EXPORT void operator delete(void *p, std::size_t) noexcept {
-  Release(p);
+OWNSAN_EXPORT void operator delete(void *p, std::size_t n) noexcept {
+  Release(p, n);
 }
-OWNSAN_EXPORT void operator delete[](void *p, std::size_t) noexcept {
-  Release(p);
+OWNSAN_EXPORT void operator delete[](void *p, std::size_t n) noexcept {
+  Release(p, n);
 }
 OWNSAN_EXPORT void operator delete(void *p, const std::nothrow_t &) noexcept {
   Release(p);
@@ -172,13 +173,13 @@ OWNSAN_EXPORT void operator delete(void *p, std::align_val_t) noexcept {
 OWNSAN_EXPORT void operator delete[](void *p, std::align_val_t) noexcept {
   Release(p);
 }
-OWNSAN_EXPORT void operator delete(void *p, std::size_t,
+OWNSAN_EXPORT void operator delete(void *p, std::size_t n,
                                    std::align_val_t) noexcept {
-  Release(p);
+  Release(p, n);
 }
-OWNSAN_EXPORT void operator delete[](void *p, std::size_t,
+OWNSAN_EXPORT void operator delete[](void *p, std::size_t n,
                                      std::align_val_t) noexcept {
-  Release(p);
+  Release(p, n);
 }
 OWNSAN_EXPORT void operator delete(void *p, std::align_val_t,
                                    const std::nothrow_t &) noexcept {

@@ -32,7 +32,7 @@
 #endif
 
 void OwnsanOnAllocation(const void *p, size_t n);
-bool OwnsanTakeIntoQuarantine(void *p);
+bool OwnsanTakeIntoQuarantine(void *p, size_t size);
 [[noreturn]] void OwnsanOutOfMemory(size_t n);
 
 using std::align_val_t;
@@ -89,9 +89,10 @@ inline void *Allocate(size_t n, void *(*real)(size_t)) {
   return Observed(real(n), n);
 }
 
-// True if the runtime keeps the block (a stale handle may name it).
-inline bool Held(void *p) {
-  return p && g_observe && OwnsanTakeIntoQuarantine(p);
+// True if the runtime keeps the block (a stale handle may name it); `n`:
+// a sized delete's size (0: unknown).
+inline bool Held(void *p, size_t n = 0) {
+  return p && g_observe && OwnsanTakeIntoQuarantine(p, n);
 }
 
 } // namespace
@@ -160,11 +161,11 @@ OWNSAN_EXPORT void __wrap__ZdaPv(void *p) noexcept {
     __real__ZdaPv(p);
 }
 OWNSAN_EXPORT void __wrap__ZdlPvm(void *p, size_t n) noexcept {
-  if (!Held(p))
+  if (!Held(p, n))
     __real__ZdlPvm(p, n);
 }
 OWNSAN_EXPORT void __wrap__ZdaPvm(void *p, size_t n) noexcept {
-  if (!Held(p))
+  if (!Held(p, n))
     __real__ZdaPvm(p, n);
 }
 OWNSAN_EXPORT void __wrap__ZdlPvRKSt9nothrow_t(void *p,
@@ -189,12 +190,12 @@ OWNSAN_EXPORT void __wrap__ZdaPvSt11align_val_t(void *p,
 }
 OWNSAN_EXPORT void __wrap__ZdlPvmSt11align_val_t(void *p, size_t n,
                                                  align_val_t a) noexcept {
-  if (!Held(p))
+  if (!Held(p, n))
     __real__ZdlPvmSt11align_val_t(p, n, a);
 }
 OWNSAN_EXPORT void __wrap__ZdaPvmSt11align_val_t(void *p, size_t n,
                                                  align_val_t a) noexcept {
-  if (!Held(p))
+  if (!Held(p, n))
     __real__ZdaPvmSt11align_val_t(p, n, a);
 }
 OWNSAN_EXPORT void

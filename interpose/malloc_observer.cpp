@@ -28,7 +28,7 @@ extern "C" void *__libc_malloc(size_t n);
 extern "C" void __libc_free(void *p);
 
 void OwnsanOnAllocation(const void *p, size_t n);
-bool OwnsanTakeIntoQuarantine(void *p);
+bool OwnsanTakeIntoQuarantine(void *p, size_t size);
 // src/runtime/native_reuse.cpp: glibc's per-thread cache, replayed, so a
 // report can say what a held block would hold without ownsan.
 void OwnsanNativeReuseHeld(const void *p);
@@ -47,7 +47,7 @@ extern "C" OWNSAN_EXPORT void *malloc(size_t n) {
 extern "C" OWNSAN_EXPORT void free(void *p) {
   if (!p)
     return;
-  if (OwnsanTakeIntoQuarantine(p)) {
+  if (OwnsanTakeIntoQuarantine(p, 0)) {
     OwnsanNativeReuseHeld(p);
     return;
   }

@@ -233,9 +233,9 @@ void OwnsanOutOfMemory(size_t n) {
 }
 
 // operator delete (interpose/allocation_observer.cpp) asks this.
-bool OwnsanTakeIntoQuarantine(void *p) {
+bool OwnsanTakeIntoQuarantine(void *p, size_t size) {
   return ownsan::g_runtime_ready.load(std::memory_order_relaxed) &&
-         ownsan::Runtime::Get().TakeIntoQuarantine(p);
+         ownsan::Runtime::Get().TakeIntoQuarantine(p, size);
 }
 
 namespace {

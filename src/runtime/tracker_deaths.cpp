@@ -496,10 +496,13 @@ static bool HoldsFreeTarget(const void *p, size_t size) {
   return a - lo < size;
 }
 
-bool Runtime::TakeIntoQuarantine(void *p) {
+bool Runtime::TakeIntoQuarantine(void *p, size_t size) {
   if (CurrentThreadCallState().in_runtime)
     return false;
-  size_t size = malloc_usable_size(p);
+  // (A sized delete's size: the objects in the block lie within the bytes
+  // it was asked for. Otherwise malloc's, which asking costs a call.)
+  if (!size)
+    size = malloc_usable_size(p);
   if (!size)
     size = 1;
   bool values = live_values_.MaybeOverlaps(p, size);

@@ -24,7 +24,7 @@
 // The runtime's allocation hooks (interpose/allocation_observer.cpp calls
 // them from operator new and delete).
 void OwnsanOnAllocation(const void *p, size_t n);
-bool OwnsanTakeIntoQuarantine(void *p);
+bool OwnsanTakeIntoQuarantine(void *p, size_t size);
 void OwnsanReleaseDeleted(void *p) { free(p); }
 
 namespace fake_llvm {
@@ -58,7 +58,9 @@ void Destroy(FakeObject *o) {
     c.erase(std::remove(c.begin(), c.end(), o), c.end());
   }
   o->~FakeObject();
-  if (!OwnsanTakeIntoQuarantine(o))
+  // (As a sized operator delete: the size it was allocated with. Real
+  // LLVM's Users come through the unsized one.)
+  if (!OwnsanTakeIntoQuarantine(o, sizeof(FakeObject)))
     free(o);
   --g_live;
 }
