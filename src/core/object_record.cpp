@@ -146,8 +146,8 @@ FreeEvent *NewFreeEvent(FnIndex fn, ObjectRecord *target, StackId stack,
   return ev;
 }
 
-void ReleaseFreeEvent(FreeEvent *ev) {
-  if (ev->refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
+void ReleaseFreeEvent(FreeEvent *ev, uint32_t n) {
+  if (ev->refs.fetch_sub(n, std::memory_order_acq_rel) == n)
     RecycleFreeEvent(ev);
 }
 

@@ -77,8 +77,8 @@ FreeEvent *NewFreeEvent(FnIndex fn, ObjectRecord *target, StackId stack,
                         uint32_t thread, const char *detail,
                         bool release_unused, const FreeEvent *const *in_use,
                         size_t n_in_use);
-/// A record that died with `ev` was evicted: one reference less.
-void ReleaseFreeEvent(FreeEvent *ev);
+/// `n` records that died with `ev` were evicted: `n` references less.
+void ReleaseFreeEvent(FreeEvent *ev, uint32_t n = 1);
 /// Calls fn(ev) on every event in use (under the runtime's lock, to clear
 /// targets that were evicted).
 void ForEachFreeEvent(absl::FunctionRef<void(FreeEvent *)> fn);

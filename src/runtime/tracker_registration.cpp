@@ -304,16 +304,27 @@ void Runtime::EvictHistory() {
   });
   absl::erase_if(inherited_, evicted);
   ahead = ahead_of(history_.begin(), end);
+  // The records of one death batch are next to each other in the history
+  // and share its event: one release (a locked instruction) a run.
+  FreeEvent *run_event = nullptr;
+  uint32_t run = 0;
   for (auto it = history_.begin(); it != end; ++it) {
     ObjectRecord *r = it->record();
     if (ahead != end)
       __builtin_prefetch((ahead++)->record(), 1);
-    if (r->freed)
-      ReleaseFreeEvent(const_cast<FreeEvent *>(r->freed));
+    if (r->freed != run_event) {
+      if (run_event)
+        ReleaseFreeEvent(run_event, run);
+      run_event = const_cast<FreeEvent *>(r->freed);
+      run = 0;
+    }
+    ++run;
     r->freed = nullptr;
     r->ReleaseHistory();
     graph_.Recycle(r);
   }
+  if (run_event)
+    ReleaseFreeEvent(run_event, run);
   evicted_ += end - history_.begin();
   history_.erase(history_.begin(), end);
 }

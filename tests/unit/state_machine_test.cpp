@@ -15,6 +15,8 @@
 
 #include "fake_llvm.h"
 
+#include "core/object_record.h"
+
 #include "ownsan/ownsan.h"
 
 #include "gtest/gtest.h"
@@ -215,6 +217,29 @@ TEST_F(StateMachine, EvictedIsStillReportedWithoutItsHistory) {
   std::string text = TakeOneReport("use-after-free");
   EXPECT_NE(text.find("history is gone"), std::string::npos) << text;
   EXPECT_NE(text.find("history_size_mb=1"), std::string::npos) << text;
+}
+
+// FREED -> evicted, a dispose at a time: the records one dispose freed
+// share its free event, which EvictHistory releases once for each run of
+// them; the event is recycled when its last record goes, so the events in
+// use stay about those of the records in the history, however many
+// disposes came before (a miscounted run leaks one event a dispose).
+TEST_F(StateMachine, EvictionRecyclesEachDisposesEvent) {
+  auto make_and_dispose = [&] {
+    LLVMModuleRef m = LLVMModuleCreateWithNameInContext("m", ctx);
+    LLVMValueRef f = AddFunction(m, "f");
+    for (int b = 0; b < 4; ++b)
+      LLVMAppendBasicBlockInContext(ctx, f, "b");
+    LLVMDisposeModule(m);
+  };
+  for (int i = 0; i < 2000; ++i) // (about what 1 MiB of history holds)
+    make_and_dispose();
+  size_t held_after_first = ownsan::FreeEventsInUse();
+  for (int i = 0; i < 20000; ++i) // (ten times that: evicted, most)
+    make_and_dispose();
+  EXPECT_GT(held_after_first, 0u);
+  EXPECT_LT(ownsan::FreeEventsInUse(), held_after_first + 2000)
+      << "free events leak as disposes go through the history";
 }
 
 } // namespace
