@@ -41,6 +41,22 @@ Mutex g_ranges_mu(absl::kConstInit);
 constexpr int kMaxRanges = 32;
 CodeRange g_ranges[kMaxRanges];
 std::atomic<int> g_range_count{0};
+// The span from the lowest range to the highest (written before the count
+// that publishes a range): a program's frames, in its executable or in
+// libraries loaded apart from ownsan's and LLVM's, are most often outside
+// it, answered without a look at each range.
+std::atomic<uintptr_t> g_ranges_lo{UINTPTR_MAX}, g_ranges_hi{0};
+
+// Publishes `r` as the n-th range.
+void PublishRange(int n, CodeRange r)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(g_ranges_mu) {
+  g_ranges[n] = r;
+  if (r.lo < g_ranges_lo.load(std::memory_order_relaxed))
+    g_ranges_lo.store(r.lo, std::memory_order_relaxed);
+  if (r.hi > g_ranges_hi.load(std::memory_order_relaxed))
+    g_ranges_hi.store(r.hi, std::memory_order_relaxed);
+  g_range_count.store(n + 1, std::memory_order_release);
+}
 
 } // namespace
 
@@ -77,8 +93,7 @@ void AddCodeRangesOf(const void *addr_in_module, bool llvm) {
     if (n == kMaxRanges)
       break;
     r.llvm = llvm;
-    g_ranges[n] = r;
-    g_range_count.store(n + 1, std::memory_order_release);
+    PublishRange(n, r);
   }
 }
 
@@ -97,9 +112,8 @@ void AddOwnCodeRanges() {
   int n = g_range_count.load(std::memory_order_relaxed);
   if (n == kMaxRanges)
     return;
-  g_ranges[n] = {reinterpret_cast<uintptr_t>(__start_ownsan_text),
-                 reinterpret_cast<uintptr_t>(__stop_ownsan_text), false};
-  g_range_count.store(n + 1, std::memory_order_release);
+  PublishRange(n, {reinterpret_cast<uintptr_t>(__start_ownsan_text),
+                   reinterpret_cast<uintptr_t>(__stop_ownsan_text), false});
 #else
   AddCodeRangesOf(reinterpret_cast<void *>(&AddOwnCodeRanges));
 #endif
@@ -146,8 +160,7 @@ void AddLinkedLLVMCodeRange() {
   int n = g_range_count.load(std::memory_order_relaxed);
   if (n == kMaxRanges)
     return;
-  g_ranges[n] = {lo, arg.hi, true};
-  g_range_count.store(n + 1, std::memory_order_release);
+  PublishRange(n, {lo, arg.hi, true});
 }
 #endif
 
@@ -156,6 +169,9 @@ namespace {
 // Is `pc` in a recorded range (of libLLVM only, if `llvm_only`)?
 bool InCodeRanges(uintptr_t pc, bool llvm_only) {
   int n = g_range_count.load(std::memory_order_acquire);
+  if (pc < g_ranges_lo.load(std::memory_order_relaxed) ||
+      pc >= g_ranges_hi.load(std::memory_order_relaxed))
+    return false;
   for (int i = 0; i < n; ++i)
     if ((g_ranges[i].llvm || !llvm_only) && pc >= g_ranges[i].lo &&
         pc < g_ranges[i].hi)
