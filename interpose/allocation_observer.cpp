@@ -27,6 +27,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "allocation_hooks.h"
 #include "wrapper_api.h"
 
 #include <cstdlib>
@@ -41,10 +42,6 @@ extern "C" void __libc_free(void *p);
 #define OWNSAN_MALLOC malloc
 #define OWNSAN_FREE free
 #endif
-
-void OwnsanOnAllocation(const void *p, size_t n);
-bool OwnsanTakeIntoQuarantine(void *p, size_t size);
-[[noreturn]] void OwnsanOutOfMemory(size_t n);
 
 namespace {
 

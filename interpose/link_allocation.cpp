@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "interpose/allocation_hooks.h"
 #include "interpose/loaded_objects.h"
 #include "wrapper_api.h"
 
@@ -30,10 +31,6 @@
 #if !OWNSAN_LINK_MODE
 #error "link_allocation.cpp is only part of the link-mode runtime"
 #endif
-
-void OwnsanOnAllocation(const void *p, size_t n);
-bool OwnsanTakeIntoQuarantine(void *p, size_t size);
-[[noreturn]] void OwnsanOutOfMemory(size_t n);
 
 using std::align_val_t;
 using std::nothrow_t;

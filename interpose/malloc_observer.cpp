@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "allocation_hooks.h"
 #include "loaded_objects.h"
 #include "wrapper_api.h"
 
@@ -27,8 +28,6 @@
 extern "C" void *__libc_malloc(size_t n);
 extern "C" void __libc_free(void *p);
 
-void OwnsanOnAllocation(const void *p, size_t n);
-bool OwnsanTakeIntoQuarantine(void *p, size_t size);
 // src/runtime/native_reuse.cpp: glibc's per-thread cache, replayed, so a
 // report can say what a held block would hold without ownsan.
 void OwnsanNativeReuseHeld(const void *p);

@@ -78,7 +78,7 @@ public:
   /// operator delete of `size` bytes (0: unknown): records the death of the
   /// values that lived in the block, then keeps `p` in the quarantine if it
   /// holds a freed object's address (true), or leaves it to be freed.
-  bool TakeIntoQuarantine(void *p, size_t size = 0);
+  bool TakeIntoQuarantine(void *p, size_t size);
   /// The sanitizer free hook (an ASan allocator, whose quarantine delays
   /// reuse): records the death of the values that lived at `p`.
   void OnSanitizerFree(const void *p);

@@ -14,13 +14,10 @@
 #include "runtime/profile.h"
 #include "runtime/runtime.h"
 
+#include "interpose/allocation_hooks.h"
 #include "interpose/wrapper_api.h"
 
 #include <pthread.h>
-
-/// Gives back a block operator delete passed to the runtime (free(); in link
-/// mode the real operator delete).
-void OwnsanReleaseDeleted(void *p);
 
 #include <atomic>
 #include <cstdint>

@@ -4,6 +4,7 @@
 #include "fake_llvm.h"
 
 #include "fn_ids.h"
+#include "interpose/allocation_hooks.h"
 #include "interpose/loaded_objects.h"
 #include "interpose/real_llvm.h"
 #include "interpose/signal_entry.h"
@@ -21,10 +22,8 @@
 #include <string>
 #include <vector>
 
-// The runtime's allocation hooks (interpose/allocation_observer.cpp calls
-// them from operator new and delete).
-void OwnsanOnAllocation(const void *p, size_t n);
-bool OwnsanTakeIntoQuarantine(void *p, size_t size);
+// The fake's objects are malloc'ed: a block the runtime held goes back to
+// free() (interpose/allocation_observer.cpp defines it in the runtime).
 void OwnsanReleaseDeleted(void *p) { free(p); }
 
 namespace fake_llvm {

@@ -16,6 +16,7 @@
 #include "fake_llvm.h"
 
 #include "core/object_record.h"
+#include "interpose/allocation_hooks.h"
 
 #include "ownsan/ownsan.h"
 
@@ -29,8 +30,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-void OwnsanOnAllocation(const void *p, size_t n);
 
 namespace {
 
