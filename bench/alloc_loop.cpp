@@ -5,7 +5,7 @@
 // `alloc_loop SIZE N` makes N rounds of 64 allocations with operator new
 // (SIZE bytes and up to 56 more) and 64 sized releases, and no LLVM-C call:
 // under ownsan, what its allocation hooks cost a process in which nothing
-// is tracked (docs/performance.md, "the JIT's gap by its parts").
+// is tracked (docs/performance-history.md, "the JIT's gap by its parts").
 //
 //===----------------------------------------------------------------------===//
 
