@@ -87,4 +87,41 @@ ObjectRecord **AddressIndex::SlotAfter(const void *addr, Cursor *c) {
   return nullptr;
 }
 
+void AddressIndex::UpdateOrEraseRange(
+    const void *lo, size_t size, absl::FunctionRef<bool(ObjectRecord *&)> fn) {
+  VisitRange(lo, size, [&](Region *region, size_t from, size_t to) {
+    // (Kept entries close up in place; the slice left at its end goes.
+    // That may free another region, the spare, never this one.)
+    size_t kept = from;
+    for (size_t i = from; i < to; ++i) {
+      if (fn(region->records[i]))
+        continue;
+      region->offsets[kept] = region->offsets[i];
+      region->records[kept] = region->records[i];
+      ++kept;
+    }
+    if (kept < to)
+      EraseSlice(*region, kept, to);
+    return false;
+  });
+}
+
+void AddressIndex::VisitOverflow(
+    uintptr_t key, const Bounds &b,
+    absl::FunctionRef<bool(Region *, size_t, size_t)> visit) const {
+  std::vector<uintptr_t> keys;
+  for (const auto &[k, region] : overflow_)
+    if (k >= key && k <= b.last_key)
+      keys.push_back(k);
+  std::sort(keys.begin(), keys.end());
+  for (uintptr_t k : keys) {
+    auto it = overflow_.find(k);
+    if (it == overflow_.end())
+      continue; // (freed meanwhile: UpdateOrEraseRange's spare)
+    auto [from, to] = Slice(*it->second, k, b);
+    if (from < to && visit(it->second, from, to))
+      return;
+  }
+}
+
 } // namespace ownsan

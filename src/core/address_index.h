@@ -25,6 +25,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
+#include "absl/functional/function_ref.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -281,6 +282,10 @@ public:
       return false;
     });
   }
+
+  /// UpdateRange(), and the entries for which fn returns true are removed.
+  void UpdateOrEraseRange(const void *lo, size_t size,
+                          absl::FunctionRef<bool(ObjectRecord *&)> fn);
 
   /// Calls fn(r) for each record indexed in [lo, lo + size), in address
   /// order. fn must not change the index.
@@ -539,20 +544,9 @@ private:
   }
   /// VisitRange over the keys from `key` on above the table: those of
   /// overflow_ in the range, in order (the range may span most of them).
-  template <typename V>
-  void VisitOverflow(uintptr_t key, const Bounds &b, V visit) const {
-    std::vector<uintptr_t> keys;
-    for (const auto &[k, region] : overflow_)
-      if (k >= key && k <= b.last_key)
-        keys.push_back(k);
-    std::sort(keys.begin(), keys.end());
-    for (uintptr_t k : keys) {
-      Region *region = overflow_.find(k)->second;
-      auto [from, to] = Slice(*region, k, b);
-      if (from < to && visit(region, from, to))
-        return;
-    }
-  }
+  void
+  VisitOverflow(uintptr_t key, const Bounds &b,
+                absl::FunctionRef<bool(Region *, size_t, size_t)> visit) const;
 
   /// Calls visit(entry) on each entry in [lo, lo + size), in address
   /// order, until it returns true; true if it did.

@@ -17,7 +17,7 @@
 // evicted, an entry still matched becomes an evicted entry, which keeps
 // only the object's kind and whether it was consumed, not its record. It
 // matches like a record's entry (a use of the address is still known to be
-// stale) and expires the same way, but names no predecessor.
+// stale), but names no predecessor: when it would expire, it goes.
 //
 // The map keeps its entries in the OwnershipGraph's address index, beside
 // the live records (an address holds at most one entry: a live record, or
@@ -172,14 +172,20 @@ public:
   }
 
   /// Expires every matched entry in [lo, lo + size): new memory now lives
-  /// there. Returns how many.
+  /// there. Returns how many. An evicted entry goes instead: it names no
+  /// predecessor, so once it no longer matches it says nothing (kept, the
+  /// entries of every address a long-running program's heap ever lent an
+  /// evicted object grew the index for as long as the heap spread).
   size_t DropRange(const void *lo, size_t size) {
     size_t n = 0;
-    by_addr_.UpdateRange(lo, size, [&](ObjectRecord *&e) {
-      if (IsMatched(e)) {
-        e = Tagged(e);
-        ++n;
-      }
+    by_addr_.UpdateOrEraseRange(lo, size, [&](ObjectRecord *&e) {
+      if (!IsMatched(e))
+        return IsEvicted(e); // (an expired one, from before: goes too)
+      ++n;
+      if (IsEvicted(e))
+        return true;
+      e = Tagged(e);
+      return false;
     });
     matched_ -= n;
     return n;
@@ -229,8 +235,8 @@ private:
   // Entries (records are 64-byte aligned): a live record is its address,
   // untagged (the graph's). A freed record's is its address with
   // kFreedBit; expired, bit 0 as well. An evicted entry is no address:
-  // bit 1 set, the kind in bits 8-15 and kConsumedBit (expired too: bit 0
-  // as well).
+  // bit 1 set, the kind in bits 8-15 and kConsumedBit; it is matched while
+  // it is indexed (DropRange removes it where a record's would expire).
   static constexpr uintptr_t kEvictedBit = 2, kConsumedBit = 4,
                              kFreedBit = AddressIndex::kFreedTag;
   static uintptr_t Bits(const ObjectRecord *e) {

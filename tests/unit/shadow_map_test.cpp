@@ -129,6 +129,53 @@ TEST(ShadowMap, AllocationOverAnAddressDropsExactlyThatRange) {
   EXPECT_EQ(m.DropRange(Addr(0x1040), 0x80), 0u) << "expired already";
 }
 
+// An evicted entry names no predecessor: new memory over its address
+// removes it from the index, where a record's entry stays expired. (Kept
+// expired, the entries of every address a long-running program's heap
+// ever lent an evicted object grew the index as long as the heap spread:
+// the JIT server's peak RSS, 10,000 -> 100,000 iterations.)
+TEST(ShadowMap, AllocationOverEvictedEntriesRemovesThem) {
+  Records rs;
+  AddressIndex index;
+  ShadowMap m(index);
+  // Evicted entries on both sides of a 16 KiB region's edge (0x14000),
+  // between them a freed record's entry and a live one (the graph's).
+  for (uintptr_t a = 0x13f00; a < 0x14100; a += 0x40) {
+    ObjectRecord *r = rs.Freed(a);
+    m.Insert(r);
+    m.Evict(r, /*consumed=*/false);
+  }
+  ObjectRecord *freed = rs.Freed(0x13f20);
+  m.Insert(freed);
+  ObjectRecord *live = rs.At(0x14020);
+  index.Put(live);
+  ASSERT_EQ(index.size(), 10u);
+  ASSERT_EQ(m.size(), 9u);
+
+  EXPECT_EQ(m.DropRange(Addr(0x13f00), 0x200), 9u) << "all matched before";
+  EXPECT_EQ(m.size(), 0u);
+  EXPECT_EQ(index.size(), 2u) << "the eight evicted entries are gone";
+  ShadowMap::EvictedObject what;
+  for (uintptr_t a = 0x13f00; a < 0x14100; a += 0x40)
+    EXPECT_FALSE(m.FindEvicted(Addr(a), &what)) << a;
+  EXPECT_EQ(index.Find(Addr(0x14020)), live) << "a live entry stays";
+  bool matched = true;
+  EXPECT_EQ(m.TakeOver(Addr(0x13f20), &matched), freed)
+      << "the record's expired entry still names its predecessor";
+  EXPECT_FALSE(matched);
+  EXPECT_EQ(index.size(), 1u);
+
+  // A region left empty stays usable (the index keeps one spare).
+  ObjectRecord *r = rs.Freed(0x20000);
+  m.Insert(r);
+  m.Evict(r, /*consumed=*/true);
+  EXPECT_EQ(m.DropRange(Addr(0x20000), 8), 1u);
+  EXPECT_EQ(index.size(), 1u);
+  ObjectRecord *again = rs.Freed(0x20008);
+  m.Insert(again);
+  EXPECT_EQ(m.Find(Addr(0x20008)), again);
+}
+
 TEST(ShadowMap, ExpiredEntriesNameThePredecessorOnce) {
   Records rs;
   ShadowMap m;
