@@ -33,7 +33,7 @@ pkgs=(
   # libclang 19 (python3-clang-N packages conflict with each other).
   python3-clang-19 libclang1-19
   # Real clients of the C API that the tests run under ownsan.
-  python3-llvmlite
+  python3-llvmlite python3-numba
   # Link mode's Rust test (tests/link/rust): Debian's rustc, no crates.
   rustc
   # `ownsan report` tests: SARIF schema validation, HTML rendered headless.

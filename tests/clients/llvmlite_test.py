@@ -11,17 +11,11 @@ ownsan printed nothing.
 Usage: llvmlite_test.py --ownsan BUILD/bin/ownsan
 """
 import argparse
-import re
 import sys
 
-from ownsan_testing import Checker, run
+from ownsan_testing import Checker, run, unittest_ran
 
 CMD = ["/usr/bin/python3", "-m", "llvmlite.tests"]
-
-
-def ran(stderr):
-    m = re.search(r"^Ran (\d+) tests?", stderr, re.M)
-    return int(m.group(1)) if m else None
 
 
 def main():
@@ -37,7 +31,7 @@ def main():
     c.check("OwnSan" not in under.err, "no OwnSan report on llvmlite's own "
             "suite", under)
     c.equal(under.returncode, 0, "the suite exits 0 under ownsan", under)
-    n_plain, n_under = ran(plain.err), ran(under.err)
+    n_plain, n_under = unittest_ran(plain.err), unittest_ran(under.err)
     c.check(n_plain is not None and n_plain == n_under,
             f"as many tests ran under ownsan ({n_under}) as without "
             f"({n_plain})")

@@ -845,6 +845,13 @@ def ownsan_problems(text):
     return [l for l in ownsan_lines(text) if not _STATISTICS_LINE.search(l)]
 
 
+def unittest_ran(stderr):
+    """How many tests a Python unittest run says it ran (its `Ran N tests`
+    line), or None."""
+    m = re.search(r"^Ran (\d+) tests?", stderr, re.M)
+    return int(m.group(1)) if m else None
+
+
 def checked_calls(text):
     """{pid: checked calls} from verbosity=1's work lines in `text`."""
     return {int(m[1]): int(m[2]) for m in re.finditer(
