@@ -173,18 +173,17 @@ public:
 
   /// Expires every matched entry in [lo, lo + size): new memory now lives
   /// there. Returns how many. An evicted entry goes instead: it names no
-  /// predecessor, so once it no longer matches it says nothing (kept, the
-  /// entries of every address a long-running program's heap ever lent an
-  /// evicted object grew the index for as long as the heap spread).
+  /// predecessor, so expired it would only take room (a long-running
+  /// program's index grew with every address its heap ever lent one).
   size_t DropRange(const void *lo, size_t size) {
     size_t n = 0;
     by_addr_.UpdateOrEraseRange(lo, size, [&](ObjectRecord *&e) {
-      if (!IsMatched(e))
-        return IsEvicted(e); // (an expired one, from before: goes too)
-      ++n;
+      bool matched = IsMatched(e);
+      n += matched;
       if (IsEvicted(e))
         return true;
-      e = Tagged(e);
+      if (matched)
+        e = Tagged(e); // (a record's: names its predecessor until it goes)
       return false;
     });
     matched_ -= n;
