@@ -136,8 +136,8 @@ public:
     if (!filter_.MaybeContains(addr))
       return false;
     ObjectRecord *e = by_addr_.Find(addr);
-    if (!e || !IsEvicted(e) || IsExpired(e))
-      return false;
+    if (!e || !IsEvicted(e))
+      return false; // (an evicted entry is matched while it is indexed)
     uintptr_t bits = reinterpret_cast<uintptr_t>(e);
     *out = {static_cast<ObjectKind>(bits >> 8), (bits & kConsumedBit) != 0};
     return true;
