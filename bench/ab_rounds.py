@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Two or more runtimes on one workload, in alternating rounds: each round
 runs the workload once plain (unless --no-plain) and once under each
-runtime (preloaded, with the huge-page heap `ownsan run` gives), so that the
+runtime (preloaded, with the heap `ownsan run` gives: the plain run too), so that the
 machine's drift from minute to minute falls on all of them alike. Prints
 each variant's minimum and median, their ratios to the first runtime's and
 to plain's, and the process CPU time's.
@@ -31,7 +31,7 @@ import sys
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import run_benchmarks as rb  # noqa: E402 (the huge-page heap's one definition)
+import run_benchmarks as rb  # noqa: E402 (the heap's one definition)
 
 
 def run_once(cmd, env, jit, stdin=None):
@@ -75,14 +75,16 @@ def main():
         cmd = [str(bench / "ownsan_bench_jit_server")] + args.workload[1:]
     else:
         cmd = [str(bench / "ownsan_bench_ir_workload")] + args.workload
-    base_env = dict(os.environ, **rb.HUGE_HEAP_ENV)
+    rb.use_run_heap(args.build_dir / "bin" / "ownsan")
+    base_env = dict(os.environ, **rb.RUN_HEAP_ENV)
     variants = [] if args.no_plain else [("plain", dict(base_env))]
     for spec in args.runtime:
         name, _, rest = spec.partition("=")
         lib, _, extra = rest.partition(";")
         options = ":".join(o for o in (args.options, extra) if o)
-        env = dict(base_env, LD_PRELOAD=str(pathlib.Path(lib).resolve()),
-                   OWNSAN_OPTIONS=options)
+        env = dict(os.environ, **rb.on_run_heap(
+            LD_PRELOAD=str(pathlib.Path(lib).resolve()),
+            OWNSAN_OPTIONS=options))
         variants.append((name, env))
     wall = {n: [] for n, _ in variants}
     cpu = {n: [] for n, _ in variants}

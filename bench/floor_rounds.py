@@ -6,7 +6,7 @@ rounds of `ir_workload modules N` plain, with the interposition alone
 both, with the least tracker (bench/least_tracker_preload.c) alone, with the
 quarantine, with stacks, with ownsan's other per-object work, and with its
 freed entries in a hash table, and under ownsan with stacks off and with its
-defaults; each with the huge-page heap `ownsan run` gives. Prints each
+defaults; each with the heap `ownsan run` gives. Prints each
 variant's min and median and their ratios to plain's. Alternating rounds,
 rather than one run's medians, because this machine's speed moves by tens
 of percent from minute to minute.
@@ -36,11 +36,12 @@ def main():
     b = args.build_dir.resolve()
     runtime = b / "lib" / "libownsan.so"
     workload = b / "bench" / "ownsan_bench_ir_workload"
+    rb.use_run_heap(b / "bin" / "ownsan")
     floor = rb.floor_envs(b)
     variants = {
-        "plain": {},
-        "interposition alone": {"LD_PRELOAD": str(runtime),
-                                "OWNSAN_OPTIONS": "forward_only=1"},
+        "plain": rb.on_run_heap(),
+        "interposition alone": rb.on_run_heap(LD_PRELOAD=str(runtime),
+                                              OWNSAN_OPTIONS="forward_only=1"),
         "quarantine alone": floor[rb.QUARANTINE_ALONE],
         "both": floor[rb.INTERPOSITION_AND_QUARANTINE],
         "least tracker": floor[rb.LEAST_TRACKER],
@@ -50,14 +51,14 @@ def main():
         "l.t. + q., freed in a table": dict(
             floor[rb.LEAST_TRACKER_AND_QUARANTINE],
             LEAST_TRACKER_SHADOW="table"),
-        "ownsan, stacks off": {"LD_PRELOAD": str(runtime),
-                               "OWNSAN_OPTIONS": "malloc_context_size=0"},
-        "ownsan": {"LD_PRELOAD": str(runtime)},
+        "ownsan, stacks off": rb.on_run_heap(
+            LD_PRELOAD=str(runtime), OWNSAN_OPTIONS="malloc_context_size=0"),
+        "ownsan": rb.on_run_heap(LD_PRELOAD=str(runtime)),
     }
     times = {v: [] for v in variants}
     for _ in range(args.rounds):
         for v, extra in variants.items():
-            env = dict(os.environ, **rb.HUGE_HEAP_ENV)
+            env = dict(os.environ)
             env.pop("LD_PRELOAD", None)
             env.pop("OWNSAN_OPTIONS", None)
             env.update(extra)

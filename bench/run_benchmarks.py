@@ -18,11 +18,13 @@ interleaved, medians compared:
           instructions, default options and malloc_context_size=0, and
           forward_only=1 (the interposition alone: every wrapper and the
           allocation hooks forwarding unchecked, the floor of the design),
-          `ownsan run --no-huge-heap` (the heap in small pages), and the
-          plain program with the huge-page heap ownsan run gives it
+          `ownsan run --glibc-heap` (glibc's heap in huge pages, the
+          default before the allocator), and the plain program with the
+          heap ownsan run gives it
   (b)     /usr/bin/python3 -m llvmlite.tests (LLVM 14 runtime)
   (c)     bench/ir_workload.c: build, verify, dispose many modules (also
-          forward_only=1, --no-huge-heap and the plain huge-page heap, and
+          forward_only=1, --glibc-heap and the plain program on ownsan
+          run's heap, and
           the plain program with a quarantine alone preloaded,
           bench/quarantine_preload.c: what holding freed memory costs)
   memory  peak RSS with N live tracked objects, with and without ownsan
@@ -204,14 +206,15 @@ def asan_variants(asan, cmd, stdin=None):
     return [(ASAN, cmd, env, stdin), (ASAN_OWN_Q, cmd, env_q, stdin)]
 
 
-# The default options with the heap in small pages (`ownsan run
-# --no-huge-heap`): what the huge-page heap gains (docs/performance.md);
-# and the program without ownsan given the same heap, to tell what ownsan's
-# quarantine gains from it from what the program alone would (the verdicts
-# of (a) and (c) take the larger of the two ratios).
-SMALL_PAGES = "ownsan, small-page heap"
+# The default options on glibc's heap in huge pages (`ownsan run
+# --glibc-heap`, the default before `ownsan run` preloaded an allocator):
+# what the allocator gains; and the program without ownsan given the heap
+# `ownsan run` gives, to tell what ownsan's quarantine gains from that
+# heap from what the program alone would (the verdicts take the larger of
+# the two ratios).
+GLIBC_HEAP = "ownsan, glibc's heap (--glibc-heap)"
 # (c)'s quarantine with nothing else (bench/quarantine_preload.c, ownsan's
-# default size, the huge-page heap ownsan run gives): the blocks a module's
+# default size, the heap ownsan run gives): the blocks a module's
 # dispose frees, the nearest a tool without handles gets to ownsan's choice;
 # and every freed block, as AddressSanitizer holds them.
 QUARANTINE_ALONE = "quarantine alone, blocks a dispose frees"
@@ -241,7 +244,7 @@ QUARANTINE_OFF = "ownsan, quarantine off"
 
 def floor_envs(bdir):
     """The environments of (c)'s floor and reference variants, each with
-    the huge-page heap: the least tracker's four, the quarantine alone
+    the heap `ownsan run` gives (RUN_HEAP_ENV): the least tracker's four, the quarantine alone
     (blocks a dispose frees; every block), and with the interposition (the
     preload's operator delete first: ownsan's wrappers forward, its own
     quarantine is off). bench/floor_rounds.py runs them too."""
@@ -250,21 +253,21 @@ def floor_envs(bdir):
     runtime = bdir / "lib" / "libownsan.so"
     frames = str(ownsan_default("malloc_context_size"))
     return {
-        LEAST_TRACKER: dict(HUGE_HEAP_ENV, LD_PRELOAD=str(tracker)),
-        LEAST_TRACKER_AND_QUARANTINE: dict(
-            HUGE_HEAP_ENV, LD_PRELOAD=f"{tracker}:{qpreload}"),
-        LEAST_TRACKER_QUARANTINE_STACKS: dict(
-            HUGE_HEAP_ENV, LD_PRELOAD=f"{tracker}:{qpreload}",
+        LEAST_TRACKER: on_run_heap(LD_PRELOAD=str(tracker)),
+        LEAST_TRACKER_AND_QUARANTINE: on_run_heap(
+            LD_PRELOAD=f"{tracker}:{qpreload}"),
+        LEAST_TRACKER_QUARANTINE_STACKS: on_run_heap(
+            LD_PRELOAD=f"{tracker}:{qpreload}",
             LEAST_TRACKER_STACK_FRAMES=frames),
-        LEAST_TRACKER_OWNSAN_WORK: dict(
-            HUGE_HEAP_ENV, LD_PRELOAD=f"{tracker}:{qpreload}",
+        LEAST_TRACKER_OWNSAN_WORK: on_run_heap(
+            LD_PRELOAD=f"{tracker}:{qpreload}",
             LEAST_TRACKER_STACK_FRAMES=frames,
             LEAST_TRACKER_ADD=LEAST_TRACKER_ADD_ALL),
-        QUARANTINE_ALONE: dict(HUGE_HEAP_ENV, LD_PRELOAD=str(qpreload)),
-        QUARANTINE_ALONE_ALL: dict(HUGE_HEAP_ENV, LD_PRELOAD=str(qpreload),
-                                   OWNSAN_BENCH_QUARANTINE_SCOPE="all"),
-        INTERPOSITION_AND_QUARANTINE: dict(
-            HUGE_HEAP_ENV, LD_PRELOAD=f"{qpreload}:{runtime}",
+        QUARANTINE_ALONE: on_run_heap(LD_PRELOAD=str(qpreload)),
+        QUARANTINE_ALONE_ALL: on_run_heap(LD_PRELOAD=str(qpreload),
+                                          OWNSAN_BENCH_QUARANTINE_SCOPE="all"),
+        INTERPOSITION_AND_QUARANTINE: on_run_heap(
+            LD_PRELOAD=f"{qpreload}:{runtime}",
             OWNSAN_OPTIONS="forward_only=1"),
     }
 
@@ -289,8 +292,42 @@ def jit_floor_envs(bdir, threads):
             for label in (QUARANTINE_ALONE, INTERPOSITION_AND_QUARANTINE)}
 
 
-PLAIN_HUGE = "plain, huge-page heap"
+# The heap `ownsan run` gives the program: the size-class allocator it
+# preloads after the runtime (mimalloc, where the build found one), else
+# glibc's heap in huge pages. RUN_HEAP_ENV gives a program without ownsan
+# (or with a floor's preload) the same heap; set by use_run_heap().
+PLAIN_HUGE = "plain, ownsan run's heap"
 HUGE_HEAP_ENV = {"GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}
+RUN_HEAP_ENV = dict(HUGE_HEAP_ENV)
+RUN_HEAP_NAME = "glibc's heap in huge pages"
+
+
+def run_heap_allocator(ownsan):
+    """The allocator `ownsan run` preloads (its path), or None: asked of
+    the tool itself (`ownsan run -- env`), the one place that decides."""
+    out = subprocess.run([str(ownsan), "run", "--", "/usr/bin/env"],
+                         capture_output=True, text=True,
+                         env=dict(os.environ, LD_PRELOAD="")).stdout
+    m = re.search(r"^OWNSAN_RUN_HEAP_ALLOCATOR=(.+)$", out, re.M)
+    return m.group(1) if m else None
+
+
+def use_run_heap(ownsan):
+    """Sets RUN_HEAP_ENV and RUN_HEAP_NAME from what `ownsan run` does."""
+    global RUN_HEAP_ENV, RUN_HEAP_NAME
+    allocator = run_heap_allocator(ownsan)
+    if allocator:
+        RUN_HEAP_ENV = {"LD_PRELOAD": allocator}
+        RUN_HEAP_NAME = os.path.basename(allocator)
+
+
+def on_run_heap(**env):
+    """`env` (a floor's LD_PRELOAD, options) on the heap `ownsan run`
+    gives: its allocator preloaded after env's own preloads."""
+    out = dict(RUN_HEAP_ENV, **env)
+    if "LD_PRELOAD" in env and "LD_PRELOAD" in RUN_HEAP_ENV:
+        out["LD_PRELOAD"] = f"{env['LD_PRELOAD']}:{RUN_HEAP_ENV['LD_PRELOAD']}"
+    return out
 
 
 def run_timed(cmd, env=None, stdin_path=None, stdout_path=None):
@@ -658,15 +695,18 @@ def jit_timed_part(stdout):
 def run_jit(jit, ownsan, r, args, asan, bdir):
     """Workload (d): each engine on 1 and 4 threads, plain and ownsan
     (compare: a report or a wrong result fails the run), MCJIT also with
-    the plain huge-page heap and its floor (jit_floor_envs); then the MCJIT
+    the plain program on ownsan run's heap and ownsan on glibc's heap, MCJIT
+    also its floor (jit_floor_envs); then the MCJIT
     loop's ownsan peak RSS at two lengths."""
     n_lljit, n_mcjit = (int(n) for n in args.jit_iterations.split(","))
     for engine, n in (("lljit", n_lljit), ("mcjit", n_mcjit)):
         for threads in (1, 4):
             cmd = [jit, engine, str(threads), str(n)]
-            floor = []
+            floor = [(PLAIN_HUGE, cmd, RUN_HEAP_ENV, None),
+                     (GLIBC_HEAP, [ownsan, "run", "--glibc-heap", "--"] + cmd,
+                      None, None)]
             if engine == "mcjit":
-                floor = [(PLAIN_HUGE, cmd, HUGE_HEAP_ENV, None)] + [
+                floor += [
                     (label, cmd, env, None)
                     for label, env in jit_floor_envs(bdir, threads).items()]
             r["end_to_end"][f"(d) JIT server, {engine}, {threads} thread"
@@ -686,6 +726,9 @@ def run_jit(jit, ownsan, r, args, asan, bdir):
             compare("jit lljit x4 steady", [
                 ("plain", cmd, None, None),
                 ("ownsan", [ownsan, "run", "--"] + cmd, None, None),
+                (PLAIN_HUGE, cmd, RUN_HEAP_ENV, None),
+                (GLIBC_HEAP, [ownsan, "run", "--glibc-heap", "--"] + cmd,
+                 None, None),
                 (QUARANTINE_OFF, [ownsan, "run", "--"] + cmd,
                  {"OWNSAN_OPTIONS": "quarantine_size_mb=0"}, None),
             ], args.reps, timer=jit_timed_part))
@@ -923,22 +966,28 @@ def summarize(r):
         return f"{run['ratio']:.2f}x (CPU {run['cpu_ratio']:.2f}x)"
 
     def ratio_row(measure, target, run, runs=None):
-        # `ownsan run` gives the program a huge-page heap, which may speed
-        # up the program's own work too (the plain run does not have it):
-        # where the plain program was also run with that heap, the ratio
-        # against it is given as well, and the verdict takes the larger.
+        # `ownsan run` gives the program its heap (an allocator, or huge
+        # pages), which may speed up the program's own work too (the plain
+        # run does not have it): where the plain program was also run with
+        # that heap, the ratio against it is given as well, and the verdict
+        # takes the larger. The previous default heap's ratio is a reference.
         ratio, text = run["ratio"], ratio_text(run)
         huge = (runs or {}).get(PLAIN_HUGE)
         if huge:
             against_huge = run["median_s"] / huge["median_s"]
             text += (f"; {against_huge:.2f}x against the plain program with "
-                     f"the same huge-page heap")
+                     f"the same heap ({RUN_HEAP_NAME})")
             ratio = max(ratio, against_huge)
+        glibc = (runs or {}).get(GLIBC_HEAP)
+        if glibc and run is not glibc and run is (runs or {}).get("ownsan"):
+            text += (f"; on glibc's heap (--glibc-heap) "
+                     f"{glibc['ratio']:.2f}x")
         return {"measure": measure, "target": f"<= {target}x",
                 "measured": text, "verdict": verdict(ratio <= target)}
 
     def against_huge(run, label):
-        # A floor variant's median against the plain huge-page heap's.
+        # A floor variant's median against the plain program's on the heap
+        # `ownsan run` gives.
         return run[label]["median_s"] / run[PLAIN_HUGE]["median_s"]
 
     if echo:
@@ -973,7 +1022,7 @@ def summarize(r):
             rows.append({
                 "measure": "(c) IR building, a 64 MB quarantine alone and "
                            "nothing tracked (bench/quarantine_preload.c; "
-                           "against the plain huge-page heap)",
+                           "against the plain program on ownsan run's heap)",
                 "target": "(reference)",
                 "measured": "the blocks a dispose frees "
                             f"{against_huge(mods, QUARANTINE_ALONE):.2f}x"
@@ -984,8 +1033,8 @@ def summarize(r):
             rows.append({
                 "measure": "(c) IR building, the interposition "
                            "(forward_only=1) and that quarantine together, "
-                           "nothing tracked (against the plain huge-page "
-                           "heap)",
+                           "nothing tracked (against the plain program on "
+                           "ownsan run's heap)",
                 "target": "(floor of the two (c) targets)",
                 "measured": f"{both:.2f}x",
                 "verdict": "-"})
@@ -994,7 +1043,7 @@ def summarize(r):
                 "measure": "(c) IR building, the least tracker "
                            "(bench/least_tracker_preload.c: every handle "
                            "checked, registered and killed, plainly; against "
-                           "the plain huge-page heap)",
+                           "the plain program on ownsan run's heap)",
                 "target": "(reference: the work of (c) done plainly)",
                 "measured": "alone "
                             f"{against_huge(mods, LEAST_TRACKER):.2f}x, with "
@@ -1032,7 +1081,7 @@ def summarize(r):
                                f"up to {JIT_QUARANTINE_MAX_BLOCK} B an "
                                "engine's dispose frees, nothing tracked "
                                "(bench/quarantine_preload.c; against the "
-                               "plain huge-page heap)",
+                               "plain program on ownsan run's heap)",
                     "target": "(floor of the row above)",
                     "measured": f"alone {alone:.2f}x, with the "
                                 f"interposition {both:.2f}x",
@@ -1222,6 +1271,8 @@ def main():
             build(bdir14, 14, ["ownsan", "ownsan_cli", "ownsan_observer"],
                   bench=False, pgo=not args.no_pgo)
     ownsan = bdir / "bin" / "ownsan"
+    use_run_heap(ownsan)
+    log(f"ownsan run's heap: {RUN_HEAP_NAME}")
     micro_exe = bdir / "bench" / "ownsan_bench_call_overhead"
     workload = bdir / "bench" / "ownsan_bench_ir_workload"
     asan = None if "asan" in skip else asan_runtime(llvm)
@@ -1231,7 +1282,8 @@ def main():
     r = {"machine": machine(), "llvm": llvm, "reps": args.reps,
          "end_to_end": {}, "load_before": loadavg(),
          "pgo": cmake_cache_value(bdir, "OWNSAN_PGO"),
-         "lto": cmake_cache_value(bdir, "OWNSAN_LTO")}
+         "lto": cmake_cache_value(bdir, "OWNSAN_LTO"),
+         "run_heap": RUN_HEAP_NAME}
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="ownsan-bench-"))
     try:
         if "micro" not in skip:
@@ -1272,12 +1324,13 @@ def main():
                  {"OWNSAN_OPTIONS": "malloc_context_size=0"}, bc),
                 # (The interposition alone, against the plain program: the
                 # heap as the plain run has it.)
-                ("interposition only", [ownsan, "run", "--no-huge-heap", "--",
-                                        echo, "--echo"],
+                ("interposition only", [ownsan, "run", "--glibc-heap",
+                                        "--no-huge-heap", "--", echo,
+                                        "--echo"],
                  {"OWNSAN_OPTIONS": "forward_only=1"}, bc),
-                (SMALL_PAGES, [ownsan, "run", "--no-huge-heap", "--", echo,
-                               "--echo"], None, bc),
-                (PLAIN_HUGE, [echo, "--echo"], HUGE_HEAP_ENV, bc),
+                (GLIBC_HEAP, [ownsan, "run", "--glibc-heap", "--", echo,
+                              "--echo"], None, bc),
+                (PLAIN_HUGE, [echo, "--echo"], RUN_HEAP_ENV, bc),
             ] + asan_variants(asan, [echo, "--echo"], bc), args.reps)
 
         # (b) llvmlite
@@ -1307,11 +1360,12 @@ def main():
                     ("ownsan stacks off", [ownsan, "run", "--"] + cmd,
                      {"OWNSAN_OPTIONS": "malloc_context_size=0"}, None),
                     ("interposition only",
-                     [ownsan, "run", "--no-huge-heap", "--"] + cmd,
+                     [ownsan, "run", "--glibc-heap", "--no-huge-heap",
+                      "--"] + cmd,
                      {"OWNSAN_OPTIONS": "forward_only=1"}, None),
-                    (SMALL_PAGES, [ownsan, "run", "--no-huge-heap", "--"] + cmd,
+                    (GLIBC_HEAP, [ownsan, "run", "--glibc-heap", "--"] + cmd,
                      None, None),
-                    (PLAIN_HUGE, cmd, HUGE_HEAP_ENV, None),
+                    (PLAIN_HUGE, cmd, RUN_HEAP_ENV, None),
                 ] + [(label, cmd, env, None)
                      for label, env in floor_envs(bdir).items()]
                 + asan_variants(asan, cmd), args.reps)

@@ -24,6 +24,9 @@ pkgs=(
   # this kernel's address-space layout).
   clang-19 libclang-rt-19-dev
   libabsl-dev libgtest-dev libbenchmark-dev
+  # `ownsan run` makes mimalloc the program's malloc (CMakeLists.txt, the
+  # CLI): the quarantine does not fragment a size-class heap.
+  libmimalloc2.0
   # scripts/lint.sh: the format gate pins clang-format 19 (formatting
   # differs between majors), clang-tidy 19, pyflakes over the Python files.
   clang-format-19 clang-tidy-19 pyflakes3

@@ -21,6 +21,10 @@ void RemoveRuntimeFromPreload() {
     return;
   std::string self_name = self_path;
   self_name = self_name.substr(self_name.rfind('/') + 1);
+  // The allocator `ownsan run` added for the runtime's quarantine goes too.
+  const char *heap = getenv("OWNSAN_RUN_HEAP_ALLOCATOR");
+  std::string heap_path = heap ? heap : "";
+  unsetenv("OWNSAN_RUN_HEAP_ALLOCATOR");
   std::string kept;
   // ld.so separates LD_PRELOAD entries with colons or spaces; a name
   // without a slash is looked up in the library path.
@@ -39,6 +43,10 @@ void RemoveRuntimeFromPreload() {
                              std::string(resolved) == self_path;
     if (is_self)
       continue;
+    if (!heap_path.empty() && entry == heap_path) {
+      heap_path.clear(); // (the one entry `ownsan run` added)
+      continue;
+    }
     if (!kept.empty())
       kept += ':';
     kept += entry;

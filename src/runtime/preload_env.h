@@ -5,8 +5,8 @@
 // LD_PRELOAD is inherited by every program a process execs, so ownsan
 // follows all of them by default (as AddressSanitizer's preloaded runtime
 // does). follow_children=0 takes the runtime out of the environment at
-// start-up instead, with the malloc tunable `ownsan run` added for the
-// runtime's sake (which travels with it).
+// start-up instead, with the allocator or the malloc tunable `ownsan run`
+// added for the runtime's sake (which travel with it).
 //
 //===----------------------------------------------------------------------===//
 #ifndef OWNSAN_RUNTIME_PRELOAD_ENV_H
@@ -14,8 +14,9 @@
 
 namespace ownsan {
 
-/// Removes the entries of LD_PRELOAD that name this runtime's file (the
-/// variable goes away if nothing else is left); other entries, a
+/// Removes the entries of LD_PRELOAD that name this runtime's file, and the
+/// allocator `ownsan run` added after it (OWNSAN_RUN_HEAP_ALLOCATOR): the
+/// variable goes away if nothing else is left; other entries, a
 /// sanitizer's runtime included, stay in their order.
 void RemoveRuntimeFromPreload();
 

@@ -174,19 +174,32 @@ def main(argv=None):
     c.check(r.returncode == 0 and r.out == "no separator\n",
             "`ownsan run /bin/echo ...` works without '--'", r)
 
-    show_preload = ["sh", "-c", 'printf "%s\\n" "$LD_PRELOAD"']
+    # (The allocator `ownsan run` preloads after the runtime, if the build
+    # found one, is named in OWNSAN_RUN_HEAP_ALLOCATOR: tests/options,
+    # case heap_allocator, checks which.)
+    show_preload = ["sh", "-c", 'printf "%s\\n%s\\n" "$LD_PRELOAD" '
+                    '"$OWNSAN_RUN_HEAP_ALLOCATOR"']
+
+    def preload_and_heap(r):
+        lines = r.out.split("\n")
+        heap = lines[1] if len(lines) > 1 else ""
+        return lines[0].split(":"), [heap] if heap else []
+
     r = run([ownsan, "run", "--"] + show_preload)
-    c.equal(r.out.strip().split(":"), [runtime],
+    preload, heap = preload_and_heap(r)
+    c.equal(preload, [runtime] + heap,
             f"with no LD_PRELOAD set, the child's LD_PRELOAD is the runtime "
-            f"({runtime})")
+            f"({runtime}) and the allocator ownsan run added ({heap})")
 
     for old in ([args.preloadable],
                 [args.preloadable, args.preloadable]):
         env = clean_env(LD_PRELOAD=":".join(old))
         r = run([ownsan, "run", "--"] + show_preload, env=env)
-        c.equal(r.out.strip().split(":"), [runtime] + old,
+        preload, heap = preload_and_heap(r)
+        c.equal(preload, [runtime] + heap + old,
                 f"with LD_PRELOAD={':'.join(old)}, the child's LD_PRELOAD is "
-                "the runtime followed by the existing value")
+                "the runtime (and its allocator) followed by the existing "
+                "value")
 
     env = clean_env(LD_PRELOAD=args.preloadable)
     r = run([ownsan, "run", "--", "/bin/cat", "/proc/self/maps"], env=env)

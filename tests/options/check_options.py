@@ -1565,11 +1565,12 @@ def thp_mode():
 
 
 def run_heap(x, cmd_extra=(), options=None, **env):
-    """`ownsan run CMD_EXTRA -- opts_prog heap`: what it printed of
-    GLIBC_TUNABLES, of the heap's huge pages and of other anonymous
-    mappings' (yes/no), and the run."""
-    r = run([x.a.ownsan, "run", *cmd_extra, "--", x.a.program, "heap"],
-            env=x.env(options, **env))
+    """`ownsan run --glibc-heap CMD_EXTRA -- opts_prog heap` (glibc's heap:
+    what the tunable is for): what it printed of GLIBC_TUNABLES, of the
+    heap's huge pages and of other anonymous mappings' (yes/no), and the
+    run."""
+    r = run([x.a.ownsan, "run", "--glibc-heap", *cmd_extra, "--",
+             x.a.program, "heap"], env=x.env(options, **env))
     x.c.check(r.returncode == 0 and r.err == "",
               f"heap {cmd_extra} {options} {env}: runs clean", r)
     found = [re.search(pattern, r.out, re.M) for pattern in (
@@ -1624,6 +1625,85 @@ def case_huge_heap(x):
     c.equal(tunables, "(unset)", "--no-huge-heap: the environment as given",
             r)
     c.equal(huge, "no", "--no-huge-heap: no huge pages", r)
+
+
+def heap_facts(out):
+    """What `opts_prog heap` printed of its malloc's library and of
+    LD_PRELOAD (its entries, as a list; [] when unset)."""
+    malloc_from = re.search(r"^malloc from: (.*)$", out, re.M)
+    preload = re.search(r"^LD_PRELOAD=(.*)$", out, re.M)
+    entries = ([] if not preload or preload.group(1) == "(unset)"
+               else re.split(r"[: ]+", preload.group(1).strip()))
+    return malloc_from.group(1) if malloc_from else None, entries
+
+
+def case_heap_allocator(x):
+    # `ownsan run` makes the size-class allocator the build found
+    # (--heap-allocator, "" if none) the program's malloc: preloaded after
+    # the runtime and before the user's LD_PRELOAD, inherited by children
+    # with the runtime, taken out with it by follow_children=0 (the process
+    # keeps the malloc it started with); --glibc-heap keeps glibc's (and
+    # its huge-page tunable); an allocator the user preloads already stays
+    # theirs.
+    c = x.c
+    heap = x.a.heap_allocator
+    name = os.path.basename(heap) if heap else None
+    plain = run([x.a.program, "heap"], env=clean_env(GLIBC_TUNABLES=None))
+    c.equal(heap_facts(plain.out)[0], "libc.so.6",
+            "without ownsan the program's malloc is glibc's", plain)
+
+    def heap_run(cmd_extra=(), options=None, **env):
+        r = run([x.a.ownsan, "run", *cmd_extra, "--", x.a.program, "heap"],
+                env=x.env(options, GLIBC_TUNABLES=None, **env))
+        c.check(r.returncode == 0 and r.err == "",
+                f"heap {cmd_extra} {options} {env}: runs clean", r)
+        return (*heap_facts(r.out), r)
+
+    runtime_name = None
+    malloc_from, entries, r = heap_run()
+    if entries:
+        runtime_name = os.path.basename(entries[0])
+    c.check(runtime_name and runtime_name.startswith("libownsan"),
+            "ownsan run: the runtime is LD_PRELOAD's first entry", r)
+    if not heap:
+        c.note("this build found no size-class allocator: the program keeps "
+               "glibc's malloc")
+        c.equal(malloc_from, "libc.so.6", "no allocator: glibc's malloc", r)
+        c.equal(len(entries), 1, "no allocator: the runtime alone is "
+                "preloaded", r)
+        return
+    c.equal(malloc_from, name, "ownsan run: the program's malloc is the "
+            "allocator's", r)
+    c.equal(entries[1:], [heap], "the allocator is preloaded right after the "
+            "runtime (the children it follows inherit both)", r)
+    c.check("GLIBC_TUNABLES=(unset)" in r.out, "with the allocator, no "
+            "glibc heap tunable is added", r)
+
+    malloc_from, entries, r = heap_run(LD_PRELOAD="libm.so.6")
+    c.equal([os.path.basename(e) for e in entries],
+            [runtime_name, name, "libm.so.6"],
+            "the user's LD_PRELOAD comes after the runtime and the "
+            "allocator", r)
+
+    malloc_from, entries, r = heap_run(options="follow_children=0",
+                                       LD_PRELOAD="libm.so.6")
+    c.equal(entries, ["libm.so.6"], "follow_children=0: the runtime and the "
+            "allocator leave LD_PRELOAD, the user's entry stays", r)
+    c.equal(malloc_from, name, "follow_children=0: the process keeps the "
+            "allocator's malloc", r)
+
+    malloc_from, entries, r = heap_run(options="follow_children=0",
+                                       LD_PRELOAD=heap)
+    c.equal(entries, [heap], "an allocator the user preloads is not added "
+            "again, and stays theirs with follow_children=0", r)
+    c.equal(malloc_from, name, "the user's allocator is the malloc", r)
+
+    malloc_from, entries, r = heap_run(("--glibc-heap",))
+    c.equal(malloc_from, "libc.so.6", "--glibc-heap: glibc's malloc", r)
+    c.equal([os.path.basename(e) for e in entries], [runtime_name],
+            "--glibc-heap: the runtime alone is preloaded", r)
+    c.check("GLIBC_TUNABLES=glibc.malloc.hugetlb=1" in r.out,
+            "--glibc-heap: the huge-page tunable, as before", r)
 
 
 def case_huge_pages_for_metadata(x):
@@ -1712,6 +1792,8 @@ def main(argv=None):
     p.add_argument("--flags-inc")
     p.add_argument("--lifetime")
     p.add_argument("--symbolizer")
+    p.add_argument("--heap-allocator", default="",
+                   help="the allocator `ownsan run` preloads ('' if none)")
     args = p.parse_args(argv)
     if args.list:
         list_cases(CASES)

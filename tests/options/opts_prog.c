@@ -42,7 +42,9 @@
  *             yes|no" (a [heap] mapping advised for transparent huge pages,
  *             VmFlags "hg", in /proc/self/smaps) and "other huge pages:
  *             yes|no" (an advised anonymous mapping that is not the heap:
- *             ownsan's own memory, unless glibc advises its mmap'ed chunks).
+ *             ownsan's own memory, unless glibc advises its mmap'ed chunks),
+ *             "malloc from: <file name of the object whose malloc the
+ *             process calls>" and "LD_PRELOAD=<value or (unset)>".
  *
  * Every step prints "<step>: ..." to stdout before it calls LLVM, so the last
  * stdout line of a halted run is the offending call. The executable is linked
@@ -50,6 +52,7 @@
  *
  *===----------------------------------------------------------------------===*/
 
+#define _GNU_SOURCE /* dladdr, RTLD_DEFAULT */
 #include "opts_prog.h"
 
 #include <dlfcn.h>
@@ -351,6 +354,15 @@ static int mode_heap(void) {
     fclose(f);
   printf("heap huge pages: %s\n", huge ? "yes" : "no");
   printf("other huge pages: %s\n", other_huge ? "yes" : "no");
+  Dl_info where;
+  const char *from = "?";
+  if (dladdr(dlsym(RTLD_DEFAULT, "malloc"), &where) && where.dli_fname) {
+    from = strrchr(where.dli_fname, '/');
+    from = from ? from + 1 : where.dli_fname;
+  }
+  printf("malloc from: %s\n", from);
+  const char *preload = getenv("LD_PRELOAD");
+  printf("LD_PRELOAD=%s\n", preload ? preload : "(unset)");
   return 0;
 }
 

@@ -38,15 +38,19 @@
 namespace {
 
 const char kUsage[] =
-    "usage: ownsan run [--llvm N] [--no-huge-heap] [--] COMMAND [ARGS...]\n"
+    "usage: ownsan run [--llvm N] [--glibc-heap] [--no-huge-heap] [--] "
+    "COMMAND [ARGS...]\n"
     "       ownsan link-flags [--llvm N] [--mlir]\n"
     "       ownsan report [--sarif F] [--junit F] [--html DIR] "
     "[--source-root DIR] PATH...\n"
     "       ownsan --version | --help\n"
     "Runs COMMAND with the ownsan runtime preloaded. Options for the runtime\n"
     "go in OWNSAN_OPTIONS (OWNSAN_OPTIONS=help=1 lists them). COMMAND's\n"
-    "malloc backs its heap with transparent huge pages unless --no-huge-heap\n"
-    "(the quarantine grows the heap; docs/performance.md).\n"
+    "malloc is a size-class allocator (mimalloc), preloaded after the\n"
+    "runtime, where this build found one: the quarantine holds freed blocks\n"
+    "apart, which glibc's heap pays for in every later malloc. With\n"
+    "--glibc-heap it stays glibc's, backed by transparent huge pages unless\n"
+    "--no-huge-heap (docs/performance.md).\n"
     "`ownsan link-flags` prints the link options that build the runtime into\n"
     "a program with LLVM linked statically (docs/link-mode.md); with --mlir,\n"
     "the runtime checking MLIR's C API (docs/mlir.md).\n"
@@ -276,9 +280,31 @@ void AskForHugePageHeap() {
   setenv("GLIBC_TUNABLES", tunables.c_str(), 1);
 }
 
+// The allocator `ownsan run` preloads after the runtime to be COMMAND's
+// malloc (OWNSAN_HEAP_ALLOCATOR, found by the build: mimalloc), or "" if
+// none: the build found none, or its file is gone, or the program's
+// LD_PRELOAD names it already (then it is the user's, and stays theirs).
+// The quarantine holds a dispose's blocks back from reuse; glibc's heap
+// then fragments around them, and its malloc costs twice as much
+// (docs/performance.md, "The quarantine's heap"); a size-class allocator
+// keeps each size's blocks apart and does not. Not with a sanitized
+// runtime, whose sanitizer is the malloc. OWNSAN_RUN_HEAP_ALLOCATOR tells
+// the runtime which entry `ownsan run` added (follow_children=0 takes it
+// out of the children's LD_PRELOAD with the runtime's own).
+std::string HeapAllocator(const char *old_preload) {
+  std::string path = OWNSAN_HEAP_ALLOCATOR;
+  if (sizeof(OWNSAN_SANITIZER_RUNTIME) > 1 || path.empty() || !Readable(path))
+    return "";
+  std::string name = path.substr(path.rfind('/') + 1);
+  if (old_preload && strstr(old_preload, name.c_str()))
+    return "";
+  return path;
+}
+
 int Run(int argc, char **argv) {
   int major = 0; // 0: not chosen with --llvm
   bool huge_page_heap = true;
+  bool glibc_heap = false;
   int i = 0;
   for (; i < argc; ++i) {
     std::string a = argv[i];
@@ -292,6 +318,10 @@ int Run(int argc, char **argv) {
     }
     if (a == "--no-huge-heap") {
       huge_page_heap = false;
+      continue;
+    }
+    if (a == "--glibc-heap") {
+      glibc_heap = true;
       continue;
     }
     if (a == "--llvm") {
@@ -325,10 +355,17 @@ int Run(int argc, char **argv) {
   if (sizeof(OWNSAN_SANITIZER_RUNTIME) > 1)
     preload = std::string(OWNSAN_SANITIZER_RUNTIME) + ":" + preload;
 #endif
-  if (const char *old = getenv("LD_PRELOAD"); old && *old)
+  const char *old = getenv("LD_PRELOAD");
+  std::string heap = glibc_heap ? "" : HeapAllocator(old);
+  if (!heap.empty()) {
+    preload += ":" + heap;
+    setenv("OWNSAN_RUN_HEAP_ALLOCATOR", heap.c_str(), 1);
+  }
+  if (old && *old)
     preload += std::string(":") + old;
   setenv("LD_PRELOAD", preload.c_str(), 1);
-  if (huge_page_heap)
+  // (glibc's heap is the program's only without the allocator.)
+  if (huge_page_heap && heap.empty())
     AskForHugePageHeap();
   // The pytest plugin (`pytest -p ownsan`) importable by the program.
   char py[PATH_MAX];
