@@ -845,6 +845,16 @@ def ownsan_problems(text):
     return [l for l in ownsan_lines(text) if not _STATISTICS_LINE.search(l)]
 
 
+def run_heap_env(ownsan):
+    """What gives a program without ownsan the heap `ownsan run` gives it:
+    {"LD_PRELOAD": the allocator it preloads}, or {} (glibc's heap), asked
+    of `ownsan run` itself. For comparing a program whose output depends
+    on what freed memory holds (a misuse's garbage), not a correct one."""
+    r = run([ownsan, "run", "--", "/usr/bin/env"], env=clean_env())
+    m = re.search(r"^OWNSAN_RUN_HEAP_ALLOCATOR=(.+)$", r.out, re.M)
+    return {"LD_PRELOAD": m.group(1)} if m else {}
+
+
 def unittest_ran(stderr):
     """How many tests a Python unittest run says it ran (its `Ran N tests`
     line), or None."""
