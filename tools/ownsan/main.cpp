@@ -287,13 +287,14 @@ void AskForHugePageHeap() {
 // The quarantine holds a dispose's blocks back from reuse; glibc's heap
 // then fragments around them, and its malloc costs twice as much
 // (docs/performance.md, "The quarantine's heap"); a size-class allocator
-// keeps each size's blocks apart and does not. Not with a sanitized
-// runtime, whose sanitizer is the malloc. OWNSAN_RUN_HEAP_ALLOCATOR tells
-// the runtime which entry `ownsan run` added (follow_children=0 takes it
-// out of the children's LD_PRELOAD with the runtime's own).
+// keeps each size's blocks apart and does not. (A sanitized build has
+// none: its sanitizer is the malloc, CMakeLists.txt.)
+// OWNSAN_RUN_HEAP_ALLOCATOR tells the runtime which entry `ownsan run`
+// added (follow_children=0 takes it out of the children's LD_PRELOAD with
+// the runtime's own).
 std::string HeapAllocator(const char *old_preload) {
   std::string path = OWNSAN_HEAP_ALLOCATOR;
-  if (sizeof(OWNSAN_SANITIZER_RUNTIME) > 1 || path.empty() || !Readable(path))
+  if (path.empty() || !Readable(path))
     return "";
   std::string name = path.substr(path.rfind('/') + 1);
   if (old_preload && strstr(old_preload, name.c_str()))
