@@ -296,7 +296,7 @@ def jit_floor_envs(bdir, threads):
 # preloads after the runtime (mimalloc, where the build found one), else
 # glibc's heap in huge pages. RUN_HEAP_ENV gives a program without ownsan
 # (or with a floor's preload) the same heap; set by use_run_heap().
-PLAIN_HUGE = "plain, ownsan run's heap"
+PLAIN_RUN_HEAP = "plain, ownsan run's heap"
 HUGE_HEAP_ENV = {"GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}
 RUN_HEAP_ENV = dict(HUGE_HEAP_ENV)
 RUN_HEAP_NAME = "glibc's heap in huge pages"
@@ -702,7 +702,7 @@ def run_jit(jit, ownsan, r, args, asan, bdir):
     for engine, n in (("lljit", n_lljit), ("mcjit", n_mcjit)):
         for threads in (1, 4):
             cmd = [jit, engine, str(threads), str(n)]
-            floor = [(PLAIN_HUGE, cmd, RUN_HEAP_ENV, None),
+            floor = [(PLAIN_RUN_HEAP, cmd, RUN_HEAP_ENV, None),
                      (GLIBC_HEAP, [ownsan, "run", "--glibc-heap", "--"] + cmd,
                       None, None)]
             if engine == "mcjit":
@@ -726,7 +726,7 @@ def run_jit(jit, ownsan, r, args, asan, bdir):
             compare("jit lljit x4 steady", [
                 ("plain", cmd, None, None),
                 ("ownsan", [ownsan, "run", "--"] + cmd, None, None),
-                (PLAIN_HUGE, cmd, RUN_HEAP_ENV, None),
+                (PLAIN_RUN_HEAP, cmd, RUN_HEAP_ENV, None),
                 (GLIBC_HEAP, [ownsan, "run", "--glibc-heap", "--"] + cmd,
                  None, None),
                 (QUARANTINE_OFF, [ownsan, "run", "--"] + cmd,
@@ -972,23 +972,23 @@ def summarize(r):
         # that heap, the ratio against it is given as well, and the verdict
         # takes the larger. The previous default heap's ratio is a reference.
         ratio, text = run["ratio"], ratio_text(run)
-        huge = (runs or {}).get(PLAIN_HUGE)
-        if huge:
-            against_huge = run["median_s"] / huge["median_s"]
-            text += (f"; {against_huge:.2f}x against the plain program with "
+        same_heap = (runs or {}).get(PLAIN_RUN_HEAP)
+        if same_heap:
+            against_same = run["median_s"] / same_heap["median_s"]
+            text += (f"; {against_same:.2f}x against the plain program with "
                      f"the same heap ({RUN_HEAP_NAME})")
-            ratio = max(ratio, against_huge)
+            ratio = max(ratio, against_same)
         glibc = (runs or {}).get(GLIBC_HEAP)
-        if glibc and run is not glibc and run is (runs or {}).get("ownsan"):
+        if glibc and run is (runs or {}).get("ownsan"):
             text += (f"; on glibc's heap (--glibc-heap) "
                      f"{glibc['ratio']:.2f}x")
         return {"measure": measure, "target": f"<= {target}x",
                 "measured": text, "verdict": verdict(ratio <= target)}
 
-    def against_huge(run, label):
+    def against_run_heap(run, label):
         # A floor variant's median against the plain program's on the heap
         # `ownsan run` gives.
-        return run[label]["median_s"] / run[PLAIN_HUGE]["median_s"]
+        return run[label]["median_s"] / run[PLAIN_RUN_HEAP]["median_s"]
 
     if echo:
         rows.append(ratio_row("(a) --echo, default options", TARGET_ECHO,
@@ -1025,11 +1025,11 @@ def summarize(r):
                            "against the plain program on ownsan run's heap)",
                 "target": "(reference)",
                 "measured": "the blocks a dispose frees "
-                            f"{against_huge(mods, QUARANTINE_ALONE):.2f}x"
+                            f"{against_run_heap(mods, QUARANTINE_ALONE):.2f}x"
                             ", every block "
-                            f"{against_huge(mods, QUARANTINE_ALONE_ALL):.2f}x",
+                            f"{against_run_heap(mods, QUARANTINE_ALONE_ALL):.2f}x",
                 "verdict": "-"})
-            both = against_huge(mods, INTERPOSITION_AND_QUARANTINE)
+            both = against_run_heap(mods, INTERPOSITION_AND_QUARANTINE)
             rows.append({
                 "measure": "(c) IR building, the interposition "
                            "(forward_only=1) and that quarantine together, "
@@ -1046,15 +1046,15 @@ def summarize(r):
                            "the plain program on ownsan run's heap)",
                 "target": "(reference: the work of (c) done plainly)",
                 "measured": "alone "
-                            f"{against_huge(mods, LEAST_TRACKER):.2f}x, with "
+                            f"{against_run_heap(mods, LEAST_TRACKER):.2f}x, with "
                             "the quarantine "
-                            f"{against_huge(mods, LEAST_TRACKER_AND_QUARANTINE):.2f}x"
+                            f"{against_run_heap(mods, LEAST_TRACKER_AND_QUARANTINE):.2f}x"
                             ", and stacks "
-                            f"{against_huge(mods, LEAST_TRACKER_QUARANTINE_STACKS):.2f}x"
+                            f"{against_run_heap(mods, LEAST_TRACKER_QUARANTINE_STACKS):.2f}x"
                             ", and ownsan's other per-object work (a lock, a "
                             "record, kind, parent, name, expiry on reuse, "
                             "deaths in operator delete) "
-                            f"{against_huge(mods, LEAST_TRACKER_OWNSAN_WORK):.2f}x",
+                            f"{against_run_heap(mods, LEAST_TRACKER_OWNSAN_WORK):.2f}x",
                 "verdict": "-"})
     if echo:
         rows.append(ratio_row("(a) --echo, default options (issue 22)",
@@ -1074,8 +1074,8 @@ def summarize(r):
                              "measured": ratio_text(run[QUARANTINE_OFF]),
                              "verdict": "-"})
             if QUARANTINE_ALONE in run:
-                alone = against_huge(run, QUARANTINE_ALONE)
-                both = against_huge(run, INTERPOSITION_AND_QUARANTINE)
+                alone = against_run_heap(run, QUARANTINE_ALONE)
+                both = against_run_heap(run, INTERPOSITION_AND_QUARANTINE)
                 rows.append({
                     "measure": f"{name}: a 64 MB quarantine of the blocks of "
                                f"up to {JIT_QUARANTINE_MAX_BLOCK} B an "
@@ -1330,7 +1330,7 @@ def main():
                  {"OWNSAN_OPTIONS": "forward_only=1"}, bc),
                 (GLIBC_HEAP, [ownsan, "run", "--glibc-heap", "--", echo,
                               "--echo"], None, bc),
-                (PLAIN_HUGE, [echo, "--echo"], RUN_HEAP_ENV, bc),
+                (PLAIN_RUN_HEAP, [echo, "--echo"], RUN_HEAP_ENV, bc),
             ] + asan_variants(asan, [echo, "--echo"], bc), args.reps)
 
         # (b) llvmlite
@@ -1365,7 +1365,7 @@ def main():
                      {"OWNSAN_OPTIONS": "forward_only=1"}, None),
                     (GLIBC_HEAP, [ownsan, "run", "--glibc-heap", "--"] + cmd,
                      None, None),
-                    (PLAIN_HUGE, cmd, RUN_HEAP_ENV, None),
+                    (PLAIN_RUN_HEAP, cmd, RUN_HEAP_ENV, None),
                 ] + [(label, cmd, env, None)
                      for label, env in floor_envs(bdir).items()]
                 + asan_variants(asan, cmd), args.reps)
