@@ -20,8 +20,14 @@
 // (Regions of a page, not 64 KiB: a JIT compiles a module's values with
 // temporaries allocated between them, whose releases then passed the
 // summary of their region and missed on its words.)
-// Addresses above 2^47 (five-level paging) are not kept: once one is added,
-// every query there answers "maybe".
+// Addresses above 2^47 (five-level paging) are not kept: once one is added
+// to a set, every query of that set there answers "maybe".
+//
+// Several sets may share one bitmap (kSets): each granule has a bit per
+// set, the sets' words side by side in one cache line, and a region's count
+// and summary bit are those of all its sets. operator delete asks two questions
+// of every block ("may it hold a live value? a watched address?"): one chunk,
+// one summary bit and one cache line answer both.
 //
 // Add and Remove are serialized by the caller (the runtime's lock);
 // readers take none. Add sets the word's bit before the summary's (release
@@ -45,11 +51,15 @@
 
 namespace ownsan {
 
-template <unsigned kGranuleShift> class GranuleBitmap {
+template <unsigned kGranuleShift, unsigned kSets = 1> class GranuleBitmap {
   static_assert(kGranuleShift >= 3 && kGranuleShift <= 10);
+  static_assert(kSets >= 1 && kSets <= 8);
 
 public:
   static constexpr size_t kGranuleBytes = size_t{1} << kGranuleShift;
+  /// A set of sets, bit i for set i (OverlappingSets).
+  using SetMask = unsigned;
+  static constexpr SetMask kAllSets = (1u << kSets) - 1;
 
   GranuleBitmap() = default;
   ~GranuleBitmap() {
@@ -64,16 +74,16 @@ public:
   GranuleBitmap(const GranuleBitmap &) = delete;
   GranuleBitmap &operator=(const GranuleBitmap &) = delete;
 
-  /// Adds `p` (serialized with Add and Remove by the caller).
-  void Add(const void *p) {
+  /// Adds `p` to `set` (serialized with Add and Remove by the caller).
+  void Add(const void *p, unsigned set = 0) {
     uintptr_t a = reinterpret_cast<uintptr_t>(p);
     if (a >> kAddressBits) {
-      high_added_.store(true, std::memory_order_release);
+      high_added_.fetch_or(1u << set, std::memory_order_release);
       return;
     }
     Chunk *c = ChunkFor(a, /*create=*/true);
     uintptr_t g = Granule(a);
-    std::atomic<uint64_t> &word = c->words[g >> 6];
+    std::atomic<uint64_t> &word = c->words[Word(g, set)];
     uint64_t bit = uint64_t{1} << (g & 63);
     uint64_t old = word.load(std::memory_order_relaxed);
     if (old & bit)
@@ -87,8 +97,8 @@ public:
     }
   }
 
-  /// Forgets `p` (serialized with Add and Remove by the caller).
-  void Remove(const void *p) {
+  /// Forgets `p` in `set` (serialized with Add and Remove by the caller).
+  void Remove(const void *p, unsigned set = 0) {
     uintptr_t a = reinterpret_cast<uintptr_t>(p);
     if (a >> kAddressBits)
       return; // (not kept: stays "maybe")
@@ -96,7 +106,7 @@ public:
     if (!c)
       return;
     uintptr_t g = Granule(a);
-    std::atomic<uint64_t> &word = c->words[g >> 6];
+    std::atomic<uint64_t> &word = c->words[Word(g, set)];
     uint64_t bit = uint64_t{1} << (g & 63);
     uint64_t old = word.load(std::memory_order_relaxed);
     if (!(old & bit))
@@ -118,48 +128,68 @@ public:
   /// looks. Each word is stored once, so a reader never sees the bit of a
   /// held granule clear.
   template <typename Held>
-  void ForgetUnheld(const void *lo, size_t size, Held held) {
-    Forget(lo, size, held, /*ask_covered=*/true);
+  void ForgetUnheld(const void *lo, size_t size, Held held, unsigned set = 0) {
+    Forget(lo, size, held, /*ask_covered=*/true, set);
   }
 
   /// ForgetUnheld() for a range the caller has just emptied: the granules
   /// it covers whole are cleared unasked; held() decides only for the two
   /// it may share with its neighbours.
   template <typename Held>
-  void ForgetEmptied(const void *lo, size_t size, Held held_by_neighbour) {
-    Forget(lo, size, held_by_neighbour, /*ask_covered=*/false);
+  void ForgetEmptied(const void *lo, size_t size, Held held_by_neighbour,
+                     unsigned set = 0) {
+    Forget(lo, size, held_by_neighbour, /*ask_covered=*/false, set);
   }
 
-  bool MaybeContains(const void *p) const {
+  bool MaybeContains(const void *p, unsigned set = 0) const {
     uintptr_t a = reinterpret_cast<uintptr_t>(p);
     if (a >> kAddressBits)
-      return high_added_.load(std::memory_order_acquire);
+      return (high_added_.load(std::memory_order_acquire) >> set) & 1;
     const Chunk *c = ChunkFor(a);
     if (!c)
       return false;
     uintptr_t g = Granule(a);
-    return (c->words[g >> 6].load(std::memory_order_acquire) >> (g & 63)) & 1;
+    return (c->words[Word(g, set)].load(std::memory_order_acquire) >>
+            (g & 63)) &
+           1;
   }
 
-  /// True if a granule of [lo, lo + size) holds an added address.
-  /// (Inline: operator new and delete ask it of every block.)
-  [[gnu::always_inline]] bool MaybeOverlaps(const void *lo, size_t size) const {
+  /// True if a granule of [lo, lo + size) holds an address of `set`.
+  bool MaybeOverlaps(const void *lo, size_t size, unsigned set = 0) const {
+    return OverlappingSets(lo, size, 1u << set) != 0;
+  }
+
+  /// The sets of `wanted` of which a granule of [lo, lo + size) holds an
+  /// address. (Inline: operator new and delete ask it of every block.)
+  [[gnu::always_inline]] SetMask OverlappingSets(const void *lo, size_t size,
+                                                 SetMask wanted) const {
     uintptr_t first = reinterpret_cast<uintptr_t>(lo);
     uintptr_t last = first + (size ? size - 1 : 0);
-    // Case: a block within one word's 64 granules (most): the region's
-    // summary bit, then that word.
-    if (first >> (kGranuleShift + 6) == last >> (kGranuleShift + 6) &&
-        !(first >> kAddressBits)) {
-      const Chunk *c = ChunkFor(first);
-      if (!c)
-        return false;
-      uintptr_t g = Granule(first);
-      if (!Marked(c, g >> kRegionGranulesLog2))
-        return false;
-      return c->words[g >> 6].load(std::memory_order_acquire) &
-             Bits(g & 63, (last >> kGranuleShift) & 63);
+    if (__builtin_expect(!(first >> kAddressBits) && last >= first, 1)) {
+      // Case: a block within one region (nearly all): its summary bit
+      // first, the same for every set.
+      if (first >> kRegionShift == last >> kRegionShift) {
+        const Chunk *c = ChunkFor(first);
+        if (!c)
+          return 0;
+        uintptr_t g = Granule(first);
+        if (!Marked(c, g >> kRegionGranulesLog2))
+          return 0;
+        // Case: within one word's 64 granules (most): that word of each
+        // set, side by side.
+        if (first >> (kGranuleShift + 6) == last >> (kGranuleShift + 6)) {
+          uint64_t bits = Bits(g & 63, (last >> kGranuleShift) & 63);
+          SetMask found = 0;
+          for (unsigned set = 0; set < kSets; ++set)
+            if ((wanted >> set) & 1 &&
+                c->words[Word(g, set)].load(std::memory_order_acquire) & bits)
+              found |= 1u << set;
+          return found;
+        }
+        return RegionSets(c, g, Granule(last), wanted);
+      }
     }
-    return OverlapsAcrossWords(first, last);
+    return OverlapsAcross(first, last, wanted);
   }
 
   /// Whether the summary marks the region of `p` (for tests: a region whose
@@ -171,24 +201,48 @@ public:
   }
 
 private:
-  /// MaybeOverlaps() of a block across words, regions or chunks, or above
-  /// the kept address space (`last` may have wrapped around).
-  __attribute__((noinline)) bool OverlapsAcrossWords(uintptr_t first,
-                                                     uintptr_t last) const {
+  /// OverlappingSets() of a block across regions or chunks, or above the
+  /// kept address space (`last` may have wrapped around).
+  __attribute__((noinline)) SetMask OverlapsAcross(uintptr_t first,
+                                                   uintptr_t last,
+                                                   SetMask wanted) const {
+    SetMask found = 0;
     if (last < first || last >> kAddressBits) {
-      if (high_added_.load(std::memory_order_acquire))
-        return true;
+      found = high_added_.load(std::memory_order_acquire) & wanted;
       if (first >> kAddressBits)
-        return false;
+        return found;
       last = (uintptr_t{1} << kAddressBits) - 1;
     }
-    // Case: a block within one region (nearly all): one summary bit, then
-    // at most a few words.
-    if (first >> kRegionShift == last >> kRegionShift) {
-      const Chunk *c = ChunkFor(first);
-      return c && RegionMayHold(c, Granule(first), Granule(last));
+    for (uintptr_t a = first; a <= last && found != wanted;) {
+      // This chunk's part of the range, region by region; a word of the
+      // summary answers for 64 regions at once.
+      uintptr_t chunk_end = (a | ((uintptr_t{1} << kChunkShift) - 1));
+      uintptr_t end = std::min(last, chunk_end);
+      if (const Chunk *c = ChunkFor(a)) {
+        uintptr_t r = Granule(a) >> kRegionGranulesLog2,
+                  r_last = Granule(end) >> kRegionGranulesLog2;
+        while (r <= r_last && found != wanted) {
+          uint64_t marked =
+              c->summary[r >> 6].load(std::memory_order_acquire) &
+              Bits(r & 63, (r >> 6) == (r_last >> 6) ? r_last & 63 : 63);
+          if (!marked) {
+            r = (r | 63) + 1;
+            continue;
+          }
+          r = (r & ~uintptr_t{63}) + __builtin_ctzll(marked);
+          // Region r's part of the range.
+          uintptr_t from = std::max(Granule(a), r << kRegionGranulesLog2);
+          uintptr_t to =
+              std::min(Granule(end), ((r + 1) << kRegionGranulesLog2) - 1);
+          found |= RegionSets(c, from, to, wanted & ~found);
+          ++r;
+        }
+      }
+      if (end == last)
+        break;
+      a = end + 1;
     }
-    return OverlapsSlow(first, last);
+    return found;
   }
 
   static constexpr unsigned kAddressBits = 47;
@@ -206,9 +260,15 @@ private:
     // two of each array.)
     std::atomic<uint64_t> summary[kRegionsPerChunk / 64];
     uint16_t counts[kRegionsPerChunk]; ///< set bits per region (Add/Remove)
-    std::atomic<uint64_t> words[kGranulesPerChunk / 64];
+    /// The sets' words of each 64 granules side by side (Word()).
+    std::atomic<uint64_t> words[kGranulesPerChunk / 64 * kSets];
   };
   static_assert((size_t{1} << kRegionGranulesLog2) <= UINT16_MAX);
+
+  /// The index in Chunk::words of `set`'s word for granule g.
+  static uintptr_t Word(uintptr_t g, unsigned set) {
+    return (g >> 6) * kSets + set;
+  }
 
   /// The granule's index within its chunk.
   static uintptr_t Granule(uintptr_t a) {
@@ -254,22 +314,26 @@ private:
            1;
   }
 
-  /// Whether granules [from, to] of `c`, all in one region, hold a bit.
-  static bool RegionMayHold(const Chunk *c, uintptr_t from, uintptr_t to) {
-    if (!Marked(c, from >> kRegionGranulesLog2))
-      return false;
-    for (uintptr_t w = from >> 6; w <= to >> 6; ++w) {
-      unsigned lo = w == from >> 6 ? from & 63 : 0;
-      unsigned hi = w == to >> 6 ? to & 63 : 63;
-      if (c->words[w].load(std::memory_order_acquire) & Bits(lo, hi))
-        return true;
+  /// The sets of `wanted` with a bit in granules [from, to] of `c`, all in
+  /// one region, which the summary marks.
+  static SetMask RegionSets(const Chunk *c, uintptr_t from, uintptr_t to,
+                            SetMask wanted) {
+    SetMask found = 0;
+    for (uintptr_t w = from >> 6; w <= to >> 6 && found != wanted; ++w) {
+      uint64_t bits =
+          Bits(w == from >> 6 ? from & 63 : 0, w == to >> 6 ? to & 63 : 63);
+      for (unsigned set = 0; set < kSets; ++set)
+        if ((wanted >> set) & 1 &&
+            c->words[w * kSets + set].load(std::memory_order_acquire) & bits)
+          found |= 1u << set;
     }
-    return false;
+    return found & wanted;
   }
 
   /// ForgetUnheld() and ForgetEmptied(): see there.
   template <typename Held>
-  void Forget(const void *lo, size_t size, Held held, bool ask_covered) {
+  void Forget(const void *lo, size_t size, Held held, bool ask_covered,
+              unsigned set) {
     uintptr_t first = reinterpret_cast<uintptr_t>(lo);
     uintptr_t last = first + (size ? size - 1 : 0);
     if (last < first || last >> kAddressBits)
@@ -288,7 +352,7 @@ private:
         a = (a | ((uintptr_t{1} << kRegionShift) - 1)) + 1;
         continue;
       }
-      std::atomic<uint64_t> &word = c->words[g >> 6];
+      std::atomic<uint64_t> &word = c->words[Word(g, set)];
       uint64_t old = word.load(std::memory_order_relaxed), kept = old;
       for (uint64_t bits = old; bits; bits &= bits - 1) {
         unsigned bit = __builtin_ctzll(bits);
@@ -313,33 +377,10 @@ private:
     }
   }
 
-  __attribute__((noinline)) bool OverlapsSlow(uintptr_t first,
-                                              uintptr_t last) const {
-    for (uintptr_t a = first; a <= last;) {
-      // This chunk's part of the range, region by region.
-      uintptr_t chunk_end = (a | ((uintptr_t{1} << kChunkShift) - 1));
-      uintptr_t end = std::min(last, chunk_end);
-      if (const Chunk *c = ChunkFor(a)) {
-        for (uintptr_t r = a; r <= end;) {
-          uintptr_t region_end =
-              std::min(end, r | ((uintptr_t{1} << kRegionShift) - 1));
-          if (RegionMayHold(c, Granule(r), Granule(region_end)))
-            return true;
-          if (region_end == end)
-            break;
-          r = region_end + 1;
-        }
-      }
-      if (end == last)
-        break;
-      a = end + 1;
-    }
-    return false;
-  }
-
   /// The chunk table (mapped by the first Add) and its chunks.
   std::atomic<std::atomic<Chunk *> *> chunks_{nullptr};
-  std::atomic<bool> high_added_{false};
+  /// The sets an address above the kept space was added to.
+  std::atomic<SetMask> high_added_{0};
 };
 
 } // namespace ownsan

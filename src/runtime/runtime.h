@@ -222,7 +222,7 @@ private:
   /// False if no live record can be at `h`: registration sets its bit in a
   /// set (under mu_, before publishing), cleared once its granule holds none.
   bool MaybeLive(const void *h) const {
-    return live_values_.MaybeContains(h) || reuse_watch_.MaybeContains(h);
+    return granules_.OverlappingSets(h, 1, Granules::kAllSets) != 0;
   }
   /// graph_.Find(h), not looked up where MaybeLive says nothing lives.
   ObjectRecord *FindLive(const void *h) ABSL_SHARED_LOCKS_REQUIRED(mu_) {
@@ -249,7 +249,7 @@ private:
   Deferral DeferDeaths(void *p, size_t size);
   bool AnyLiveIn(const void *p, size_t size); ///< watched or not
   /// Calls visit(r) on each live record at an address in [p, p + size)
-  /// (watched or not), if the live_values_ filter says there may be one.
+  /// (watched or not), if the kLiveValues granules say there may be one.
   template <typename F>
   void ForEachRecordIn(const void *p, size_t size, F visit)
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
@@ -287,8 +287,11 @@ private:
   /// The same for every address in a block (one that held lent strings).
   void ForgetReleasedBlock(const void *p, size_t size)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  bool MayHoldReuseWatched(const void *p, size_t size) const; // lock-free
-  void ForgetUnwatchedGranules(const void *p, size_t size,    // (reuse_watch_)
+  enum GranuleSet : unsigned { kLiveValues, kReuseWatched }; // (granules_)
+  using Granules = GranuleBitmap<3, 2>;
+  Granules::SetMask BlockSets(const void *p, size_t size, // lock-free
+                              Granules::SetMask wanted) const;
+  void ForgetUnwatchedGranules(const void *p, size_t size, // (kReuseWatched)
                                bool emptied) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // --- Ownership sub-states of a LIVE record (tracker_registration.cpp). ---
@@ -483,12 +486,9 @@ private:
   /// 16-byte granules that ever held a shadow entry (set by shadow_, whose
   /// look-ups it filters).
   AddressFilter shadow_filter_;
-  /// 8-byte granules holding a live watched value (set at registration,
-  /// cleared at death): blocks released elsewhere hold no value.
-  GranuleBitmap<3> live_values_;
-  /// 8-byte granules holding a matched freed entry or a live unwatched
-  /// record (cleared lazily): allocations elsewhere expire nothing.
-  GranuleBitmap<3> reuse_watch_;
+  /// 8-byte granules: live watched values (kLiveValues, cleared at death);
+  /// matched freed entries, live unwatched records (kReuseWatched, lazily).
+  Granules granules_;
   StackDepot depot_;
   StackId empty_stack_ = 0;
   Mutex report_mu_;

@@ -22,14 +22,16 @@
 
 namespace ownsan {
 
-// May [p, p + size) hold a matched freed address or a live unwatched
-// record? (Inline: every operator new and delete asks; only the hooks
-// below call it.) Direct-mapped, its summary line covers 2 MiB of
-// addresses: a hashed filter tested first cost a cold line at most
-// allocations and decided nothing this bitmap does not.
-inline __attribute__((always_inline)) bool
-Runtime::MayHoldReuseWatched(const void *p, size_t size) const {
-  return reuse_watch_.MaybeOverlaps(p, size);
+// Which of `wanted`'s sets may [p, p + size) hold: may it hold a live
+// value (kLiveValues), a matched freed address or a live unwatched record
+// (kReuseWatched)? operator delete asks both, operator new the second.
+// (Inline: only the hooks below call it, for every block.) Direct-mapped,
+// its summary line covers 2 MiB of addresses: a hashed filter tested first
+// cost a cold line at most allocations and decided nothing this bitmap
+// does not.
+inline __attribute__((always_inline)) Runtime::Granules::SetMask
+Runtime::BlockSets(const void *p, size_t size, Granules::SetMask wanted) const {
+  return granules_.OverlappingSets(p, size, wanted);
 }
 
 void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev,
@@ -106,8 +108,8 @@ void Runtime::MarkFreedSorted(ObjectRecord *const *rs, size_t n, FreeEvent *ev,
   for (size_t k = 0; k < n; ++k) {
     rs[k]->state.store(ObjectState::Freed, std::memory_order_release);
     if (OwnershipGraph::IsWatched(rs[k]->kind))
-      live_values_.Remove(rs[k]->addr); // (its block may now be released)
-    reuse_watch_.Add(rs[k]->addr);      // (matched from now on)
+      granules_.Remove(rs[k]->addr, kLiveValues); // (its block may go)
+    granules_.Add(rs[k]->addr, kReuseWatched);    // (matched from now on)
     rs[k]->freed = ev;
     AddToHistory(rs[k]);
   }
@@ -125,7 +127,7 @@ void Runtime::ForEachRecordIn(const void *p, size_t size, F visit) {
   // One range query of the live index: a Value is not at the start of its
   // block (a User's operands, or the pointer to its hung-off operands, come
   // first), so the bits say where to look, not what is there.
-  if (live_values_.MaybeOverlaps(p, size))
+  if (granules_.MaybeOverlaps(p, size, kLiveValues))
     graph_.ForEachLiveIn(p, size, visit);
 }
 
@@ -425,10 +427,11 @@ void Runtime::OnSanitizerFree(const void *p) {
   size_t size = malloc_usable_size(const_cast<void *>(p));
   if (!size)
     return;
-  bool values = live_values_.MaybeOverlaps(p, size);
-  bool tracked = MayHoldReuseWatched(p, size);
-  if (!values && !tracked)
+  Granules::SetMask sets = BlockSets(p, size, Granules::kAllSets);
+  if (!sets)
     return;
+  bool values = sets & (1u << kLiveValues);
+  bool tracked = sets & (1u << kReuseWatched);
   RuntimeSection section;
   if (values)
     ValuesDied(p, size);
@@ -439,7 +442,7 @@ void Runtime::OnSanitizerFree(const void *p) {
 void Runtime::OnAllocation(const void *p, size_t n) {
   if (CurrentThreadCallState().in_runtime)
     return;
-  if (!MayHoldReuseWatched(p, n ? n : 1))
+  if (!BlockSets(p, n ? n : 1, 1u << kReuseWatched))
     return;
   RuntimeSection section;
   MutexLock lock(&mu_);
@@ -467,13 +470,13 @@ void Runtime::ForgetUnwatchedGranules(const void *p, size_t size,
   auto held = [&](uintptr_t granule) {
     mu_.AssertHeld();
     const void *at = reinterpret_cast<const void *>(granule);
-    constexpr size_t kBytes = decltype(reuse_watch_)::kGranuleBytes;
+    constexpr size_t kBytes = Granules::kGranuleBytes;
     return shadow_.AnyInRange(at, kBytes) || graph_.AnyUnwatchedIn(at, kBytes);
   };
   if (emptied)
-    reuse_watch_.ForgetEmptied(p, size, held);
+    granules_.ForgetEmptied(p, size, held, kReuseWatched);
   else
-    reuse_watch_.ForgetUnheld(p, size, held);
+    granules_.ForgetUnheld(p, size, held, kReuseWatched);
 }
 
 void Runtime::ForgetReleasedAddress(const void *p) { shadow_.DropRange(p, 1); }
@@ -505,10 +508,11 @@ bool Runtime::TakeIntoQuarantine(void *p, size_t size) {
     size = malloc_usable_size(p);
   if (!size)
     size = 1;
-  bool values = live_values_.MaybeOverlaps(p, size);
-  bool tracked = MayHoldReuseWatched(p, size);
-  if (!values && !tracked)
+  Granules::SetMask sets = BlockSets(p, size, Granules::kAllSets);
+  if (!sets)
     return false;
+  bool values = sets & (1u << kLiveValues);
+  bool tracked = sets & (1u << kReuseWatched);
   RuntimeSection section;
   // Case: a block that may hold live values, released inside a wrapped
   // call: recorded with the call's other deaths (held until then).

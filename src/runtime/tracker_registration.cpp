@@ -21,7 +21,8 @@
 //            unknown are let through: nothing is known to be wrong.
 //   LIVE     in the OwnershipGraph, with kind, last known parent, creating
 //            call and stack. Values are watched: their granule is set in
-//            live_values_ (until they die), which operator delete consults.
+//            the kLiveValues granules (until they die), which operator
+//            delete consults.
 //   FREED    in the ShadowMap, keyed by the old address, with the FreeEvent
 //            (freeing call, its target, stack, thread). Any use of the
 //            address is reported; so is a second free.
@@ -155,7 +156,7 @@ void Runtime::RegisterSlow(FnId fn, const void *h, HandleType type) {
   // Case: a value at an address that never held a live value (its filter
   // bit is clear): new, no need to look it up. Otherwise it may be one we
   // know, though this thread has not seen it lately.
-  if (!want_value || live_values_.MaybeContains(h)) {
+  if (!want_value || granules_.MaybeContains(h, kLiveValues)) {
     ObjectRecord *r = LookupLive(h);
     if (r && IsWatchedKind(r->kind) == want_value)
       return;
@@ -240,7 +241,7 @@ void Runtime::DropUnseen(ObjectRecord *r) {
   for (ObjectRecord *d : graph_.Remove(r)) {
     d->state.store(ObjectState::Freed, std::memory_order_release);
     if (OwnershipGraph::IsWatched(d->kind))
-      live_values_.Remove(d->addr);
+      granules_.Remove(d->addr, kLiveValues);
     d->address_reused = true;
     AddToHistory(d); // (matched nowhere, but reports may name it)
   }
@@ -344,9 +345,9 @@ ObjectRecord *Runtime::NewRecord(const void *h, ObjectKind kind,
   }
   // Its bits, which readers test without the lock.
   if (OwnershipGraph::IsWatched(kind)) {
-    live_values_.Add(h); // its deletion is seen by operator delete
+    granules_.Add(h, kLiveValues); // its deletion is seen by operator delete
   } else {
-    reuse_watch_.Add(h); // its death may go unseen: new memory over it
+    granules_.Add(h, kReuseWatched); // its death may go unseen: new memory
   }
   ObjectRecord *displaced;
   ObjectRecord *r = graph_.Add(h, kind, parent, &displaced);

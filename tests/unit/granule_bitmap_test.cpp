@@ -301,5 +301,87 @@ TEST(GranuleBitmap, ReadersNeverMissAGranuleForgetUnheldKeeps) {
     ASSERT_EQ(b.MaybeContains(Addr(a)), (a - base) % 0x40 == 0) << a;
 }
 
+// Two sets in one bitmap (the runtime's kLiveValues and kReuseWatched):
+// against a model of each, under random adds, removes and ForgetUnheld of
+// one set, OverlappingSets names for a range exactly the sets that hold an
+// address in it (within a word, across words, regions and the boundary of
+// two chunks), MaybeContains answers per set, and a region's summary bit
+// stays while either set holds an address in it. Above 47 bits, each set
+// answers "maybe" once something was added to it.
+TEST(GranuleBitmap, TwoSetsAnswerEachForItself) {
+  GranuleBitmap<3, 2> b;
+  std::set<uintptr_t> model[2];
+  Random next;
+  const uintptr_t base = 0x7f3fffe00000; // 2 MiB below a chunk boundary
+  auto random_addr = [&] { return base + (next() % 0x400000 & ~7ull); };
+  auto expected = [&](uintptr_t lo, size_t size, unsigned wanted) {
+    unsigned found = 0;
+    for (unsigned set = 0; set < 2; ++set) {
+      auto it = model[set].lower_bound(lo);
+      if ((wanted >> set) & 1 && it != model[set].end() && *it <= lo + size - 1)
+        found |= 1u << set;
+    }
+    return found;
+  };
+  for (int round = 0; round < 6; ++round) {
+    for (int i = 0; i < 4000; ++i) {
+      uintptr_t a = random_addr();
+      unsigned set = next() % 2;
+      if (model[set].count(a) || next() % 4 == 0) {
+        b.Remove(Addr(a), set);
+        model[set].erase(a);
+      } else {
+        b.Add(Addr(a), set);
+        model[set].insert(a);
+      }
+    }
+    if (round % 2) {
+      // One set forgets a range, keeping a third of its granules; the
+      // other keeps everything.
+      unsigned set = round / 2 % 2;
+      uintptr_t lo = random_addr();
+      size_t size = 1 + next() % 0x80000;
+      b.ForgetUnheld(
+          Addr(lo), size,
+          [&](uintptr_t g) {
+            EXPECT_TRUE(model[set].count(g)) << "asked of another set: " << g;
+            return g % 3 == 0;
+          },
+          set);
+      for (auto it = model[set].lower_bound(lo & ~7ull);
+           it != model[set].end() && *it <= lo + size - 1;)
+        it = *it % 3 == 0 ? std::next(it) : model[set].erase(it);
+    }
+    for (int i = 0; i < 5000; ++i) {
+      uintptr_t a = random_addr();
+      for (unsigned set = 0; set < 2; ++set)
+        ASSERT_EQ(b.MaybeContains(Addr(a), set), model[set].count(a) == 1)
+            << "set " << set << " addr " << a;
+      size_t size = 1 + next() % (i % 3 == 0 ? 64 : i % 3 == 1 ? 5000 : 300000);
+      unsigned wanted = 1 + next() % 3;
+      ASSERT_EQ(b.OverlappingSets(Addr(a), size, wanted),
+                expected(a, size, wanted))
+          << "round " << round << " lo " << a << " size " << size << " wanted "
+          << wanted;
+      ASSERT_EQ(b.MaybeOverlaps(Addr(a), size, 1), expected(a, size, 2) != 0);
+    }
+  }
+  // A region that holds only the second set's addresses stays marked;
+  // removing them unmarks it.
+  const uintptr_t region = 0x7e0000400000;
+  b.Add(Addr(region + 0x100), 1);
+  EXPECT_TRUE(b.RegionMarked(Addr(region)));
+  EXPECT_EQ(b.OverlappingSets(Addr(region), 0x1000, 3), 2u);
+  EXPECT_EQ(b.OverlappingSets(Addr(region), 0x1000, 1), 0u);
+  b.Remove(Addr(region + 0x100), 1);
+  EXPECT_FALSE(b.RegionMarked(Addr(region)));
+  // High addresses: per set.
+  const uintptr_t high = uintptr_t{1} << 50;
+  b.Add(Addr(high + 0x40), 1);
+  EXPECT_FALSE(b.MaybeContains(Addr(high + 0x40), 0));
+  EXPECT_TRUE(b.MaybeContains(Addr(high + 0x900), 1)) << "not kept: maybe";
+  EXPECT_EQ(b.OverlappingSets(Addr((uintptr_t{1} << 47) - 8), 64, 3), 2u);
+}
+
 } // namespace
 } // namespace ownsan
