@@ -24,10 +24,13 @@
 // to a set, every query of that set there answers "maybe".
 //
 // Several sets may share one bitmap (kSets): each granule has a bit per
-// set, the sets' words side by side in one cache line, and a region's count
-// and summary bit are those of all its sets. operator delete asks two questions
-// of every block ("may it hold a live value? a watched address?"): one chunk,
-// one summary bit and one cache line answer both.
+// set, and a region's count and summary bit are those of all its sets.
+// operator delete asks two questions of every block ("may it hold a live
+// value? a watched address?"): one chunk look-up and one summary bit
+// answer both where neither set has an address near it, and each set's
+// word there where one has. (Each set's words are an array of their own:
+// with the two sets' words side by side, the live values' bits took twice
+// the pages, 3 B more for each live object.)
 //
 // Add and Remove are serialized by the caller (the runtime's lock);
 // readers take none. Add sets the word's bit before the summary's (release
@@ -176,7 +179,7 @@ public:
         if (!Marked(c, g >> kRegionGranulesLog2))
           return 0;
         // Case: within one word's 64 granules (most): that word of each
-        // set, side by side.
+        // set.
         if (first >> (kGranuleShift + 6) == last >> (kGranuleShift + 6)) {
           uint64_t bits = Bits(g & 63, (last >> kGranuleShift) & 63);
           SetMask found = 0;
@@ -260,14 +263,14 @@ private:
     // two of each array.)
     std::atomic<uint64_t> summary[kRegionsPerChunk / 64];
     uint16_t counts[kRegionsPerChunk]; ///< set bits per region (Add/Remove)
-    /// The sets' words of each 64 granules side by side (Word()).
+    /// Set 0's words, then set 1's... (Word()).
     std::atomic<uint64_t> words[kGranulesPerChunk / 64 * kSets];
   };
   static_assert((size_t{1} << kRegionGranulesLog2) <= UINT16_MAX);
 
   /// The index in Chunk::words of `set`'s word for granule g.
   static uintptr_t Word(uintptr_t g, unsigned set) {
-    return (g >> 6) * kSets + set;
+    return set * (kGranulesPerChunk / 64) + (g >> 6);
   }
 
   /// The granule's index within its chunk.
@@ -324,7 +327,7 @@ private:
           Bits(w == from >> 6 ? from & 63 : 0, w == to >> 6 ? to & 63 : 63);
       for (unsigned set = 0; set < kSets; ++set)
         if ((wanted >> set) & 1 &&
-            c->words[w * kSets + set].load(std::memory_order_acquire) & bits)
+            c->words[Word(w << 6, set)].load(std::memory_order_acquire) & bits)
           found |= 1u << set;
     }
     return found & wanted;
