@@ -289,8 +289,6 @@ private:
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   enum GranuleSet : unsigned { kLiveValues, kReuseWatched }; // (granules_)
   using Granules = GranuleBitmap<3, 2>;
-  Granules::SetMask BlockSets(const void *p, size_t size, // lock-free
-                              Granules::SetMask wanted) const;
   void ForgetUnwatchedGranules(const void *p, size_t size, // (kReuseWatched)
                                bool emptied) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
@@ -488,6 +486,7 @@ private:
   AddressFilter shadow_filter_;
   /// 8-byte granules: live watched values (kLiveValues, cleared at death);
   /// matched freed entries, live unwatched records (kReuseWatched, lazily).
+  /// The hooks ask both of a block at once, without the lock.
   Granules granules_;
   StackDepot depot_;
   StackId empty_stack_ = 0;

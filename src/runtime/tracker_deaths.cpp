@@ -22,18 +22,6 @@
 
 namespace ownsan {
 
-// Which of `wanted`'s sets may [p, p + size) hold: may it hold a live
-// value (kLiveValues), a matched freed address or a live unwatched record
-// (kReuseWatched)? operator delete asks both, operator new the second.
-// (Inline: only the hooks below call it, for every block.) Direct-mapped,
-// its summary line covers 2 MiB of addresses: a hashed filter tested first
-// cost a cold line at most allocations and decided nothing this bitmap
-// does not.
-inline __attribute__((always_inline)) Runtime::Granules::SetMask
-Runtime::BlockSets(const void *p, size_t size, Granules::SetMask wanted) const {
-  return granules_.OverlappingSets(p, size, wanted);
-}
-
 void Runtime::FreeWithDescendants(ObjectRecord *root, FreeEvent *ev,
                                   bool intact) {
   RuntimeSection section;
@@ -427,7 +415,9 @@ void Runtime::OnSanitizerFree(const void *p) {
   size_t size = malloc_usable_size(const_cast<void *>(p));
   if (!size)
     return;
-  Granules::SetMask sets = BlockSets(p, size, Granules::kAllSets);
+  // (Both sets in one question: see granules_.)
+  Granules::SetMask sets =
+      granules_.OverlappingSets(p, size, Granules::kAllSets);
   if (!sets)
     return;
   bool values = sets & (1u << kLiveValues);
@@ -442,7 +432,10 @@ void Runtime::OnSanitizerFree(const void *p) {
 void Runtime::OnAllocation(const void *p, size_t n) {
   if (CurrentThreadCallState().in_runtime)
     return;
-  if (!BlockSets(p, n ? n : 1, 1u << kReuseWatched))
+  // (Direct-mapped, its summary line covers 2 MiB of addresses: a hashed
+  // filter tested first cost a cold line at most allocations and decided
+  // nothing this bitmap does not.)
+  if (!granules_.OverlappingSets(p, n ? n : 1, 1u << kReuseWatched))
     return;
   RuntimeSection section;
   MutexLock lock(&mu_);
@@ -508,7 +501,10 @@ bool Runtime::TakeIntoQuarantine(void *p, size_t size) {
     size = malloc_usable_size(p);
   if (!size)
     size = 1;
-  Granules::SetMask sets = BlockSets(p, size, Granules::kAllSets);
+  // May the block hold a live value, a matched freed address or a live
+  // unwatched record? One question for both (granules_).
+  Granules::SetMask sets =
+      granules_.OverlappingSets(p, size, Granules::kAllSets);
   if (!sets)
     return false;
   bool values = sets & (1u << kLiveValues);
