@@ -283,23 +283,6 @@ bool Runtime::AnyLiveIn(const void *p, size_t size) {
   return any;
 }
 
-// Sorts ranges[0, n) by address, carrying each one's block index along (an
-// insertion sort: a batch is at most kMaxPendingDeaths blocks, most often
-// freed in or against address order).
-static void SortRanges(AddressIndex::Range *ranges, uint16_t *block, size_t n) {
-  for (size_t i = 1; i < n; ++i) {
-    AddressIndex::Range r = ranges[i];
-    uint16_t b = block[i];
-    size_t j = i;
-    for (; j > 0 && ranges[j - 1].lo > r.lo; --j) {
-      ranges[j] = ranges[j - 1];
-      block[j] = block[j - 1];
-    }
-    ranges[j] = r;
-    block[j] = b;
-  }
-}
-
 void Runtime::FlushDeaths(bool release) {
   ThreadCallState &state = CurrentThreadCallState();
   if (state.pending_deaths == 0)
@@ -369,16 +352,23 @@ void Runtime::FlushDeaths(bool release) {
     // The blocks in address order, walked in one pass over the index.
     // (Each was deferred because a live value's bit is in it: not asked
     // again. One whose values another thread recorded meanwhile finds
-    // none there.)
+    // none there.) Sorted as one word a block, its address above its
+    // index: a batch interleaves the heap's size classes, far apart, which
+    // an insertion sort paid for with a quarter of the pairs moved.
+    static_assert(kMaxPendingDeaths <= 32);
+    uint64_t order[kMaxPendingDeaths];
+    size_t n_ranges = 0;
+    for (size_t i = from; i < n; ++i)
+      order[n_ranges++] =
+          reinterpret_cast<uintptr_t>(pending.blocks[i].p) << 5 | i;
+    std::sort(order, order + n_ranges);
     AddressIndex::Range ranges[kMaxPendingDeaths];
     uint16_t range_block[kMaxPendingDeaths];
-    size_t n_ranges = 0;
-    for (size_t i = from; i < n; ++i) {
-      auto [p, size] = pending.blocks[i];
-      ranges[n_ranges] = {p, size};
-      range_block[n_ranges++] = static_cast<uint16_t>(i);
+    for (size_t k = 0; k < n_ranges; ++k) {
+      size_t i = order[k] & 31;
+      ranges[k] = {pending.blocks[i].p, pending.blocks[i].size};
+      range_block[k] = static_cast<uint16_t>(i);
     }
-    SortRanges(ranges, range_block, n_ranges);
     graph_.ForEachLiveSlotInSorted(ranges, n_ranges,
                                    [&](size_t k, ObjectRecord **slot) {
                                      __builtin_prefetch(*slot, 1);
