@@ -283,6 +283,25 @@ bool Runtime::AnyLiveIn(const void *p, size_t size) {
   return any;
 }
 
+// Sorts ranges[0, n) by address, carrying each one's block index along (an
+// insertion sort: a batch is at most kMaxPendingDeaths blocks, freed in
+// address order within each of the heap's size classes, the classes
+// interleaved. std::sort took fewer instructions but more time: see
+// docs/performance-history.md, 7 December, night.)
+static void SortRanges(AddressIndex::Range *ranges, uint16_t *block, size_t n) {
+  for (size_t i = 1; i < n; ++i) {
+    AddressIndex::Range r = ranges[i];
+    uint16_t b = block[i];
+    size_t j = i;
+    for (; j > 0 && ranges[j - 1].lo > r.lo; --j) {
+      ranges[j] = ranges[j - 1];
+      block[j] = block[j - 1];
+    }
+    ranges[j] = r;
+    block[j] = b;
+  }
+}
+
 void Runtime::FlushDeaths(bool release) {
   ThreadCallState &state = CurrentThreadCallState();
   if (state.pending_deaths == 0)
@@ -352,23 +371,16 @@ void Runtime::FlushDeaths(bool release) {
     // The blocks in address order, walked in one pass over the index.
     // (Each was deferred because a live value's bit is in it: not asked
     // again. One whose values another thread recorded meanwhile finds
-    // none there.) Sorted as one word a block, its address above its
-    // index: a batch interleaves the heap's size classes, far apart, which
-    // an insertion sort paid for with a quarter of the pairs moved.
-    static_assert(kMaxPendingDeaths <= 32);
-    uint64_t order[kMaxPendingDeaths];
-    size_t n_ranges = 0;
-    for (size_t i = from; i < n; ++i)
-      order[n_ranges++] =
-          reinterpret_cast<uintptr_t>(pending.blocks[i].p) << 5 | i;
-    std::sort(order, order + n_ranges);
+    // none there.)
     AddressIndex::Range ranges[kMaxPendingDeaths];
     uint16_t range_block[kMaxPendingDeaths];
-    for (size_t k = 0; k < n_ranges; ++k) {
-      size_t i = order[k] & 31;
-      ranges[k] = {pending.blocks[i].p, pending.blocks[i].size};
-      range_block[k] = static_cast<uint16_t>(i);
+    size_t n_ranges = 0;
+    for (size_t i = from; i < n; ++i) {
+      auto [p, size] = pending.blocks[i];
+      ranges[n_ranges] = {p, size};
+      range_block[n_ranges++] = static_cast<uint16_t>(i);
     }
+    SortRanges(ranges, range_block, n_ranges);
     graph_.ForEachLiveSlotInSorted(ranges, n_ranges,
                                    [&](size_t k, ObjectRecord **slot) {
                                      __builtin_prefetch(*slot, 1);
