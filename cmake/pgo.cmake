@@ -94,6 +94,18 @@ elseif(OWNSAN_PGO)
     COMMENT "ownsan: training the instrumented runtime (bench/pgo_train.py)"
     VERBATIM)
   add_custom_target(ownsan_pgo_profile DEPENDS ${OWNSAN_PGO_PROFDATA})
+  # A second training must give the same profile, byte for byte (see
+  # bench/pgo_train.py): two builds of one source are then one code, and a
+  # change's before and after differ by the change (scripts/test.sh).
+  set(_repeat ${CMAKE_BINARY_DIR}/pgo/repeat.profdata)
+  add_custom_target(ownsan_pgo_repeat
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/bench/pgo_train.py
+      --stage1 ${_stage1} --llvm-bin ${LLVM_TOOLS_BINARY_DIR}
+      --profdata ${OWNSAN_LLVM_PROFDATA} --out ${_repeat}
+    COMMAND ${CMAKE_COMMAND} -E compare_files ${OWNSAN_PGO_PROFDATA} ${_repeat}
+    DEPENDS ${OWNSAN_PGO_PROFDATA}
+    COMMENT "ownsan: training again, for the same profile"
+    VERBATIM)
   foreach(_t ${OWNSAN_PGO_TARGETS})
     add_dependencies(${_t} ownsan_pgo_profile)
     # (Functions the training never ran, and ones changed since, are

@@ -84,6 +84,12 @@ for v in "${majors[@]}"; do
       -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON >/dev/null
     cmake --build build-pkg -j2 >/dev/null
     echo "--- built, with its profile [${SECONDS}s]"
+    if cmake --build build-pkg --target ownsan_pgo_repeat >/dev/null; then
+      echo "--- trained again: the same profile [${SECONDS}s]"
+    else
+      echo "--- trained again: another profile (bench/pgo_train.py)"
+      status=1
+    fi
     scripts/check_deb.sh build-pkg || status=1
     echo "--- the .deb checked [${SECONDS}s]"
     # docs/ci.md's GitHub and GitLab recipes, run as written on that .deb.
