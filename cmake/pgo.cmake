@@ -85,10 +85,12 @@ elseif(OWNSAN_PGO)
     BUILD_ALWAYS ON # (its sources are this tree's; it knows when it is done)
     BUILD_BYPRODUCTS ${_stage1}/lib/libownsan.so)
   set(OWNSAN_PGO_PROFDATA ${CMAKE_BINARY_DIR}/pgo/ownsan.profdata)
-  add_custom_command(OUTPUT ${OWNSAN_PGO_PROFDATA}
-    COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/bench/pgo_train.py
+  # The training, less its output (--out follows).
+  set(_train ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/bench/pgo_train.py
       --stage1 ${_stage1} --llvm-bin ${LLVM_TOOLS_BINARY_DIR}
-      --profdata ${OWNSAN_LLVM_PROFDATA} --out ${OWNSAN_PGO_PROFDATA}
+      --profdata ${OWNSAN_LLVM_PROFDATA})
+  add_custom_command(OUTPUT ${OWNSAN_PGO_PROFDATA}
+    COMMAND ${_train} --out ${OWNSAN_PGO_PROFDATA}
     DEPENDS ownsan_pgo_instrumented ${_stage1}/lib/libownsan.so
       ${CMAKE_SOURCE_DIR}/bench/pgo_train.py
     COMMENT "ownsan: training the instrumented runtime (bench/pgo_train.py)"
@@ -99,9 +101,7 @@ elseif(OWNSAN_PGO)
   # change's before and after differ by the change (scripts/test.sh).
   set(_repeat ${CMAKE_BINARY_DIR}/pgo/repeat.profdata)
   add_custom_target(ownsan_pgo_repeat
-    COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/bench/pgo_train.py
-      --stage1 ${_stage1} --llvm-bin ${LLVM_TOOLS_BINARY_DIR}
-      --profdata ${OWNSAN_LLVM_PROFDATA} --out ${_repeat}
+    COMMAND ${_train} --out ${_repeat}
     COMMAND ${CMAKE_COMMAND} -E compare_files ${OWNSAN_PGO_PROFDATA} ${_repeat}
     DEPENDS ${OWNSAN_PGO_PROFDATA}
     COMMENT "ownsan: training again, for the same profile"

@@ -330,7 +330,7 @@ private:
             c->words[Word(w << 6, set)].load(std::memory_order_acquire) & bits)
           found |= 1u << set;
     }
-    return found & wanted;
+    return found;
   }
 
   /// ForgetUnheld() and ForgetEmptied(): see there.
