@@ -337,15 +337,21 @@ AddressRanges SegmentsOf(const std::vector<std::string> &paths) {
   return walk.ranges;
 }
 
-size_t CountBypassingSlots(const dl_phdr_info *info,
-                           const AddressRanges &libllvm) {
+// Calls visit(name, target) for each GOT/PLT slot of the loaded object
+// `info` that imports a symbol (JUMP_SLOT and GLOB_DAT relocations): its
+// name, NUL-terminated inside the string table, and the address the slot
+// holds (a lazily bound slot never called holds its own PLT stub's). With
+// `if_needs_libllvm`, only an object that links a libLLVM itself is read.
+template <typename Visit>
+void ForEachImportSlot(const dl_phdr_info *info, bool if_needs_libllvm,
+                       Visit visit) {
   const ElfW(Dyn) *dyn = nullptr;
   for (int i = 0; i < info->dlpi_phnum; ++i)
     if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
       dyn = reinterpret_cast<const ElfW(Dyn) *>(info->dlpi_addr +
                                                 info->dlpi_phdr[i].p_vaddr);
   if (!dyn)
-    return 0;
+    return;
   auto mapped = [info](ElfW(Addr) addr, size_t n) {
     for (int i = 0; i < info->dlpi_phnum; ++i) {
       const ElfW(Phdr) &ph = info->dlpi_phdr[i];
@@ -358,7 +364,7 @@ size_t CountBypassingSlots(const dl_phdr_info *info,
   };
   // glibc has already added the load address to these (x86-64).
   ElfW(Addr) symtab = 0, strtab = 0, jmprel = 0, rela = 0;
-  size_t strsz = 0, pltrelsz = 0, relasz = 0;
+  size_t strsz = 0, pltrelsz = 0, relasz = 0, relacount = 0;
   for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; ++d) {
     switch (d->d_tag) {
     case DT_SYMTAB:
@@ -382,21 +388,29 @@ size_t CountBypassingSlots(const dl_phdr_info *info,
     case DT_RELASZ:
       relasz = d->d_un.d_val;
       break;
+    case DT_RELACOUNT:
+      relacount = d->d_un.d_val;
+      break;
     }
   }
   if (!symtab || !strtab || !strsz || !mapped(strtab, strsz))
-    return 0;
+    return;
+  // The relative relocations come first, DT_RELACOUNT of them, and import
+  // nothing: skipped unread (most of a libLLVM's 8 MB of them).
+  if (rela && relacount <= relasz / sizeof(ElfW(Rela))) {
+    rela += relacount * sizeof(ElfW(Rela));
+    relasz -= relacount * sizeof(ElfW(Rela));
+  }
   const char *names = reinterpret_cast<const char *>(strtab);
   // Only an object that links a libLLVM itself binds LLVM-C references
-  // in its own scope first; the others are not read further.
-  bool needs_libllvm = false;
+  // in its own scope first.
+  bool needs_libllvm = !if_needs_libllvm;
   for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL && !needs_libllvm; ++d)
     if (d->d_tag == DT_NEEDED && d->d_un.d_val < strsz &&
         memchr(names + d->d_un.d_val, '\0', strsz - d->d_un.d_val))
       needs_libllvm = LibLLVMMajorFromName(names + d->d_un.d_val) > 0;
   if (!needs_libllvm)
-    return 0;
-  size_t count = 0;
+    return;
   for (auto [table, size] : {std::pair{jmprel, pltrelsz}, {rela, relasz}}) {
     if (!table || !mapped(table, size))
       continue;
@@ -410,23 +424,31 @@ size_t CountBypassingSlots(const dl_phdr_info *info,
       if (!mapped(sym_addr, sizeof(ElfW(Sym))))
         continue;
       auto *sym = reinterpret_cast<const ElfW(Sym) *>(sym_addr);
-      if (sym->st_shndx != SHN_UNDEF || sym->st_name >= strsz)
-        continue;
-      const char *name = names + sym->st_name;
-      if (name[0] != 'L' || strncmp(name, "LLVM", 4) != 0 ||
-          !memchr(name, '\0', strsz - sym->st_name) || !IsWrappedName(name))
+      if (sym->st_shndx != SHN_UNDEF || sym->st_name >= strsz ||
+          !memchr(names + sym->st_name, '\0', strsz - sym->st_name))
         continue;
       ElfW(Addr) slot = info->dlpi_addr + rel[i].r_offset;
       if (!mapped(slot, sizeof(void *)))
         continue;
-      auto target = *reinterpret_cast<const ElfW(Addr) *>(slot);
-      for (const auto &[start, end] : libllvm)
-        if (target >= start && target < end) {
-          ++count;
-          break;
-        }
+      visit(names + sym->st_name, *reinterpret_cast<const ElfW(Addr) *>(slot));
     }
   }
+}
+
+size_t CountBypassingSlots(const dl_phdr_info *info,
+                           const AddressRanges &libllvm) {
+  size_t count = 0;
+  ForEachImportSlot(info, /*if_needs_libllvm=*/true,
+                    [&](const char *name, ElfW(Addr) target) {
+                      if (name[0] != 'L' || strncmp(name, "LLVM", 4) != 0 ||
+                          !IsWrappedName(name))
+                        return;
+                      for (const auto &[start, end] : libllvm)
+                        if (target >= start && target < end) {
+                          ++count;
+                          break;
+                        }
+                    });
   return count;
 }
 
@@ -456,21 +478,75 @@ bool InOwnObject(const void *p) {
       return true;
   return false;
 }
+
+// The object defining `sym`, ownsan's own excepted ("" then).
+std::string ForeignOwner(const void *sym) {
+  // (ownsan's own, the usual case, needs no dladdr.)
+  Dl_info info;
+  if (!sym || InOwnObject(sym) || !dladdr(sym, &info))
+    return "";
+  std::string path = info.dli_fname ? info.dli_fname : "";
+  // (The executable is named as it was run.)
+  return path.empty() || path[0] != '/' ? ExecutablePath() : path;
+}
+
+constexpr const char *kOperatorNames[] = {"_ZdlPv", "_ZdlPvm", "_Znwm"};
 } // namespace
+
+std::string GlobalOwnerOf(const char *name) {
+  return ForeignOwner(RealDlsym(RTLD_DEFAULT, name));
+}
+
 std::string OperatorDeleteOwner() {
   // The definitions every object of the process binds to (the global
   // scope: the executable first, then the preloads, then the rest).
-  for (const char *name : {"_ZdlPv", "_ZdlPvm", "_Znwm"}) {
-    void *sym = RealDlsym(RTLD_DEFAULT, name);
-    // (ownsan's own, the usual case, needs no dladdr.)
-    Dl_info info;
-    if (!sym || InOwnObject(sym) || !dladdr(sym, &info))
-      continue;
-    std::string path = info.dli_fname ? info.dli_fname : "";
-    // (The executable is named as it was run.)
-    return path.empty() || path[0] != '/' ? ExecutablePath() : path;
-  }
+  for (const char *name : kOperatorNames)
+    if (std::string owner = GlobalOwnerOf(name); !owner.empty())
+      return owner;
   return "";
+}
+
+std::string BoundOwnerOf(const std::string &path,
+                         std::initializer_list<const char *> names) {
+  struct Walk {
+    const std::string *path;
+    std::initializer_list<const char *> names;
+    std::string owner;
+  } walk{&path, names, ""};
+  dl_iterate_phdr(
+      [](dl_phdr_info *info, size_t, void *data) {
+        auto *w = static_cast<Walk *>(data);
+        if (!info->dlpi_name || *w->path != info->dlpi_name)
+          return 0;
+        ForEachImportSlot(info, /*if_needs_libllvm=*/false,
+                          [&](const char *name, ElfW(Addr) target) {
+                            if (!w->owner.empty() ||
+                                std::none_of(w->names.begin(), w->names.end(),
+                                             [name](const char *wanted) {
+                                               return strcmp(name, wanted) == 0;
+                                             }))
+                              return;
+                            // (Still the object's own PLT stub: not bound yet.)
+                            for (int i = 0; i < info->dlpi_phnum; ++i) {
+                              const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+                              ElfW(Addr) start = info->dlpi_addr + ph.p_vaddr;
+                              if (ph.p_type == PT_LOAD && target >= start &&
+                                  target - start < ph.p_memsz)
+                                return;
+                            }
+                            w->owner = ForeignOwner(
+                                reinterpret_cast<const void *>(target));
+                          });
+        return 1;
+      },
+      &walk);
+  return walk.owner;
+}
+
+std::string OperatorDeleteOwnerOf(const std::string &path) {
+  static_assert(std::size(kOperatorNames) == 3);
+  return BoundOwnerOf(
+      path, {kOperatorNames[0], kOperatorNames[1], kOperatorNames[2]});
 }
 
 #endif

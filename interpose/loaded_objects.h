@@ -15,6 +15,7 @@
 #include "absl/functional/function_ref.h"
 
 #include <cstddef>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,17 @@ std::string ExecutablePath();
 /// mode: the object of the real operators behind the wrapped ones, if they
 /// are not libstdc++'s (link_allocation.cpp).
 std::string OperatorDeleteOwner();
+/// The object that defines `name` in the global scope, if not ownsan.
+std::string GlobalOwnerOf(const char *name);
+/// The object that the loaded object `path` (a libLLVM) binds its first
+/// bound reference to one of `names` to, if not ownsan ("" when ownsan, or
+/// none is bound yet). One dlopen'ed with RTLD_DEEPBIND binds its own
+/// dependencies' (libstdc++'s operator new, libc's free) before the global
+/// scope's. Preload only.
+std::string BoundOwnerOf(const std::string &path,
+                         std::initializer_list<const char *> names);
+/// BoundOwnerOf(path, operator new and delete).
+std::string OperatorDeleteOwnerOf(const std::string &path);
 
 /// Link mode: lets the operator new/delete hooks observe, if the real
 /// operators are libstdc++'s (link_allocation.cpp).

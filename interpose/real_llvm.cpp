@@ -115,6 +115,7 @@ const LoadedLibLLVM *SelectedLibLLVM(const char *why) {
     lib.handle = dlopen(lib.path.c_str(), RTLD_LAZY | RTLD_NOLOAD);
     if (!lib.handle)
       continue;
+    Runtime::Get().NoteLibLLVMAllocator(lib.path); // (it may stand down)
     Runtime::Get().OnLibLLVMFound(lib.path, lib.major);
     g_selected.store(new LoadedLibLLVM(lib), std::memory_order_release);
     NoteUncheckedLibLLVMs();

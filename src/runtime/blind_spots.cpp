@@ -60,6 +60,18 @@ void Runtime::SayBlindSpot(const char *what, const std::string &object,
                              ",\"message\":", JsonEscape(text), "}\n"));
 }
 
+void Runtime::StandDown() {
+  if (stood_down_.exchange(true))
+    return;
+  g_enabled.store(false, std::memory_order_relaxed);
+  // Said now, not only at exit: the object is known, and a program whose
+  // bug goes unseen may not live until exit.
+  if (flags_.warn_blind_spots) {
+    RuntimeSection section;
+    LookForStaticLLVM();
+  }
+}
+
 void Runtime::LookForStaticLLVM() {
   // (At exit: nothing to do unless objects were loaded since start-up.)
   unsigned long long loaded = ObjectsLoadedSoFar();
@@ -83,20 +95,77 @@ void Runtime::LookForStaticLLVM() {
                      "docs/link-mode.md)"));
 }
 
-void Runtime::NoteBlindSpotsAtStart(bool sanitizer_sees_frees) {
+namespace {
+// A sanitizer's free hook reports every free to the runtime, whichever
+// operator delete LLVM calls (set once, at start-up).
+std::atomic<bool> g_sanitizer_sees_frees{false};
+
+std::string UnseenDeletionsLine(const std::string &what) {
+  return absl::StrCat(what,
+                      ": LLVM's own deletions and reused addresses would go "
+                      "unseen and reports could be false, so nothing is "
+                      "checked in this process");
+}
+} // namespace
+
+// Every check rests on seeing LLVM's deletions and new memory: with another
+// operator new/delete in their place and no sanitizer hook, a record
+// outlives its object and names the next one at its address, so a report
+// could be false. The runtime stands down (as forward_only), and says so.
+bool Runtime::NoteBlindSpotsAtStart(bool sanitizer_sees_frees) {
+  g_sanitizer_sees_frees.store(sanitizer_sees_frees, std::memory_order_relaxed);
+  RuntimeSection section;
+  // (The program defines them, or a preload ahead of ownsan's does.)
+  std::string allocator = sanitizer_sees_frees ? "" : OperatorDeleteOwner();
+  if (!allocator.empty())
+    StandDown();
+  if (!flags_.warn_blind_spots)
+    return allocator.empty();
+  LookForStaticLLVM();
+  if (!allocator.empty())
+    SayBlindSpot(
+        "allocator", allocator,
+        absl::StrCat(
+            UnseenDeletionsLine(absl::StrCat("operator new/delete of ",
+                                             allocator, " replace ownsan's")),
+            allocator == ExecutablePath()
+                ? ""
+                : "; put ownsan's runtime first in LD_PRELOAD (`ownsan run` "
+                  "does)"));
+  return allocator.empty();
+}
+
+void Runtime::NoteLibLLVMAllocator([[maybe_unused]] const std::string &path) {
+#if !OWNSAN_LINK_MODE
+  // (Not checking already: forward_only, stood down, or not started.)
+  if (g_sanitizer_sees_frees.load(std::memory_order_relaxed) ||
+      !g_enabled.load(std::memory_order_relaxed))
+    return;
+  // Case: the libLLVM was dlopen'ed with RTLD_DEEPBIND: it binds its own
+  // dependencies' operator new/delete (libstdc++'s), not the global scope's.
+  std::string allocator = OperatorDeleteOwnerOf(path);
+  if (allocator.empty())
+    return;
+  StandDown();
   if (!flags_.warn_blind_spots)
     return;
-  RuntimeSection section;
-  LookForStaticLLVM();
-  std::string owner = OperatorDeleteOwner();
-  if (!owner.empty() && !sanitizer_sees_frees)
-    SayBlindSpot(
-        "allocator", owner,
-        absl::StrCat(
-            "operator new/delete of ", owner,
-            " replace ownsan's: objects LLVM deletes itself (passes, the "
-            "contents of a disposed module) and reused addresses are not "
-            "seen, so uses of them are not reported"));
+  std::string line = UnseenDeletionsLine(absl::StrCat(
+      path, " calls the operator new/delete of ", allocator,
+      ", not ownsan's (loaded with RTLD_DEEPBIND, or bound past the global "
+      "scope)"));
+  // Case: two heaps meet in it (its free is libc's, the process's malloc
+  // another's, as `ownsan run` preloads): a string it makes with strdup
+  // (the interposed malloc) and frees with its own free() crashes the
+  // program, ownsan or not.
+  std::string own_free = BoundOwnerOf(path, {"free"});
+  std::string process_free = GlobalOwnerOf("free");
+  if (!own_free.empty() && !process_free.empty() && own_free != process_free)
+    absl::StrAppend(&line, "; its free() is ", own_free, "'s, the process's ",
+                    process_free,
+                    "'s: a string it hands out may be freed on the wrong "
+                    "heap (`ownsan run --glibc-heap` keeps one heap)");
+  SayBlindSpot("allocator", path, line);
+#endif
 }
 
 void Runtime::NoteBlindSpotsAtExit() {
@@ -108,8 +177,11 @@ void Runtime::NoteBlindSpotsAtExit() {
     said_before = blind_spots_.size();
   }
   LookForStaticLLVM(); // objects dlopen'ed since start-up
+  // (Stood down: nothing was checked, and the line that said why is out.)
+  bool stood_down = stood_down_.load(std::memory_order_relaxed);
   for (const ObjectDefiningLLVMC &o :
-       ObjectsBypassingWrappers(kBuildLLVMMajor)) {
+       stood_down ? std::vector<ObjectDefiningLLVMC>()
+                  : ObjectsBypassingWrappers(kBuildLLVMMajor)) {
     {
       // (Once per object and process.)
       MutexLock lock(&blind_mu_);
@@ -124,7 +196,7 @@ void Runtime::NoteBlindSpotsAtExit() {
                      "scope): its calls to them are not checked"));
   }
   CallCounts counts = TotalCallCounts();
-  if (counts.calls == 0)
+  if (counts.calls == 0 && !stood_down)
     for (const std::string &path : LoadedLibLLVMPaths(kBuildLLVMMajor))
       SayBlindSpot("no-checked-call", path,
                    absl::StrCat(path,

@@ -423,7 +423,8 @@ void Runtime::OnExit() {
       // leaves its summary too: `ownsan report` tells "no problem" from "no
       // log" by it.
       bool checked_llvm = libllvm_major_.load(std::memory_order_relaxed) != 0 &&
-                          !flags_.forward_only;
+                          !flags_.forward_only &&
+                          !stood_down_.load(std::memory_order_relaxed);
       if (any || used_suppressions || leaked ||
           (checked_llvm && !flags_.log_path.empty())) {
         if (!out.empty())

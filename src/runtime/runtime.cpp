@@ -106,18 +106,6 @@ void Runtime::Fatal(const std::string &message) {
   _exit(1);
 }
 
-void Runtime::StandDown() {
-  if (stood_down_.exchange(true))
-    return;
-  g_enabled.store(false, std::memory_order_relaxed);
-  // Said now, not only at exit: the object is known, and a program whose
-  // bug goes unseen may not live until exit.
-  if (flags_.warn_blind_spots) {
-    RuntimeSection section;
-    LookForStaticLLVM();
-  }
-}
-
 #if !OWNSAN_LINK_MODE
 void Runtime::OnLibLLVMFound(const std::string &path, int major) {
   RuntimeSection section;
@@ -129,7 +117,7 @@ void Runtime::OnLibLLVMFound(const std::string &path, int major) {
   if (llvm_fn)
     AddCodeRangesOf(llvm_fn, /*llvm=*/true);
   libllvm_major_.store(major, std::memory_order_release);
-  if (flags_.handle_segv && !flags_.forward_only)
+  if (flags_.handle_segv && !flags_.forward_only && !stood_down_)
     InstallCrashHandler(report_fd_, flags_.log_path.c_str());
   if (flags_.verbosity >= 1) {
     std::string line = OwnsanLine(
@@ -294,7 +282,9 @@ __attribute__((constructor(101))) static void OwnsanInit() {
   ownsan::ObserveLinkedAllocator();
   ownsan::Runtime::Get().OnLinkedLLVM();
 #endif
-  ownsan::Runtime::Get().NoteBlindSpotsAtStart(sanitizer_sees_frees);
+  // (False: stood down, LLVM's deletions unseen; nothing is enabled.)
+  if (!ownsan::Runtime::Get().NoteBlindSpotsAtStart(sanitizer_sees_frees))
+    return;
   ownsan::g_runtime_ready.store(true);
   ownsan::g_enabled.store(true);
 }

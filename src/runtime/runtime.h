@@ -112,17 +112,18 @@ public:
   /// loaded at the first need, not at start-up (dlopen, its pages and
   /// relocations cost every process, and few ever give a buffer away).
   void *(*ObserverCopyBuffer())(void *);
-  /// No libLLVM is loaded but an object with LLVM linked in calls through
-  /// the wrappers (interpose/real_llvm.cpp): checks stop for the rest of
-  /// the process, and the exit reports no leaks of what was seen before.
+  /// Checks stop for the rest of the process, and the exit reports no leaks
+  /// of what was seen before (an LLVM linked into an object, not a libLLVM:
+  /// interpose/real_llvm.cpp; LLVM's deletions unseen: blind_spots.cpp).
   void StandDown();
   /// Link mode's start-up in place of OnLibLLVMFound: LLVM is part of the
   /// program (interpose/link_entry.cpp).
   void OnLinkedLLVM();
-  /// Says what the preload cannot see in this process (blind_spots.cpp);
-  /// `sanitizer_sees_frees`: a sanitizer's free hook reports frees to the
-  /// runtime, whoever owns operator delete.
-  void NoteBlindSpotsAtStart(bool sanitizer_sees_frees);
+  /// Says what the preload cannot see (blind_spots.cpp), at start-up and
+  /// when libLLVM `path` is found; stands down (false) when LLVM's deletions
+  /// miss ownsan's operator delete and no sanitizer hook reports them.
+  bool NoteBlindSpotsAtStart(bool sanitizer_sees_frees);
+  void NoteLibLLVMAllocator(const std::string &path);
 
   /// Prints `message` as a one-line ownsan error and exits with status 1.
   [[noreturn]] static void Fatal(const std::string &message);

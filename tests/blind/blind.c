@@ -11,6 +11,10 @@
 //                    libLLVM, loaded by `blind_loader --dlopen` (seen) and
 //                    `--dlopen-deepbind` (its calls bypass the preload)
 //   blind_fully_static  no LLVM at all, -static: no dynamic loader
+//   `blind_loader --dlopen-llvm-deepbind LIBLLVM`: libLLVM itself loaded with
+//                    RTLD_DEEPBIND and called through dlsym (the wrappers,
+//                    which ownsan's dlsym hands out), its operator new/delete
+//                    then libstdc++'s, not ownsan's
 // Prints "ok" when the IR it builds is what it expects.
 #define _GNU_SOURCE // RTLD_DEEPBIND
 #include <stdio.h>
@@ -45,6 +49,49 @@ int blind_build(void) {
 #ifndef BLIND_EMBEDDED
 #ifndef BLIND_FULLY_STATIC
 #include <dlfcn.h>
+
+// Rounds of a context with a module of a few values, each round's freed by
+// LLVM and their addresses reused by the next (another context's): records
+// that outlived their objects would make a cross-context use of them.
+static int reuse_rounds(void *h) {
+  typedef void *P;
+#define FN(ret, name, ...)                                                     \
+  ret (*name)(__VA_ARGS__) = (ret(*)(__VA_ARGS__))dlsym(h, #name);             \
+  if (!name)                                                                   \
+    return 0;
+  FN(P, LLVMContextCreate, void)
+  FN(P, LLVMModuleCreateWithNameInContext, const char *, P)
+  FN(P, LLVMInt64TypeInContext, P)
+  FN(P, LLVMFunctionType, P, P *, unsigned, int)
+  FN(P, LLVMAddFunction, P, const char *, P)
+  FN(P, LLVMCreateBuilderInContext, P)
+  FN(P, LLVMAppendBasicBlockInContext, P, P, const char *)
+  FN(void, LLVMPositionBuilderAtEnd, P, P)
+  FN(P, LLVMGetParam, P, unsigned)
+  FN(P, LLVMBuildMul, P, P, P, const char *)
+  FN(P, LLVMConstInt, P, unsigned long long, int)
+  FN(P, LLVMBuildRet, P, P)
+  FN(void, LLVMDisposeBuilder, P)
+  FN(void, LLVMDisposeModule, P)
+  FN(void, LLVMContextDispose, P)
+#undef FN
+  for (int round = 0; round < 20; ++round) {
+    P ctx = LLVMContextCreate();
+    P m = LLVMModuleCreateWithNameInContext("deep", ctx);
+    P i64 = LLVMInt64TypeInContext(ctx);
+    P f = LLVMAddFunction(m, "f", LLVMFunctionType(i64, &i64, 1, 0));
+    P b = LLVMCreateBuilderInContext(ctx);
+    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, f, "e"));
+    P x = LLVMGetParam(f, 0);
+    for (int k = 0; k < 8; ++k)
+      x = LLVMBuildMul(b, x, LLVMConstInt(i64, 2 * k + 3 + round, 0), "m");
+    LLVMBuildRet(b, x);
+    LLVMDisposeBuilder(b);
+    LLVMDisposeModule(m);
+    LLVMContextDispose(ctx);
+  }
+  return 1;
+}
 #endif
 
 int main(int argc, char **argv) {
@@ -64,6 +111,13 @@ int main(int argc, char **argv) {
       return 2;
     }
     ok = build();
+  } else if (argc == 3 && strcmp(argv[1], "--dlopen-llvm-deepbind") == 0) {
+    void *h = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+    if (!h) {
+      printf("cannot load %s: %s\n", argv[2], dlerror());
+      return 2;
+    }
+    ok = reuse_rounds(h);
 #endif
   } else if (argc == 2 && strcmp(argv[1], "--no-call") == 0) {
     // libLLVM loaded (linked), no LLVM-C call made: as a C++ user of LLVM

@@ -6,7 +6,10 @@
     check_blind.py --case CASE --ownsan OWNSAN --program BLIND_DYNAMIC
                    --static BLIND_STATIC --embedded LIBBLIND_EMBEDDED
                    --loader BLIND_LOADER --linked LIBBLIND_LINKED
-                   --allocator BLIND_ALLOCATOR --unseen BLIND_UNSEEN
+                   --allocator BLIND_ALLOCATOR --reuse BLIND_REUSE
+                   --runtime LIBOWNSAN --heap-allocator LIBMIMALLOC
+                   --libllvm LIBLLVM
+                   --unseen BLIND_UNSEEN
                    --fully-static BLIND_FULLY_STATIC
 
 Cases (every program is correct and prints "ok"; its output and exit status
@@ -26,8 +29,22 @@ must be as without ownsan):
                    libLLVM no checked call went through).
   dlopen_linked    the same object dlopen'ed without RTLD_DEEPBIND: seen,
                    no line.
-  allocator        the program's own operator new/delete: one line naming
-                   the executable, and the exit line.
+  allocator        the program's own operator new/delete, LLVM's values
+                   freed and their addresses reused by the next context's:
+                   no report (ownsan checks nothing), one line naming the
+                   executable, and the exit line.
+  allocator_preload_order  the same program without an allocator of its
+                   own, run with another allocator preloaded ahead of
+                   ownsan's runtime (LD_PRELOAD=libmimalloc:libownsan): the
+                   same, the line naming that allocator and saying to put
+                   ownsan first.
+  deepbind_libllvm libLLVM itself dlopen'ed with RTLD_DEEPBIND and called
+                   through dlsym (ownsan's wrappers), values reused across
+                   contexts as in `allocator`: its operator new/delete are
+                   libstdc++'s; no report (nothing checked), one line at the
+                   first call naming the libLLVM and libstdc++ (and, on the
+                   heap `ownsan run` preloads, that its free() is libc's),
+                   and the exit line; the same with --glibc-heap, one heap.
   no_checked_call  libLLVM loaded, no LLVM-C call made: one exit line naming
                    the libLLVM.
   unseen_handles   a module made with LLVM's C++ API, read only through
@@ -192,12 +209,69 @@ def case_dlopen_linked(c, a):
     c.equal(r.err, "", "nothing on stderr (its calls were seen)", r)
 
 
+ALLOCATOR_LINE = ("operator new/delete of {} replace ownsan's: LLVM's own "
+                  "deletions and reused addresses would go unseen and "
+                  "reports could be false, so nothing is checked in this "
+                  "process")
+
+
 def case_allocator(c, a):
     line, path, r = start_and_exit(c, a, a.allocator, "allocator")
     if line is not None:
-        c.check(line.startswith(f"operator new/delete of {path} replace "
-                                "ownsan's: objects LLVM deletes itself"),
-                "start-up: names the executable and what is missed", r)
+        c.equal(line, ALLOCATOR_LINE.format(path),
+                "start-up: names the executable, says nothing is checked", r)
+
+
+def case_allocator_preload_order(c, a):
+    c.check(bool(a.heap_allocator), "--heap-allocator names an allocator "
+            "library (the build's OWNSAN_HEAP_ALLOCATOR: libmimalloc-dev)")
+    if not a.heap_allocator:
+        return
+    env = dict(os.environ)
+    env["LD_PRELOAD"] = f"{a.heap_allocator}:{a.runtime}"
+    env["OWNSAN_OPTIONS"] = ""
+    r = run([a.reuse], env=env, timeout=a.timeout)
+    ran_as_without(c, r, "allocator preloaded first")
+    lines = warnings(c, r)
+    where = a.heap_allocator
+    c.equal(lines, [ALLOCATOR_LINE.format(where) + "; put ownsan's runtime "
+                    "first in LD_PRELOAD (`ownsan run` does)",
+                    f"not checked in this run: allocator ({where})"],
+            "start-up names the allocator and the fix; exit repeats it", r)
+
+
+def case_deepbind_libllvm(c, a):
+    deep = [a.loader, "--dlopen-llvm-deepbind", a.libllvm]
+    unseen = (re.escape(a.libllvm) + r" calls the operator new/delete of "
+              r"(/\S*/libstdc\+\+\.so\.6), not ownsan's \(loaded with "
+              r"RTLD_DEEPBIND, or bound past the global scope\): LLVM's own "
+              r"deletions and reused addresses would go unseen and reports "
+              r"could be false, so nothing is checked in this process")
+    # `ownsan run` preloads a heap (a.heap_allocator) the libLLVM's own
+    # free() does not reach: said too; with --glibc-heap there is one heap.
+    heaps = (r"; its free\(\) is (/\S*/libc\.so\.6)'s, the process's " +
+             re.escape(a.heap_allocator or "") + r"'s: a string it hands "
+             r"out may be freed on the wrong heap \(`ownsan run "
+             r"--glibc-heap` keeps one heap\)")
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    env["OWNSAN_OPTIONS"] = ""
+    for run_options, tail in (([], heaps if a.heap_allocator else ""),
+                              (["--glibc-heap"], "")):
+        r = run([a.ownsan, "run"] + run_options + ["--"] + deep, env=env,
+                timeout=a.timeout)
+        what = " ".join(["libLLVM deepbind"] + run_options)
+        ran_as_without(c, r, what)
+        lines = warnings(c, r)
+        c.equal(len(lines), 2, f"{what}: two lines: at the first call, at "
+                "exit", r)
+        if len(lines) != 2:
+            continue
+        c.check(re.fullmatch(unseen + tail, lines[0]) is not None,
+                f"{what}: names the libLLVM and libstdc++, says nothing is "
+                "checked" + (" and that two heaps meet" if tail else ""), r)
+        c.equal(lines[1], f"not checked in this run: allocator "
+                f"({a.libllvm})", f"{what}: exit: repeats it", r)
 
 
 def case_no_checked_call(c, a):
@@ -254,6 +328,10 @@ def main():
         p.add_argument("--loader")
         p.add_argument("--linked")
         p.add_argument("--allocator")
+        p.add_argument("--reuse")
+        p.add_argument("--runtime")
+        p.add_argument("--heap-allocator")
+        p.add_argument("--libllvm")
         p.add_argument("--unseen")
         p.add_argument("--fully-static")
         p.add_argument("--sarif-schema")

@@ -224,6 +224,13 @@ ObjectsDefiningLLVMC(absl::FunctionRef<bool(const std::string &)>) {
   return {};
 }
 std::string OperatorDeleteOwner() { return ""; }
+std::string ExecutablePath() { return "the executable"; }
+std::string OperatorDeleteOwnerOf(const std::string &) { return ""; }
+std::string BoundOwnerOf(const std::string &,
+                         std::initializer_list<const char *>) {
+  return "";
+}
+std::string GlobalOwnerOf(const char *) { return ""; }
 unsigned long long ObjectsLoadedSoFar() { return 0; }
 std::vector<ObjectDefiningLLVMC> ObjectsBypassingWrappers(int) { return {}; }
 void LeaveSignalFramesBelow(uintptr_t) {}
