@@ -50,9 +50,7 @@ int blind_build(void) {
 #ifndef BLIND_FULLY_STATIC
 #include <dlfcn.h>
 
-// Rounds of a context with a module of a few values, each round's freed by
-// LLVM and their addresses reused by the next (another context's): records
-// that outlived their objects would make a cross-context use of them.
+// The rounds of reuse_rounds.inc, through the libLLVM handle `h`.
 static int reuse_rounds(void *h) {
   typedef void *P;
 #define FN(ret, name, ...)                                                     \
@@ -75,21 +73,8 @@ static int reuse_rounds(void *h) {
   FN(void, LLVMDisposeModule, P)
   FN(void, LLVMContextDispose, P)
 #undef FN
-  for (int round = 0; round < 20; ++round) {
-    P ctx = LLVMContextCreate();
-    P m = LLVMModuleCreateWithNameInContext("deep", ctx);
-    P i64 = LLVMInt64TypeInContext(ctx);
-    P f = LLVMAddFunction(m, "f", LLVMFunctionType(i64, &i64, 1, 0));
-    P b = LLVMCreateBuilderInContext(ctx);
-    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, f, "e"));
-    P x = LLVMGetParam(f, 0);
-    for (int k = 0; k < 8; ++k)
-      x = LLVMBuildMul(b, x, LLVMConstInt(i64, 2 * k + 3 + round, 0), "m");
-    LLVMBuildRet(b, x);
-    LLVMDisposeBuilder(b);
-    LLVMDisposeModule(m);
-    LLVMContextDispose(ctx);
-  }
+#define BLIND_HANDLE P
+#include "reuse_rounds.inc"
   return 1;
 }
 #endif

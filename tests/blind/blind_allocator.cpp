@@ -4,10 +4,9 @@
 // its own (as a program linking a custom allocator does), and as
 // blind_reuse, which does not (run with another allocator's library
 // preloaded ahead of ownsan's runtime). LLVM's own deletions then bypass
-// ownsan, which must say so and check nothing (src/runtime/blind_spots.cpp):
-// each round's values are freed by LLVM and their addresses handed to the
-// next round's, of another context, which records that outlived their
-// objects would call a cross-context use.
+// ownsan, which must say so and check nothing (src/runtime/blind_spots.cpp)
+// while the program runs rounds that reuse LLVM's freed addresses
+// (reuse_rounds.inc).
 #include <llvm-c/Core.h>
 
 #include <cstdio>
@@ -25,22 +24,8 @@ void operator delete(void *p, std::size_t) noexcept { std::free(p); }
 #endif
 
 int main() {
-  for (int round = 0; round < 20; ++round) {
-    LLVMContextRef ctx = LLVMContextCreate();
-    LLVMModuleRef m = LLVMModuleCreateWithNameInContext("allocator", ctx);
-    LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx);
-    LLVMTypeRef fn_type = LLVMFunctionType(i64, &i64, 1, 0);
-    LLVMValueRef f = LLVMAddFunction(m, "f", fn_type);
-    LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
-    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, f, "e"));
-    LLVMValueRef x = LLVMGetParam(f, 0);
-    for (int k = 0; k < 8; ++k)
-      x = LLVMBuildMul(b, x, LLVMConstInt(i64, 2 * k + 3 + round, 0), "m");
-    LLVMBuildRet(b, x);
-    LLVMDisposeBuilder(b);
-    LLVMDisposeModule(m);
-    LLVMContextDispose(ctx);
-  }
+#define BLIND_HANDLE auto
+#include "reuse_rounds.inc"
   std::printf("ok\n");
   return 0;
 }
