@@ -65,11 +65,11 @@ std::string ExecutablePath();
 std::string OperatorDeleteOwner();
 /// The object that defines `name` in the global scope, if not ownsan.
 std::string GlobalOwnerOf(const char *name);
-/// The object that the loaded object `path` (a libLLVM) binds its first
-/// bound reference to one of `names` to, if not ownsan ("" when ownsan, or
-/// none is bound yet). One dlopen'ed with RTLD_DEEPBIND binds its own
-/// dependencies' (libstdc++'s operator new, libc's free) before the global
-/// scope's. Preload only.
+/// The object that defines what the loaded object `path` (a libLLVM) has
+/// bound its first reference to one of `names` to, if not ownsan ("" when
+/// ownsan, or none is bound yet). One dlopen'ed with RTLD_DEEPBIND binds
+/// its own dependencies' (libstdc++'s operator new, libc's free) before the
+/// global scope's. Preload only.
 std::string BoundOwnerOf(const std::string &path,
                          std::initializer_list<const char *> names);
 /// BoundOwnerOf(path, operator new and delete).

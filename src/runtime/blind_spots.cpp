@@ -141,6 +141,7 @@ void Runtime::NoteLibLLVMAllocator([[maybe_unused]] const std::string &path) {
   if (g_sanitizer_sees_frees.load(std::memory_order_relaxed) ||
       !g_enabled.load(std::memory_order_relaxed))
     return;
+  RuntimeSection section;
   // Case: the libLLVM was dlopen'ed with RTLD_DEEPBIND: it binds its own
   // dependencies' operator new/delete (libstdc++'s), not the global scope's.
   std::string allocator = OperatorDeleteOwnerOf(path);
