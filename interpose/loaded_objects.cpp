@@ -483,11 +483,16 @@ bool InOwnObject(const void *p) {
 std::string ForeignOwner(const void *sym) {
   // (ownsan's own, the usual case, needs no dladdr.)
   Dl_info info;
-  if (!sym || InOwnObject(sym) || !dladdr(sym, &info))
+  link_map *map = nullptr;
+  if (!sym || InOwnObject(sym) ||
+      !dladdr1(sym, &info, reinterpret_cast<void **>(&map), RTLD_DL_LINKMAP))
     return "";
+  // (The executable, whose map has no name, by its resolved path: dladdr
+  // names it as it was run, a symlink or a relative path.)
   std::string path = info.dli_fname ? info.dli_fname : "";
-  // (The executable is named as it was run.)
-  return path.empty() || path[0] != '/' ? ExecutablePath() : path;
+  return !map || !map->l_name || !*map->l_name || path.empty() || path[0] != '/'
+             ? ExecutablePath()
+             : path;
 }
 
 constexpr const char *kOperatorNames[] = {"_ZdlPv", "_ZdlPvm", "_Znwm"};

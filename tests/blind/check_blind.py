@@ -32,7 +32,8 @@ must be as without ownsan):
   allocator        the program's own operator new/delete, LLVM's values
                    freed and their addresses reused by the next context's:
                    no report (ownsan checks nothing), one line naming the
-                   executable, and the exit line.
+                   executable, and the exit line; the same run by a
+                   symlink's absolute path (named by the resolved path).
   allocator_preload_order  the same program without an allocator of its
                    own, run with another allocator preloaded ahead of
                    ownsan's runtime (LD_PRELOAD=libmimalloc:libownsan): the
@@ -220,6 +221,16 @@ def case_allocator(c, a):
     if line is not None:
         c.equal(line, ALLOCATOR_LINE.format(path),
                 "start-up: names the executable, says nothing is checked", r)
+    # Run by a symlink's absolute path: still the executable (no preload
+    # to reorder), named by its resolved path.
+    with tempfile.TemporaryDirectory() as d:
+        link = os.path.join(d, "allocator_link")
+        os.symlink(os.path.realpath(a.allocator), link)
+        line, _, r = start_and_exit(c, a, link, "allocator")
+        if line is not None:
+            c.equal(line, ALLOCATOR_LINE.format(path),
+                    "by a symlink: the executable's resolved path, no "
+                    "LD_PRELOAD advice", r)
 
 
 def case_allocator_preload_order(c, a):
