@@ -23,6 +23,7 @@
 #include "wrapper_api.h"
 
 #include <dlfcn.h>
+#include <link.h>
 
 #include <cstdlib>
 #include <new>
@@ -98,16 +99,20 @@ namespace ownsan {
 
 std::string OperatorDeleteOwner() {
   Dl_info info;
+  link_map *map = nullptr;
   void *real = reinterpret_cast<void *>(&__real__ZdlPv);
-  if (dladdr(real, &info) && info.dli_fname) {
+  if (dladdr1(real, &info, reinterpret_cast<void **>(&map), RTLD_DL_LINKMAP) &&
+      info.dli_fname && map && map->l_name && *map->l_name) {
     std::string path = info.dli_fname;
     std::string base = path.substr(path.rfind('/') + 1);
     // libstdc++'s, or a preloaded ownsan runtime's that stood down for
     // this one (`ownsan run` on the program): both malloc and free.
     if (base.rfind("libstdc++.so", 0) == 0 || base.rfind("libownsan", 0) == 0)
       return "";
-    return path.empty() || path[0] != '/' ? ExecutablePath() : path;
+    if (!path.empty() && path[0] == '/')
+      return path;
   }
+  // (The executable, whose map has no name, by its resolved path.)
   return ExecutablePath();
 }
 

@@ -191,19 +191,25 @@ def case_suppressions(c, a):
 
 def case_allocator(c, a):
     linked = os.path.join(a.dir, "allocator_link")
-    r = run([linked], env=clean_env(), timeout=a.timeout)
-    c.equal(r.returncode, 0, "exits 0", r.err)
-    c.equal(r.out, "ok\n", "prints ok", r.err)
-    warned = [m.group(1) for m in map(WARNING_RE.match, r.err.splitlines())
-              if m]
     exe = os.path.realpath(linked)
-    c.check(len(warned) == 2 and
-            warned[0] == f"operator new/delete of {exe} replace ownsan's: "
-            "LLVM's own deletions and reused addresses would go unseen and "
-            "reports could be false, so nothing is checked in this process" and
-            warned[1] == f"not checked in this run: allocator ({exe})",
-            "the allocator line at start-up and at exit", r.err)
-    c.check("ERROR: OwnSan" not in r.err, "no report", r.err)
+    with tempfile.TemporaryDirectory() as d:
+        # (By a symlink's absolute path too: named by the resolved path.)
+        symlink = os.path.join(d, "allocator_symlink")
+        os.symlink(exe, symlink)
+        for how, program in (("", linked), ("by a symlink: ", symlink)):
+            r = run([program], env=clean_env(), timeout=a.timeout)
+            c.equal(r.returncode, 0, how + "exits 0", r.err)
+            c.equal(r.out, "ok\n", how + "prints ok", r.err)
+            warned = [m.group(1) for m in
+                      map(WARNING_RE.match, r.err.splitlines()) if m]
+            c.check(len(warned) == 2 and
+                    warned[0] == f"operator new/delete of {exe} replace "
+                    "ownsan's: LLVM's own deletions and reused addresses "
+                    "would go unseen and reports could be false, so nothing "
+                    "is checked in this process" and
+                    warned[1] == f"not checked in this run: allocator ({exe})",
+                    how + "the allocator line at start-up and at exit", r.err)
+            c.check("ERROR: OwnSan" not in r.err, how + "no report", r.err)
 
 
 if __name__ == "__main__":
