@@ -20,7 +20,9 @@ function the runtime calls on its own (the profile's hooks name objects
 with LLVMGetValueName2, mlirOperationGetName...; wrappers size out-arrays
 with LLVMCountParams...). A program need not call those; --undefined
 brings their archive members in whatever the linker (lld 14 binds a
-__real_LLVMFoo that nothing else pulls in to address 0).
+__real_LLVMFoo that nothing else pulls in to address 0); last,
+--export-dynamic-symbol=ownsan_linked_runtime, the mark a preloaded runtime
+stands aside for.
 
 Usage:
   build_link_runtime.py --ld ld --objcopy objcopy --script link_mode.ld \\
@@ -86,6 +88,11 @@ def write_wrap_options(wrap_list: str, runtime_object: str,
              if name in wrapped]
     # (A response file has no comments: the lines say what they are.)
     text += "".join(f"--undefined={name}\n" for name in extra)
+    # The mark a preloaded runtime stands aside for (`ownsan run` on the
+    # program: src/runtime/runtime.cpp looks it up with dlsym), in the
+    # executable's dynamic symbols, where only what a shared object it links
+    # refers to goes by default.
+    text += "--export-dynamic-symbol=ownsan_linked_runtime\n"
     with open(out + ".tmp", "w", encoding="utf-8") as f:
         f.write(text)
     os.replace(out + ".tmp", out)
