@@ -337,11 +337,12 @@ AddressRanges SegmentsOf(const std::vector<std::string> &paths) {
   return walk.ranges;
 }
 
-// Calls visit(name, target) for each GOT/PLT slot of the loaded object
-// `info` that imports a symbol (JUMP_SLOT and GLOB_DAT relocations): its
-// name, NUL-terminated inside the string table, and the address the slot
-// holds (a lazily bound slot never called holds its own PLT stub's). With
-// `if_needs_libllvm`, only an object that links a libLLVM itself is read.
+// Calls visit(name, target) for each bound GOT/PLT slot of the loaded
+// object `info` that imports a symbol (JUMP_SLOT and GLOB_DAT relocations):
+// its name, NUL-terminated inside the string table, and the address the
+// slot holds. (A lazily bound slot never called still holds the object's
+// own PLT stub: not visited.) With `if_needs_libllvm`, only an object that
+// links a libLLVM itself is read.
 template <typename Visit>
 void ForEachImportSlot(const dl_phdr_info *info, bool if_needs_libllvm,
                        Visit visit) {
@@ -430,7 +431,9 @@ void ForEachImportSlot(const dl_phdr_info *info, bool if_needs_libllvm,
       ElfW(Addr) slot = info->dlpi_addr + rel[i].r_offset;
       if (!mapped(slot, sizeof(void *)))
         continue;
-      visit(names + sym->st_name, *reinterpret_cast<const ElfW(Addr) *>(slot));
+      auto target = *reinterpret_cast<const ElfW(Addr) *>(slot);
+      if (!mapped(target, 1))
+        visit(names + sym->st_name, target);
     }
   }
 }
@@ -512,10 +515,10 @@ std::string OperatorDeleteOwner() {
 }
 
 std::string BoundOwnerOf(const std::string &path,
-                         std::initializer_list<const char *> names) {
+                         absl::Span<const char *const> names) {
   struct Walk {
     const std::string *path;
-    std::initializer_list<const char *> names;
+    absl::Span<const char *const> names;
     std::string owner;
   } walk{&path, names, ""};
   dl_iterate_phdr(
@@ -524,23 +527,14 @@ std::string BoundOwnerOf(const std::string &path,
         if (!info->dlpi_name || *w->path != info->dlpi_name)
           return 0;
         ForEachImportSlot(info, /*if_needs_libllvm=*/false,
-                          [&](const char *name, ElfW(Addr) target) {
-                            if (!w->owner.empty() ||
-                                std::none_of(w->names.begin(), w->names.end(),
-                                             [name](const char *wanted) {
-                                               return strcmp(name, wanted) == 0;
-                                             }))
-                              return;
-                            // (Still the object's own PLT stub: not bound yet.)
-                            for (int i = 0; i < info->dlpi_phnum; ++i) {
-                              const ElfW(Phdr) &ph = info->dlpi_phdr[i];
-                              ElfW(Addr) start = info->dlpi_addr + ph.p_vaddr;
-                              if (ph.p_type == PT_LOAD && target >= start &&
-                                  target - start < ph.p_memsz)
-                                return;
-                            }
-                            w->owner = ForeignOwner(
-                                reinterpret_cast<const void *>(target));
+                          [w](const char *name, ElfW(Addr) target) {
+                            if (w->owner.empty() &&
+                                std::any_of(w->names.begin(), w->names.end(),
+                                            [name](const char *wanted) {
+                                              return strcmp(name, wanted) == 0;
+                                            }))
+                              w->owner = ForeignOwner(
+                                  reinterpret_cast<const void *>(target));
                           });
         return 1;
       },
@@ -549,9 +543,7 @@ std::string BoundOwnerOf(const std::string &path,
 }
 
 std::string OperatorDeleteOwnerOf(const std::string &path) {
-  static_assert(std::size(kOperatorNames) == 3);
-  return BoundOwnerOf(
-      path, {kOperatorNames[0], kOperatorNames[1], kOperatorNames[2]});
+  return BoundOwnerOf(path, kOperatorNames);
 }
 
 #endif

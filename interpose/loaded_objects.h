@@ -13,9 +13,9 @@
 #define OWNSAN_INTERPOSE_LOADED_OBJECTS_H
 
 #include "absl/functional/function_ref.h"
+#include "absl/types/span.h"
 
 #include <cstddef>
-#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -71,7 +71,7 @@ std::string GlobalOwnerOf(const char *name);
 /// its own dependencies' (libstdc++'s operator new, libc's free) before the
 /// global scope's. Preload only.
 std::string BoundOwnerOf(const std::string &path,
-                         std::initializer_list<const char *> names);
+                         absl::Span<const char *const> names);
 /// BoundOwnerOf(path, operator new and delete).
 std::string OperatorDeleteOwnerOf(const std::string &path);
 

@@ -67,11 +67,12 @@ from ownsan_testing import case_main, run
 WARNING_RE = re.compile(r"==(\d+)==WARNING: OwnSan: (.*)")
 
 
-def under_ownsan(a, args, options=""):
+def under_ownsan(a, args, options="", run_options=()):
     env = dict(os.environ)
     env.pop("LD_PRELOAD", None)
     env["OWNSAN_OPTIONS"] = options
-    return run([a.ownsan, "run", "--"] + args, env=env, timeout=a.timeout)
+    return run([a.ownsan, "run", *run_options, "--"] + args, env=env,
+               timeout=a.timeout)
 
 
 def warnings(c, r):
@@ -264,13 +265,9 @@ def case_deepbind_libllvm(c, a):
              re.escape(a.heap_allocator or "") + r"'s: a string it hands "
              r"out may be freed on the wrong heap \(`ownsan run "
              r"--glibc-heap` keeps one heap\)")
-    env = dict(os.environ)
-    env.pop("LD_PRELOAD", None)
-    env["OWNSAN_OPTIONS"] = ""
     for run_options, tail in (([], heaps if a.heap_allocator else ""),
                               (["--glibc-heap"], "")):
-        r = run([a.ownsan, "run"] + run_options + ["--"] + deep, env=env,
-                timeout=a.timeout)
+        r = under_ownsan(a, deep, run_options=run_options)
         what = " ".join(["libLLVM deepbind"] + run_options)
         ran_as_without(c, r, what)
         lines = warnings(c, r)

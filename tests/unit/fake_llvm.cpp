@@ -226,8 +226,7 @@ ObjectsDefiningLLVMC(absl::FunctionRef<bool(const std::string &)>) {
 std::string OperatorDeleteOwner() { return ""; }
 std::string ExecutablePath() { return "the executable"; }
 std::string OperatorDeleteOwnerOf(const std::string &) { return ""; }
-std::string BoundOwnerOf(const std::string &,
-                         std::initializer_list<const char *>) {
+std::string BoundOwnerOf(const std::string &, absl::Span<const char *const>) {
   return "";
 }
 std::string GlobalOwnerOf(const char *) { return ""; }
